@@ -1,0 +1,2 @@
+//! The refinement checker (SMT-backed, added later) and the command-line
+//! front end of `convcheck`.

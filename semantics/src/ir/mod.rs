@@ -1,0 +1,675 @@
+//! The syntax of the accepted LLVM IR subset (rule P-PROG).
+//!
+//! The representation is deliberately close to the text: every field the
+//! printer needs to write a module back is kept, so that parse -> print ->
+//! parse is the identity (up to [`Span`], which is provenance, not meaning).
+//! Names are resolved once, at parse time: blocks are [`BlockId`]s, local
+//! values are [`ValueId`]s, so analyses never look strings up.
+//!
+//! Conventions
+//! - `BlockId(i)` indexes `Function::blocks`; block 0 is the entry block.
+//! - `ValueId(i)` indexes `Function::values`; arguments come first, then
+//!   instruction results in textual order.
+//! - Successor order is LLVM's (`br` true then false; `switch` default then
+//!   cases in order), because LLVM's cycle analysis depends on it.
+
+pub mod print;
+
+use std::fmt;
+
+/// A source position: 1-based line and column in the file the module was
+/// parsed from. Spans are provenance only: two spans always compare equal,
+/// so structural equality of modules ignores where things were written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _other: &Span) -> bool {
+        true
+    }
+}
+impl Eq for Span {}
+
+impl std::hash::Hash for Span {
+    /// Consistent with `PartialEq`: spans do not contribute to identity.
+    fn hash<H: std::hash::Hasher>(&self, _state: &mut H) {}
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// A local name as written: `%name` or `%N`. Quoted names (`%"a b"`) are
+/// stored unquoted; the printer re-quotes when needed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Name {
+    Named(String),
+    Numbered(u32),
+}
+
+impl fmt::Display for Name {
+    /// Without the sigil: `entry`, `7`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Name::Named(s) => f.write_str(s),
+            Name::Numbered(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub usize);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub usize);
+
+/// First-class and other types of the subset.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    /// `iN`
+    Int(u32),
+    Half,
+    BFloat,
+    Float,
+    Double,
+    X86Fp80,
+    Fp128,
+    /// `ptr` / `ptr addrspace(N)`
+    Ptr(u32),
+    /// `<N x T>` or `<vscale x N x T>`
+    Vector {
+        len: u64,
+        scalable: bool,
+        elem: Box<Type>,
+    },
+    /// `[N x T]`
+    Array { len: u64, elem: Box<Type> },
+    /// `{ T, ... }` or `<{ T, ... }>`
+    Struct { fields: Vec<Type>, packed: bool },
+    /// `%name` referring to a `%name = type ...` definition.
+    Named(String),
+    /// Legacy typed pointer `T addrspace(N)*`, kept as written.
+    TypedPtr { pointee: Box<Type>, addrspace: u32 },
+    /// `ret (params) ` function type, as in an explicit call type.
+    Func {
+        ret: Box<Type>,
+        params: Vec<Type>,
+        varargs: bool,
+    },
+    Label,
+    Token,
+    Metadata,
+}
+
+impl Type {
+    pub fn is_token(&self) -> bool {
+        matches!(self, Type::Token)
+    }
+    pub fn int_bits(&self) -> Option<u32> {
+        match self {
+            Type::Int(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+/// A constant operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Const {
+    /// Integer literal; `true`/`false` are `Int` of an `i1` with `bool_syntax`.
+    Int { value: i128, bool_syntax: bool },
+    /// Floating literal kept as written (`1.0`, `0x3FF0000000000000`).
+    Float(String),
+    Null,
+    None,
+    Undef,
+    Poison,
+    ZeroInit,
+    /// `<T a, T b>`
+    Vector(Vec<TypedConst>),
+    /// `[T a, T b]`
+    Array(Vec<TypedConst>),
+    /// `c"..."`, raw bytes.
+    CString(Vec<u8>),
+    /// `{ T a, T b }` / `<{ ... }>`
+    Struct { fields: Vec<TypedConst>, packed: bool },
+    /// `@name`
+    Global(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypedConst {
+    pub ty: Type,
+    pub value: Const,
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// An argument or instruction result of the enclosing function.
+    Local(ValueId),
+    Const(Const),
+    /// Inline metadata as a call argument (`metadata !"x"`, `metadata i32 0`),
+    /// kept as raw text; only intrinsics take it.
+    Metadata(String),
+}
+
+impl Operand {
+    pub fn as_local(&self) -> Option<ValueId> {
+        match self {
+            Operand::Local(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypedOperand {
+    pub ty: Type,
+    pub value: Operand,
+}
+
+/// One attribute as written. The set is open: LLVM has hundreds; the
+/// semantics inspects a few by name (`convergent`, `noconvergent`,
+/// `readnone`, `memory(...)`, `inreg`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Attr {
+    /// `convergent`, `nounwind`, `inreg`, ...
+    Word(String),
+    /// `"key"` or `"key"="value"`.
+    Str { key: String, value: Option<String> },
+    /// `align 4` (parameter/return position).
+    Int { name: String, value: u64 },
+    /// `memory(argmem: readwrite)`, `dereferenceable(8)`, `byval(i32)`,
+    /// `range(i32 0, 4)`: the text between the parentheses, whitespace
+    /// normalised.
+    Paren { name: String, args: String },
+    /// `#N`: a reference to an attribute group.
+    Group(u32),
+}
+
+impl Attr {
+    /// The attribute's name (`memory` for `memory(none)`); `None` for groups
+    /// and string attributes.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Attr::Word(n) | Attr::Int { name: n, .. } | Attr::Paren { name: n, .. } => Some(n),
+            Attr::Str { .. } | Attr::Group(_) => None,
+        }
+    }
+}
+
+/// An operand bundle, e.g. `"convergencectrl"(token %t)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Bundle {
+    pub tag: String,
+    pub inputs: Vec<TypedOperand>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallArg {
+    pub ty: Type,
+    pub attrs: Vec<Attr>,
+    pub value: Operand,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    Trunc,
+    ZExt,
+    SExt,
+    FPTrunc,
+    FPExt,
+    FPToUI,
+    FPToSI,
+    UIToFP,
+    SIToFP,
+    PtrToInt,
+    IntToPtr,
+    BitCast,
+    AddrSpaceCast,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ICmpPred {
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
+}
+
+/// `fcmp` predicates, kept by their LLVM spelling (`oeq`, `une`, `true`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FCmpPred(pub String);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+    FMax,
+    FMin,
+    UIncWrap,
+    UDecWrap,
+    USubCond,
+    USubSat,
+}
+
+/// Atomic ordering and optional `syncscope("...")`, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Atomic {
+    pub syncscope: Option<String>,
+    /// `monotonic`, `acquire`, `seq_cst`, ...; for cmpxchg the success
+    /// ordering, with `failure` holding the second.
+    pub ordering: String,
+    pub failure: Option<String>,
+}
+
+/// Non-terminator instructions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InstKind {
+    /// `add nuw nsw i32 %a, %b`; `flags` holds the words between the opcode
+    /// and the type (`nuw`, `nsw`, `exact`, `disjoint`, fast-math flags).
+    Binary {
+        op: BinOp,
+        flags: Vec<String>,
+        ty: Type,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    /// `fneg [fmf] T %x`
+    FNeg {
+        flags: Vec<String>,
+        ty: Type,
+        value: Operand,
+    },
+    ICmp {
+        samesign: bool,
+        pred: ICmpPred,
+        ty: Type,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    FCmp {
+        flags: Vec<String>,
+        pred: FCmpPred,
+        ty: Type,
+        lhs: Operand,
+        rhs: Operand,
+    },
+    Cast {
+        op: CastOp,
+        flags: Vec<String>,
+        from: TypedOperand,
+        to: Type,
+    },
+    Select {
+        flags: Vec<String>,
+        cond: TypedOperand,
+        on_true: TypedOperand,
+        on_false: TypedOperand,
+    },
+    Freeze(TypedOperand),
+    Phi {
+        flags: Vec<String>,
+        ty: Type,
+        incoming: Vec<(Operand, BlockId)>,
+    },
+    Call(Call),
+    Alloca {
+        ty: Type,
+        count: Option<TypedOperand>,
+        align: Option<u64>,
+        addrspace: Option<u32>,
+    },
+    Load {
+        volatile: bool,
+        ty: Type,
+        ptr: TypedOperand,
+        atomic: Option<Atomic>,
+        align: Option<u64>,
+    },
+    Store {
+        volatile: bool,
+        value: TypedOperand,
+        ptr: TypedOperand,
+        atomic: Option<Atomic>,
+        align: Option<u64>,
+    },
+    AtomicRmw {
+        volatile: bool,
+        op: RmwOp,
+        ptr: TypedOperand,
+        value: TypedOperand,
+        atomic: Atomic,
+        align: Option<u64>,
+    },
+    CmpXchg {
+        weak: bool,
+        volatile: bool,
+        ptr: TypedOperand,
+        cmp: TypedOperand,
+        new: TypedOperand,
+        atomic: Atomic,
+        align: Option<u64>,
+    },
+    /// `getelementptr [inbounds|nuw|nusw ...] T, ptr %p, i64 %i, ...`
+    Gep {
+        flags: Vec<String>,
+        source_ty: Type,
+        base: TypedOperand,
+        indices: Vec<TypedOperand>,
+    },
+    ExtractValue {
+        agg: TypedOperand,
+        indices: Vec<u32>,
+    },
+    InsertValue {
+        agg: TypedOperand,
+        value: TypedOperand,
+        indices: Vec<u32>,
+    },
+    ExtractElement {
+        vector: TypedOperand,
+        index: TypedOperand,
+    },
+    InsertElement {
+        vector: TypedOperand,
+        value: TypedOperand,
+        index: TypedOperand,
+    },
+    ShuffleVector {
+        a: TypedOperand,
+        b: TypedOperand,
+        mask: TypedOperand,
+    },
+}
+
+/// A call site (rule C-CONV reads `fn_attrs`, the callee's attributes and
+/// `bundles`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Call {
+    /// `tail`, `musttail`, `notail`.
+    pub tail: Option<String>,
+    /// Fast-math flags written after `call`.
+    pub flags: Vec<String>,
+    /// Calling convention keyword (`spir_func`, `amdgpu_gfx`, `cc 12`).
+    pub cconv: Option<String>,
+    pub ret_attrs: Vec<Attr>,
+    /// The return type, or the whole function type when written explicitly
+    /// (`call i32 (i32, ...) @f(...)`).
+    pub ty: Type,
+    pub callee: Operand,
+    pub args: Vec<CallArg>,
+    /// Call-site function attributes, including `#N` group references.
+    pub fn_attrs: Vec<Attr>,
+    pub bundles: Vec<Bundle>,
+}
+
+impl Call {
+    /// The callee's name when it is a direct call `@name`.
+    pub fn callee_name(&self) -> Option<&str> {
+        match &self.callee {
+            Operand::Const(Const::Global(n)) => Some(n),
+            _ => None,
+        }
+    }
+    /// The operands of the `"convergencectrl"` bundles.
+    pub fn convergence_bundles(&self) -> impl Iterator<Item = &Bundle> {
+        self.bundles.iter().filter(|b| b.tag == "convergencectrl")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Inst {
+    /// The result value, for instructions that define one.
+    pub result: Option<ValueId>,
+    pub kind: InstKind,
+    pub span: Span,
+}
+
+/// Block terminators. Successor order is LLVM's (see [`Terminator::successors`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TermKind {
+    Br(BlockId),
+    CondBr {
+        cond: Operand,
+        on_true: BlockId,
+        on_false: BlockId,
+    },
+    Switch {
+        ty: Type,
+        cond: Operand,
+        default: BlockId,
+        cases: Vec<(Const, BlockId)>,
+    },
+    Ret(Option<TypedOperand>),
+    Unreachable,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Terminator {
+    pub kind: TermKind,
+    pub span: Span,
+}
+
+impl Terminator {
+    /// Successors in LLVM's order, duplicates kept (`br i1 %c, label %a,
+    /// label %a` has two).
+    pub fn successors(&self) -> Vec<BlockId> {
+        match &self.kind {
+            TermKind::Br(b) => vec![*b],
+            TermKind::CondBr {
+                on_true, on_false, ..
+            } => vec![*on_true, *on_false],
+            TermKind::Switch { default, cases, .. } => std::iter::once(*default)
+                .chain(cases.iter().map(|(_, b)| *b))
+                .collect(),
+            TermKind::Ret(_) | TermKind::Unreachable => Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    pub name: Name,
+    /// Whether the label was written (`entry:`), as opposed to an implicit
+    /// numbered entry block.
+    pub explicit_label: bool,
+    pub insts: Vec<Inst>,
+    pub term: Terminator,
+    pub span: Span,
+}
+
+/// Where a local value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    Arg(usize),
+    /// Instruction `index` of block `block`.
+    Inst { block: BlockId, index: usize },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValueInfo {
+    pub name: Name,
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub ty: Type,
+    pub attrs: Vec<Attr>,
+    /// The parameter's value (`None` in declarations without names).
+    pub value: Option<ValueId>,
+    /// The name written in a declaration (`declare void @f(i32 %x)`).
+    pub decl_name: Option<Name>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Function {
+    pub name: String,
+    /// `define` (with a body) or `declare`.
+    pub is_definition: bool,
+    /// Linkage, visibility, `dso_local`, ... written before the calling
+    /// convention, in order.
+    pub linkage: Vec<String>,
+    pub cconv: Option<String>,
+    pub ret_attrs: Vec<Attr>,
+    pub ret_ty: Type,
+    pub params: Vec<Param>,
+    pub varargs: bool,
+    /// `unnamed_addr` / `local_unnamed_addr`.
+    pub unnamed_addr: Option<String>,
+    /// Function attributes written after the parameter list, including `#N`.
+    pub fn_attrs: Vec<Attr>,
+    /// Everything between the attributes and `{` that the semantics ignores
+    /// but the printer keeps (`section "x"`, `align 4`, `comdat`, ...), as
+    /// normalised text.
+    pub trailer: Vec<String>,
+    pub blocks: Vec<Block>,
+    pub values: Vec<ValueInfo>,
+    pub span: Span,
+}
+
+impl Function {
+    pub fn block(&self, b: BlockId) -> &Block {
+        &self.blocks[b.0]
+    }
+    pub fn value(&self, v: ValueId) -> &ValueInfo {
+        &self.values[v.0]
+    }
+    pub fn block_ids(&self) -> impl Iterator<Item = BlockId> {
+        (0..self.blocks.len()).map(BlockId)
+    }
+    /// The instruction that defines `v`, if it is not an argument.
+    pub fn def_inst(&self, v: ValueId) -> Option<&Inst> {
+        match self.values[v.0].def {
+            ValueDef::Arg(_) => None,
+            ValueDef::Inst { block, index } => Some(&self.blocks[block.0].insts[index]),
+        }
+    }
+    /// The block's printable name: `entry`, or `%7` style numbers as LLVM
+    /// prints them in analyses (`7`).
+    pub fn block_name(&self, b: BlockId) -> String {
+        self.blocks[b.0].name.to_string()
+    }
+}
+
+/// A global variable (`@g = global i32 0`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Global {
+    pub name: String,
+    /// Linkage, visibility, `dso_local`, `unnamed_addr`, `addrspace(N)`,
+    /// `externally_initialized`, ... as written before `global`/`constant`.
+    pub keywords: Vec<String>,
+    pub is_constant: bool,
+    pub ty: Type,
+    pub init: Option<Const>,
+    /// `, align 4`, `, section "x"` ... as normalised text.
+    pub trailer: Vec<String>,
+    pub span: Span,
+}
+
+/// `attributes #N = { ... }`
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AttrGroup {
+    pub id: u32,
+    pub attrs: Vec<Attr>,
+    pub span: Span,
+}
+
+/// `%T = type { ... }` / `%T = type opaque`
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TypeDef {
+    pub name: String,
+    /// `None` for `opaque`.
+    pub ty: Option<Type>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Module {
+    pub source_filename: Option<String>,
+    pub datalayout: Option<String>,
+    pub triple: Option<String>,
+    pub types: Vec<TypeDef>,
+    pub globals: Vec<Global>,
+    pub functions: Vec<Function>,
+    pub attr_groups: Vec<AttrGroup>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+    pub fn attr_group(&self, id: u32) -> Option<&AttrGroup> {
+        self.attr_groups.iter().find(|g| g.id == id)
+    }
+    /// The attributes in `attrs` with `#N` references expanded through the
+    /// module's attribute groups.
+    pub fn expand_attrs<'a>(&'a self, attrs: &'a [Attr]) -> Vec<&'a Attr> {
+        let mut out = Vec::new();
+        for a in attrs {
+            match a {
+                Attr::Group(id) => {
+                    if let Some(g) = self.attr_group(*id) {
+                        out.extend(g.attrs.iter());
+                    }
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+    /// Whether the expanded attribute list has the word attribute `word`.
+    pub fn has_attr(&self, attrs: &[Attr], word: &str) -> bool {
+        self.expand_attrs(attrs)
+            .iter()
+            .any(|a| matches!(a, Attr::Word(w) if w == word))
+    }
+}

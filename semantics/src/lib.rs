@@ -1,0 +1,19 @@
+//! Executable semantics of GPU convergence in LLVM.
+//!
+//! Index: concept -> module, with the rule IDs of `../shared/SEMANTICS.md`
+//! each one implements.
+//!
+//! | concept                                   | module            | rules            |
+//! |-------------------------------------------|-------------------|------------------|
+//! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
+//! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
+//! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
+//!
+//! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
+//! added as their own modules and listed here.
+
+pub mod cfg;
+pub mod ir;
+pub mod parse;
+
+pub use parse::{parse_module, ParseError};
