@@ -73,3 +73,9 @@ impl Cfg {
         BlockId(0)
     }
 }
+
+pub mod cycles;
+pub mod dom;
+
+pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
+pub use dom::DomTree;

@@ -89,13 +89,22 @@ pub enum Type {
         elem: Box<Type>,
     },
     /// `[N x T]`
-    Array { len: u64, elem: Box<Type> },
+    Array {
+        len: u64,
+        elem: Box<Type>,
+    },
     /// `{ T, ... }` or `<{ T, ... }>`
-    Struct { fields: Vec<Type>, packed: bool },
+    Struct {
+        fields: Vec<Type>,
+        packed: bool,
+    },
     /// `%name` referring to a `%name = type ...` definition.
     Named(String),
     /// Legacy typed pointer `T addrspace(N)*`, kept as written.
-    TypedPtr { pointee: Box<Type>, addrspace: u32 },
+    TypedPtr {
+        pointee: Box<Type>,
+        addrspace: u32,
+    },
     /// `ret (params) ` function type, as in an explicit call type.
     Func {
         ret: Box<Type>,
@@ -123,7 +132,10 @@ impl Type {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Const {
     /// Integer literal; `true`/`false` are `Int` of an `i1` with `bool_syntax`.
-    Int { value: i128, bool_syntax: bool },
+    Int {
+        value: i128,
+        bool_syntax: bool,
+    },
     /// Floating literal kept as written (`1.0`, `0x3FF0000000000000`).
     Float(String),
     Null,
@@ -138,7 +150,10 @@ pub enum Const {
     /// `c"..."`, raw bytes.
     CString(Vec<u8>),
     /// `{ T a, T b }` / `<{ ... }>`
-    Struct { fields: Vec<TypedConst>, packed: bool },
+    Struct {
+        fields: Vec<TypedConst>,
+        packed: bool,
+    },
     /// `@name`
     Global(String),
 }
@@ -530,7 +545,10 @@ pub struct Block {
 pub enum ValueDef {
     Arg(usize),
     /// Instruction `index` of block `block`.
-    Inst { block: BlockId, index: usize },
+    Inst {
+        block: BlockId,
+        index: usize,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
