@@ -1,0 +1,60 @@
+//! Conventions shared by every `convcheck` subcommand.
+//!
+//! Exit status: [`EXIT_OK`] success (valid, refines, ...), [`EXIT_NEGATIVE`]
+//! a negative verdict (violations found, counterexample), [`EXIT_BAD_INPUT`]
+//! bad input (unreadable file, parse error, unsupported construct),
+//! [`EXIT_INTERNAL`] our own bug.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use semantics::ir::Module;
+
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_NEGATIVE: u8 = 1;
+pub const EXIT_BAD_INPUT: u8 = 2;
+pub const EXIT_INTERNAL: u8 = 70;
+
+/// A failure that ends a subcommand with a given exit status after its
+/// message has been written to stderr.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    pub status: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn bad_input(message: impl Into<String>) -> CliError {
+        CliError {
+            status: EXIT_BAD_INPUT,
+            message: message.into(),
+        }
+    }
+    pub fn internal(message: impl Into<String>) -> CliError {
+        CliError {
+            status: EXIT_INTERNAL,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads and parses an LLVM IR file; errors carry `file:line:col` and exit
+/// status [`EXIT_BAD_INPUT`].
+pub fn load_module(path: &Path) -> Result<Module, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::bad_input(format!("{}: cannot read: {e}", path.display())))?;
+    semantics::parse_module(&path.display().to_string(), &text)
+        .map_err(|e| CliError::bad_input(e.to_string()))
+}
+
+/// Turns a subcommand result into the process exit code, printing the error.
+pub fn finish(result: Result<u8, CliError>) -> ExitCode {
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("convcheck: {}", e.message);
+            ExitCode::from(e.status)
+        }
+    }
+}
