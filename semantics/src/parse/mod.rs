@@ -54,3 +54,6 @@ pub fn parse_module(file: &str, text: &str) -> Result<Module, ParseError> {
     })?;
     parser::Parser::new(file, toks).module()
 }
+
+#[cfg(test)]
+mod tests;

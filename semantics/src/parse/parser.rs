@@ -135,11 +135,15 @@ impl Parser {
     pub fn span(&self) -> Span {
         self.toks[self.pos.min(self.toks.len() - 1)].span
     }
-    pub fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
+    pub fn bump(&mut self) {
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
         }
+    }
+    /// The current token (cloned) and advance.
+    pub fn take(&mut self) -> Tok {
+        let t = self.peek().clone();
+        self.bump();
         t
     }
     pub fn is_word(&self, w: &str) -> bool {
@@ -305,7 +309,7 @@ impl Parser {
                 }
             }
             Tok::MetaStr(_) => {
-                out.push_str(&self.bump().text());
+                out.push_str(&self.take().text());
             }
             Tok::Punct('!') => {
                 self.bump();
@@ -393,7 +397,7 @@ impl Parser {
                     }
                     "attributes" => {
                         self.bump();
-                        let id = match self.bump() {
+                        let id = match self.take() {
                             Tok::AttrRef(n) => n,
                             _ => return Err(self.err_at(at, "expected '#N' after 'attributes'")),
                         };
@@ -540,7 +544,8 @@ impl Parser {
                 _ => return Err(self.expected("'global' or 'constant'")),
             }
         }
-        let is_constant = self.bump() == Tok::Word("constant".into());
+        let is_constant = self.is_word("constant");
+        self.bump();
         let ty = self.parse_type()?;
         let init = if has_decl_linkage {
             None
@@ -610,7 +615,8 @@ impl Parser {
     /// `define|declare [linkage] [cconv] [ret attrs] T @f(params) ...`
     fn function(&mut self) -> Result<Function, ParseError> {
         let span = self.span();
-        let is_definition = self.bump() == Tok::Word("define".into());
+        let is_definition = self.is_word("define");
+        self.bump();
         let mut linkage = Vec::new();
         while let Some(w) = self.word() {
             if LINKAGE_WORDS.contains(&w) {
