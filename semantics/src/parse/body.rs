@@ -251,11 +251,23 @@ impl Parser {
         let kind = match op {
             "ret" => {
                 self.bump();
-                if self.eat_word("void") {
-                    TermKind::Ret(None)
+                let at = self.span();
+                let v = if self.eat_word("void") {
+                    None
                 } else {
-                    TermKind::Ret(Some(self.typed_operand(st)?))
+                    Some(self.typed_operand(st)?)
+                };
+                let written = v.as_ref().map_or(&Type::Void, |v| &v.ty);
+                if !super::types::same_type(written, &st.f.ret_ty) {
+                    return Err(self.err_at(
+                        at,
+                        format!(
+                            "value doesn't match function result type '{}'",
+                            crate::ir::print::type_str(&st.f.ret_ty)
+                        ),
+                    ));
                 }
+                TermKind::Ret(v)
             }
             "br" => {
                 self.bump();

@@ -108,6 +108,9 @@ pub(super) struct Parser {
     /// against the module's globals and functions at the end.
     pub global_uses: Vec<(String, Span)>,
     pub global_seen: std::collections::HashSet<String>,
+    /// `%T` type references with their first use, checked at the end.
+    pub type_uses: Vec<(String, Span)>,
+    pub type_seen: std::collections::HashSet<String>,
 }
 
 impl Parser {
@@ -120,6 +123,8 @@ impl Parser {
             alloca_as: 0,
             global_uses: Vec::new(),
             global_seen: std::collections::HashSet::new(),
+            type_uses: Vec::new(),
+            type_seen: std::collections::HashSet::new(),
         }
     }
 
@@ -481,6 +486,8 @@ impl Parser {
             i += 1;
         }
         self.pos = 0;
+        self.type_uses.clear();
+        self.type_seen.clear();
         Ok(())
     }
 
@@ -493,6 +500,11 @@ impl Parser {
             .map(|g| g.name.as_str())
             .chain(m.functions.iter().map(|f| f.name.as_str()))
             .collect();
+        for (name, span) in self.type_uses.iter() {
+            if !m.types.iter().any(|t| &t.name == name) {
+                return Err(self.err_at(*span, format!("use of undefined type named '{name}'")));
+            }
+        }
         for (name, span) in self.global_uses.iter() {
             // LLVM declares intrinsics implicitly when they are called.
             if !defined.contains(name.as_str()) && !name.starts_with("llvm.") {

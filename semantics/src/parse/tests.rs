@@ -241,3 +241,49 @@ fn lexical_errors_have_positions() {
     assert_eq!(e.kind, ParseErrorKind::Syntax);
     assert!(e.message.contains("end of file"), "{e}");
 }
+
+#[test]
+fn types_of_constants_and_returns_are_checked() {
+    syntax_at(
+        "define i32 @f() {\n  ret i64 0\n}\n",
+        2,
+        7,
+        "value doesn't match function result type 'i32'",
+    );
+    syntax_at(
+        "%T = type { %U }\n",
+        1,
+        13,
+        "use of undefined type named 'U'",
+    );
+    syntax_at(
+        "@g = global i32 null\n",
+        1,
+        17,
+        "constant 'null' is invalid for type 'i32'",
+    );
+    syntax_at(
+        "@g = global i8 300\n",
+        1,
+        16,
+        "constant '300' is invalid for type 'i8'",
+    );
+    syntax_at(
+        "@g = global [3 x i8] c\"ab\"\n",
+        1,
+        22,
+        "is invalid for type '[3 x i8]'",
+    );
+    syntax_at(
+        "@g = global float 1\n",
+        1,
+        19,
+        "constant '1' is invalid for type 'float'",
+    );
+    // Both spellings of an i8 are accepted.
+    parse_module(
+        "t.ll",
+        "@a = global i8 255\n@b = global i8 -128\n@c = global i1 true\n",
+    )
+    .expect("valid constants");
+}
