@@ -365,6 +365,9 @@ impl Parser {
         self.prescan_types()?;
         let mut m = Module::default();
         let mut seen_groups: HashMap<u32, ()> = HashMap::new();
+        // Names of globals and functions (one namespace), and of types.
+        let mut global_names: std::collections::HashSet<String> = Default::default();
+        let mut type_names: std::collections::HashSet<String> = Default::default();
         loop {
             let at = self.span();
             match self.peek().clone() {
@@ -391,9 +394,7 @@ impl Parser {
                     }
                     "define" | "declare" => {
                         let f = self.function()?;
-                        if m.functions.iter().any(|g| g.name == f.name)
-                            || m.globals.iter().any(|g| g.name == f.name)
-                        {
+                        if !global_names.insert(f.name.clone()) {
                             return Err(
                                 self.err_at(f.span, format!("redefinition of '@{}'", f.name))
                             );
@@ -436,14 +437,14 @@ impl Parser {
                         Some(self.parse_type()?)
                     };
                     let name = type_name(&name);
-                    if m.types.iter().any(|t| t.name == name) {
+                    if !type_names.insert(name.clone()) {
                         return Err(self.err_at(at, format!("redefinition of type '%{name}'")));
                     }
                     m.types.push(TypeDef { name, ty, span: at });
                 }
                 Tok::Global(name) => {
                     let g = self.global(name)?;
-                    if m.globals.iter().any(|x| x.name == g.name) {
+                    if !global_names.insert(g.name.clone()) {
                         return Err(
                             self.err_at(at, format!("redefinition of global '@{}'", g.name))
                         );
@@ -458,7 +459,7 @@ impl Parser {
                 _ => return Err(self.expected("a top-level entity")),
             }
         }
-        self.check_globals_defined(&m)?;
+        self.check_globals_defined(&global_names, &type_names)?;
         Ok(m)
     }
 
@@ -493,21 +494,19 @@ impl Parser {
 
     /// Every `@name` used by a constant or call refers to a global or
     /// function of the module (LLVM: "use of undefined value").
-    fn check_globals_defined(&self, m: &Module) -> Result<(), ParseError> {
-        let defined: std::collections::HashSet<&str> = m
-            .globals
-            .iter()
-            .map(|g| g.name.as_str())
-            .chain(m.functions.iter().map(|f| f.name.as_str()))
-            .collect();
+    fn check_globals_defined(
+        &self,
+        defined: &std::collections::HashSet<String>,
+        types: &std::collections::HashSet<String>,
+    ) -> Result<(), ParseError> {
         for (name, span) in self.type_uses.iter() {
-            if !m.types.iter().any(|t| &t.name == name) {
+            if !types.contains(name) {
                 return Err(self.err_at(*span, format!("use of undefined type named '{name}'")));
             }
         }
         for (name, span) in self.global_uses.iter() {
             // LLVM declares intrinsics implicitly when they are called.
-            if !defined.contains(name.as_str()) && !name.starts_with("llvm.") {
+            if !defined.contains(name) && !name.starts_with("llvm.") {
                 return Err(self.err_at(*span, format!("use of undefined value '@{name}'")));
             }
         }
