@@ -3,7 +3,8 @@
 //! Layout: [`lexer`] turns text into tokens with spans; `parser` holds the
 //! token cursor and the module level (globals, headers, attribute groups,
 //! metadata skipping); `types` parses types and constants; `attrs` the open
-//! attribute syntax; `body` function bodies, with name resolution and
+//! attribute syntax; `keywords` linkage and calling-convention words; `body`
+//! blocks and terminators, `inst` the other instructions, with name resolution and
 //! LLVM's numbering rules in `names`.
 //!
 //! Everything outside the subset is rejected with
@@ -14,6 +15,8 @@
 
 mod attrs;
 mod body;
+mod inst;
+mod keywords;
 pub mod lexer;
 mod names;
 mod parser;

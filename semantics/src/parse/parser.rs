@@ -5,94 +5,10 @@
 use std::collections::HashMap;
 
 use super::attrs::AttrCtx;
+use super::keywords::{CCONV_WORDS, LINKAGE_WORDS};
 use super::lexer::{Tok, Token};
 use super::{ParseError, ParseErrorKind};
 use crate::ir::{AttrGroup, Function, Global, Module, Name, Param, Span, Type, TypeDef};
-
-/// Linkage, preemption, visibility and DLL storage words (LangRef
-/// "Linkage Types", "Visibility Styles", "DLL Storage Classes").
-pub(super) const LINKAGE_WORDS: &[&str] = &[
-    "private",
-    "internal",
-    "available_externally",
-    "linkonce",
-    "weak",
-    "common",
-    "appending",
-    "extern_weak",
-    "linkonce_odr",
-    "weak_odr",
-    "external",
-    "dso_local",
-    "dso_preemptable",
-    "default",
-    "hidden",
-    "protected",
-    "dllimport",
-    "dllexport",
-];
-
-/// Named calling conventions (LangRef "Calling Conventions"); `cc N` is
-/// handled separately.
-pub(super) const CCONV_WORDS: &[&str] = &[
-    "ccc",
-    "fastcc",
-    "coldcc",
-    "ghccc",
-    "cc",
-    "webkit_jscc",
-    "anyregcc",
-    "preserve_mostcc",
-    "preserve_allcc",
-    "preserve_nonecc",
-    "swiftcc",
-    "swifttailcc",
-    "cxx_fast_tlscc",
-    "tailcc",
-    "cfguard_checkcc",
-    "x86_stdcallcc",
-    "x86_fastcallcc",
-    "x86_thiscallcc",
-    "x86_vectorcallcc",
-    "x86_regcallcc",
-    "x86_intrcc",
-    "x86_64_sysvcc",
-    "win64cc",
-    "arm_apcscc",
-    "arm_aapcscc",
-    "arm_aapcs_vfpcc",
-    "aarch64_vector_pcs",
-    "aarch64_sve_vector_pcs",
-    "aarch64_sme_preservemost_from_x0",
-    "aarch64_sme_preservemost_from_x1",
-    "aarch64_sme_preservemost_from_x2",
-    "msp430_intrcc",
-    "avr_intrcc",
-    "avr_signalcc",
-    "ptx_kernel",
-    "ptx_device",
-    "spir_kernel",
-    "spir_func",
-    "intel_ocl_bicc",
-    "hhvmcc",
-    "hhvm_ccc",
-    "amdgpu_vs",
-    "amdgpu_ls",
-    "amdgpu_hs",
-    "amdgpu_es",
-    "amdgpu_gs",
-    "amdgpu_ps",
-    "amdgpu_cs",
-    "amdgpu_cs_chain",
-    "amdgpu_cs_chain_preserve",
-    "amdgpu_kernel",
-    "amdgpu_gfx",
-    "amdgpu_gfx_whole_wave",
-    "riscv_vector_cc",
-    "m68k_rtdcc",
-    "m68k_intrcc",
-    "graalcc",
-];
 
 /// The token cursor plus module-wide facts the body parser needs.
 pub(super) struct Parser {
