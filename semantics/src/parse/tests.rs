@@ -287,3 +287,28 @@ fn types_of_constants_and_returns_are_checked() {
     )
     .expect("valid constants");
 }
+
+#[test]
+fn hex_and_wide_integers() {
+    let m = parse_module("t.ll", "@a = global i8 s0xFF\n@b = global i16 u0xFF\n").expect("valid");
+    assert_eq!(
+        m.globals[0].init,
+        Some(Const::Int {
+            value: -1,
+            bool_syntax: false
+        })
+    );
+    assert_eq!(
+        m.globals[1].init,
+        Some(Const::Int {
+            value: 255,
+            bool_syntax: false
+        })
+    );
+    unsupported_at(
+        "@a = global i256 1000000000000000000000000000000000000000000000000\n",
+        "integer constant wider than 128 bits",
+        1,
+        18,
+    );
+}

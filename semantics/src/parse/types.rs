@@ -274,9 +274,13 @@ impl Parser {
         let at = self.span();
         match self.peek().clone() {
             Tok::Int(s) => {
-                let value = s
-                    .parse::<i128>()
-                    .map_err(|_| self.err_at(at, format!("integer constant '{s}' too large")))?;
+                let value = s.parse::<i128>().map_err(|_| {
+                    self.unsupported_at(
+                        at,
+                        "integer constant wider than 128 bits",
+                        &format!("integer constant '{s}' does not fit in 128 bits"),
+                    )
+                })?;
                 self.bump();
                 Ok(Const::Int {
                     value,
@@ -333,6 +337,27 @@ impl Parser {
                     "poison" => Const::Poison,
                     "zeroinitializer" => Const::ZeroInit,
                     "splat" => return self.splat(ty, depth),
+                    // `u0x...` / `s0x...`: hexadecimal integers.
+                    _ if (w.starts_with("u0x") || w.starts_with("s0x")) && w.len() > 3 => {
+                        let digits = &w[3..];
+                        let raw = u128::from_str_radix(digits, 16).map_err(|_| {
+                            self.unsupported_at(
+                                at,
+                                "integer constant wider than 128 bits",
+                                &format!("hexadecimal constant '{w}' is malformed or too wide"),
+                            )
+                        })?;
+                        let bits = digits.len() as u32 * 4;
+                        let value = if w.starts_with('s') && bits < 128 && raw >> (bits - 1) & 1 == 1 {
+                            raw as i128 - (1i128 << bits)
+                        } else {
+                            raw as i128
+                        };
+                        Const::Int {
+                            value,
+                            bool_syntax: false,
+                        }
+                    }
                     "asm" => return Err(self.unsupported("inline asm")),
                     "blockaddress" | "dso_local_equivalent" | "no_cfi" | "ptrauth" => {
                         return Err(self.unsupported(&w))
