@@ -144,7 +144,9 @@ fn name_resolution_agrees_with_llvm() {
             }
         }
     } else {
-        eprintln!("*** name_resolution_agrees_with_llvm: corpus not found, generated modules only ***");
+        eprintln!(
+            "*** name_resolution_agrees_with_llvm: corpus not found, generated modules only ***"
+        );
     }
     eprintln!(
         "llvm_agreement: {compared} modules compared with opt -S ({upgraded} functions skipped: LLVM upgraded an intrinsic call)"

@@ -12,6 +12,18 @@
 //! "never silently ignored"); metadata and debug records are the one
 //! deliberate exception: they are accepted and dropped because no rule of
 //! the semantics reads them.
+//!
+//! Where the parser and LLVM 22's `LLParser` knowingly differ:
+//! - `splat (T v)` is expanded into the vector constant it abbreviates (the
+//!   IR has no splat constant); scalable splats are `Unsupported`.
+//! - Calls to undeclared `llvm.*` intrinsics are accepted (LLVM declares
+//!   them implicitly) but no declaration is added to the module.
+//! - Integer constants must fit their type in its signed or unsigned
+//!   spelling (`i8 255`, `i8 -128`); LLVM silently wraps `i8 300`.
+//! - References to undefined attribute groups are accepted, as LLVM does.
+//! - Numbering follows LLVM 22: unnamed arguments, the implicit entry
+//!   block, unnamed non-void instructions and unnamed blocks share one
+//!   counter; an explicit number may skip ahead but never go back.
 
 mod attrs;
 mod body;
