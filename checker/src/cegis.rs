@@ -1,0 +1,1 @@
+//! Counterexample-guided inductive synthesis (R-REF).
