@@ -70,8 +70,8 @@ impl Vocab {
             .collect();
         let f = terms.func("f", &[Sort::BitVec(8)], Sort::BitVec(8));
         let g = terms.func("g", &[u_sort.clone(), Sort::BitVec(4)], u_sort.clone());
-        let p = terms.func("p", &[u_sort.clone()], Sort::Bool);
-        let h = terms.func("h", &[u_sort.clone()], Sort::BitVec(4));
+        let p = terms.func("p", std::slice::from_ref(&u_sort), Sort::Bool);
+        let h = terms.func("h", std::slice::from_ref(&u_sort), Sort::BitVec(4));
         Vocab {
             bools,
             bvs,

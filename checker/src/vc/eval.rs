@@ -190,19 +190,11 @@ fn bool_arg(op: Op, v: &Value) -> Result<bool, EvalError> {
 }
 
 fn udiv(w: u32, s: u128, t: u128) -> u128 {
-    if t == 0 {
-        mask(w)
-    } else {
-        s / t
-    }
+    s.checked_div(t).unwrap_or(mask(w))
 }
 
 fn urem(s: u128, t: u128) -> u128 {
-    if t == 0 {
-        s
-    } else {
-        s % t
-    }
+    s.checked_rem(t).unwrap_or(s)
 }
 
 fn neg(w: u32, s: u128) -> u128 {

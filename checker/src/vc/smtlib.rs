@@ -60,7 +60,7 @@ pub fn sort(s: &Sort) -> String {
 
 /// A bit-vector literal: hexadecimal when the width is a multiple of 4.
 pub fn bv_literal(width: u32, bits: u128) -> String {
-    if width % 4 == 0 {
+    if width.is_multiple_of(4) {
         format!("#x{:0w$x}", bits, w = (width / 4) as usize)
     } else {
         format!("#b{:0w$b}", bits, w = width as usize)

@@ -142,7 +142,7 @@ fn bv_operators_match_native_arithmetic_exhaustively_at_width_8() {
                 (Op::BvAdd, bv8(s.wrapping_add(u) as u128)),
                 (Op::BvSub, bv8(s.wrapping_sub(u) as u128)),
                 (Op::BvMul, bv8(s.wrapping_mul(u) as u128)),
-                (Op::BvUdiv, bv8(if u == 0 { 255 } else { (s / u) as u128 })),
+                (Op::BvUdiv, bv8(s.checked_div(u).map_or(255, |q| q as u128))),
                 (
                     Op::BvUrem,
                     bv8(if u == 0 { s as u128 } else { (s % u) as u128 }),
