@@ -19,7 +19,11 @@
 //! dynamically through pkg-config to Debian's libz3 4.8.12. It is the newest
 //! release, and it builds and links here without `bindgen` or a download
 //! feature: its bindings are pre-generated, and Rust only links the C
-//! functions actually called, all of which exist in 4.8.12. z3-sys warns that
+//! functions actually called, all of which exist in 4.8.12 (115 of the 817
+//! functions z3-sys declares do not: character, finite-set, simplifier,
+//! real-closed-field, parser-context and user-propagator APIs among them;
+//! calling one fails at link time, not at run time). It needs Rust 1.88,
+//! hence the workspace's `rust-version`. z3-sys warns that
 //! it targets Z3 >= 4.13.3 and that `Z3_decl_kind` numbering changed since
 //! 4.8.12 (4.8.16, 4.13.2, 4.14.1, 5.0.0, 5.3.0); this module therefore never
 //! inspects declaration kinds: it builds terms, checks, and reads values by
@@ -37,6 +41,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use z3::ast::Bool;
 use z3::{Params, SatResult, Solver};
 
 use crate::vc::eval::Model;
@@ -168,30 +173,74 @@ fn timeout_ms(t: Duration) -> u32 {
 
 /// Runs `query` on a fresh Z3 solver of this thread's context.
 pub fn solve(terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
+    run(terms, query, false).map(|(o, _)| o)
+}
+
+/// The answer of [`unsat_core`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoreOutcome {
+    /// Unsatisfiable, and so is the subset of the assertions at these indices
+    /// (into `Query::assertions`, increasing; not necessarily minimal).
+    Unsat { core: Vec<usize> },
+    /// Satisfiable or unknown, as [`solve`] would answer.
+    Other(Outcome),
+}
+
+/// Like [`solve`], but an unsat answer names assertions that conflict: their
+/// origins say which IR conditions exclude each other, e.g. why a program is
+/// always UB (STYLE.md item 9: vacuity is reported with its reason).
+pub fn unsat_core(terms: &Terms, query: &Query) -> Result<CoreOutcome, SmtError> {
+    Ok(match run(terms, query, true)? {
+        (Outcome::Unsat, core) => CoreOutcome::Unsat { core },
+        (other, _) => CoreOutcome::Other(other),
+    })
+}
+
+/// Solves `query`; with `track`, each assertion is guarded by a fresh
+/// tracking literal and an unsat answer comes with the indices in the core.
+fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>), SmtError> {
     let mut tr = Translator::new(terms);
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms(query.timeout));
     solver.set_params(&params);
+    let mut trackers = Vec::new();
     for c in &query.assertions {
-        solver.assert(tr.boolean(c.term));
+        let b = tr.boolean(c.term);
+        if track {
+            let p = Bool::fresh_const("track");
+            solver.assert_and_track(b, &p);
+            trackers.push(p);
+        } else {
+            solver.assert(b);
+        }
     }
     let start = Instant::now();
     let result = solver.check();
     let elapsed = start.elapsed();
-    match result {
-        SatResult::Unsat => Ok(Outcome::Unsat),
+    let outcome = match result {
+        SatResult::Unsat => {
+            let core = solver.get_unsat_core();
+            let mut indices: Vec<usize> = trackers
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| core.contains(p))
+                .map(|(i, _)| i)
+                .collect();
+            indices.sort_unstable();
+            return Ok((Outcome::Unsat, indices));
+        }
         SatResult::Unknown => {
             let why = solver.get_reason_unknown().unwrap_or_default();
             // Z3 says "timeout" or "canceled" depending on where the limit
             // struck; the clock is the fallback for any other wording.
             let timed_out =
                 why.contains("timeout") || why.contains("canceled") || elapsed >= query.timeout;
-            Ok(Outcome::Unknown(if timed_out {
+            Outcome::Unknown(if timed_out {
                 UnknownReason::Timeout
             } else {
                 UnknownReason::Solver(why)
-            }))
+            })
         }
         SatResult::Sat => {
             let mismatch = |detail: String| SmtError::ModelMismatch {
@@ -204,9 +253,10 @@ pub fn solve(terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
             let roots: Vec<TermId> = query.assertions.iter().map(|c| c.term).collect();
             let model = model::extract(&mut tr, &zmodel, terms, &roots).map_err(mismatch)?;
             check_model(terms, query, &model).map_err(mismatch)?;
-            Ok(Outcome::Sat(model))
+            Outcome::Sat(model)
         }
-    }
+    };
+    Ok((outcome, Vec::new()))
 }
 
 /// Every assertion must evaluate to true in `model`.

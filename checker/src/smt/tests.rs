@@ -9,7 +9,7 @@ use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use z3::SatResult;
 
 use super::model::parse_bv_literal;
-use super::{solve, Outcome, Query, Session, SmtError, UnknownReason};
+use super::{solve, unsat_core, CoreOutcome, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::arb::{bool_term, bv_term, Gen, Uf, Vocab, WIDTHS};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Sort, TermId, Terms};
@@ -127,6 +127,35 @@ fn uninterpreted_sorts_and_functions_are_extracted() {
     );
     assert_eq!((ta.as_bits().unwrap() + tb.as_bits().unwrap()) % 16, 9);
     assert_eq!(m.eval(&t, e), Ok(Value::Bool(true)));
+}
+
+/// The core names conflicting assertions by index, and is itself unsat.
+#[test]
+fn unsat_cores_point_at_conflicting_conditions() {
+    let mut t = Terms::new();
+    let x = t.var("x", Sort::BitVec(8));
+    let y = t.var("y", Sort::BitVec(8));
+    let five = t.bv_const(8, 5);
+    let ten = t.bv_const(8, 10);
+    let c0 = t.eq(y, five);
+    let c1 = t.bv_ult(x, five);
+    let c2 = t.bv_ult(y, ten);
+    let c3 = t.bv_ugt(x, ten);
+    let q = query("conflict", &[c0, c1, c2, c3]);
+    let CoreOutcome::Unsat { core } = unsat_core(&t, &q).unwrap() else {
+        panic!("expected unsat");
+    };
+    assert!(core.contains(&1) && core.contains(&3), "{core:?}");
+    let sub: Vec<TermId> = core.iter().map(|&i| q.assertions[i].term).collect();
+    assert_eq!(
+        solve(&t, &query("core-alone", &sub)).unwrap(),
+        Outcome::Unsat
+    );
+    let sat = query("no-conflict", &[c0, c1, c2]);
+    assert!(matches!(
+        unsat_core(&t, &sat).unwrap(),
+        CoreOutcome::Other(Outcome::Sat(_))
+    ));
 }
 
 #[test]
