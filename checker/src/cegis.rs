@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::smt::{Outcome, Query, Session, SmtError, UnknownReason};
+use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, Sort, TermId, Terms, VarId};
 
@@ -143,14 +143,17 @@ pub enum ProblemError {
 
 /// `exists x. (side(x) and forall y. phi(x, y))` over Bool, bit-vector and
 /// Int variables, by substituting literal values: proposals solve
-/// `side(x) and phi(x, y_k)` for every blocked witness `y_k`; checks solve
+/// `side(x) and phi(x, y_k)` for every blocked witness `y_k` (on one
+/// incremental solver, each instance asserted once); checks solve
 /// `not phi(c, y)` for candidate `c`.
 pub struct SmtExistsForall {
     pub terms: Terms,
     exists: Vec<VarId>,
     forall: Vec<VarId>,
     phi: TermId,
-    side: Vec<Condition>,
+    /// Holds the side conditions and one instance of `phi` per blocked
+    /// witness.
+    proposer: Incremental,
     origin: String,
     timeout: Duration,
     /// Runs (and optionally dumps) every query; its log names them all.
@@ -211,7 +214,7 @@ impl SmtExistsForall {
             exists,
             forall,
             phi,
-            side: Vec::new(),
+            proposer: Incremental::new(timeout),
             origin: origin.into(),
             timeout,
             session,
@@ -221,7 +224,7 @@ impl SmtExistsForall {
 
     /// Adds a constraint on the existential variables only.
     pub fn with_side(mut self, side: Condition) -> SmtExistsForall {
-        self.side.push(side);
+        self.proposer.assert(&self.terms, side);
         self
     }
 
@@ -263,18 +266,13 @@ impl ExistsForall for SmtExistsForall {
     type Witness = HashMap<VarId, Value>;
 
     fn propose(&mut self, name: &str) -> Result<Proposal<Self::Candidate>, SmtError> {
-        let mut q = Query::new(name, self.timeout);
-        q.assertions.extend(self.side.iter().cloned());
-        for k in 0..self.blocked.len() {
-            let w = self.blocked[k].clone();
-            let inst = self.instantiate(&w);
-            q.assert(inst, format!("{} at blocked witness {k}", self.origin));
-        }
-        Ok(match self.session.solve(&self.terms, &q)? {
-            Outcome::Sat(m) => Proposal::Candidate(self.values_of(&m, &self.exists)),
-            Outcome::Unsat => Proposal::Exhausted,
-            Outcome::Unknown(r) => Proposal::Unknown(r),
-        })
+        Ok(
+            match self.session.check(&self.terms, &mut self.proposer, name)? {
+                Outcome::Sat(m) => Proposal::Candidate(self.values_of(&m, &self.exists)),
+                Outcome::Unsat => Proposal::Exhausted,
+                Outcome::Unknown(r) => Proposal::Unknown(r),
+            },
+        )
     }
 
     fn check(
@@ -294,6 +292,10 @@ impl ExistsForall for SmtExistsForall {
     }
 
     fn block(&mut self, _candidate: &Self::Candidate, witness: Self::Witness) {
+        let inst = self.instantiate(&witness);
+        let origin = format!("{} at blocked witness {}", self.origin, self.blocked.len());
+        self.proposer
+            .assert(&self.terms, Condition::new(inst, origin));
         self.blocked.push(witness);
     }
 }

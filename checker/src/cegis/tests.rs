@@ -60,6 +60,40 @@ fn finds_the_mask_that_keeps_every_bit() {
     );
 }
 
+/// Every query of a run is dumped under its own name, and each dump replays
+/// with the `z3` binary to the answer the run got.
+#[test]
+fn every_query_of_a_run_is_dumped_and_replays() {
+    let dir = crate::smt::tests::scratch_dir("cegis");
+    let mut t = Terms::new();
+    let x = t.var("x", Sort::BitVec(6));
+    let y = t.var("y", Sort::BitVec(6));
+    let xy = t.bv_or(x, y);
+    let phi = t.eq(xy, x);
+    let session = Session::new(Some(dir.clone()));
+    let mut p = SmtExistsForall::new(t, &[x], &[y], phi, "x|y = x", T, session).unwrap();
+    let r = run(&mut p, "ormask", 100).unwrap();
+    assert_eq!(
+        found(&r.outcome)[&p.terms.as_var(x).unwrap()],
+        Value::bv(6, 63)
+    );
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), r.queries.len());
+    for q in &r.queries {
+        assert!(names.contains(&format!("{q}.smt2")), "{q} not dumped");
+    }
+    let Some(z3) = crate::smt::tests::z3_binary() else {
+        return;
+    };
+    for rec in &p.session.log {
+        let got = crate::smt::tests::replay(&z3, rec.dumped.as_ref().unwrap());
+        assert_eq!(got, rec.answer, "{}", rec.name);
+    }
+}
+
 /// exists x. forall y. (x*y)&1 = y&1: exactly the odd x; the one found
 /// must be correct for all 256 y.
 #[test]

@@ -34,7 +34,7 @@
 
 mod model;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod translate;
 
 use std::collections::HashSet;
@@ -199,14 +199,11 @@ pub fn unsat_core(terms: &Terms, query: &Query) -> Result<CoreOutcome, SmtError>
 /// Solves `query`; with `track`, each assertion is guarded by a fresh
 /// tracking literal and an unsat answer comes with the indices in the core.
 fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>), SmtError> {
-    let mut tr = Translator::new(terms);
+    let mut tr = Translator::new();
     let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", timeout_ms(query.timeout));
-    solver.set_params(&params);
     let mut trackers = Vec::new();
     for c in &query.assertions {
-        let b = tr.boolean(c.term);
+        let b = tr.boolean(terms, c.term);
         if track {
             let p = Bool::fresh_const("track");
             solver.assert_and_track(b, &p);
@@ -215,53 +212,131 @@ fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>
             solver.assert(b);
         }
     }
+    let outcome = check(
+        &solver,
+        &mut tr,
+        terms,
+        &query.name,
+        query.timeout,
+        &query.assertions,
+    )?;
+    let mut core = Vec::new();
+    if outcome == Outcome::Unsat && track {
+        let zcore = solver.get_unsat_core();
+        core = (0..trackers.len())
+            .filter(|&i| zcore.contains(&trackers[i]))
+            .collect();
+    }
+    Ok((outcome, core))
+}
+
+/// Checks `solver`, which holds the translations of `assertions`, within
+/// `timeout`, and reads its answer back (a model is re-checked against
+/// `assertions` by the vc evaluator).
+fn check(
+    solver: &Solver,
+    tr: &mut Translator,
+    terms: &Terms,
+    name: &str,
+    timeout: Duration,
+    assertions: &[Condition],
+) -> Result<Outcome, SmtError> {
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms(timeout));
+    solver.set_params(&params);
     let start = Instant::now();
     let result = solver.check();
     let elapsed = start.elapsed();
-    let outcome = match result {
-        SatResult::Unsat => {
-            let core = solver.get_unsat_core();
-            let mut indices: Vec<usize> = trackers
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| core.contains(p))
-                .map(|(i, _)| i)
-                .collect();
-            indices.sort_unstable();
-            return Ok((Outcome::Unsat, indices));
-        }
+    match result {
+        SatResult::Unsat => Ok(Outcome::Unsat),
         SatResult::Unknown => {
             let why = solver.get_reason_unknown().unwrap_or_default();
             // Z3 says "timeout" or "canceled" depending on where the limit
             // struck; the clock is the fallback for any other wording.
             let timed_out =
-                why.contains("timeout") || why.contains("canceled") || elapsed >= query.timeout;
-            Outcome::Unknown(if timed_out {
+                why.contains("timeout") || why.contains("canceled") || elapsed >= timeout;
+            Ok(Outcome::Unknown(if timed_out {
                 UnknownReason::Timeout
             } else {
                 UnknownReason::Solver(why)
-            })
+            }))
         }
         SatResult::Sat => {
             let mismatch = |detail: String| SmtError::ModelMismatch {
-                query: query.name.clone(),
+                query: name.to_string(),
                 detail,
             };
             let zmodel = solver
                 .get_model()
                 .ok_or_else(|| mismatch("Z3 answered sat without a model".into()))?;
-            let roots: Vec<TermId> = query.assertions.iter().map(|c| c.term).collect();
-            let model = model::extract(&mut tr, &zmodel, terms, &roots).map_err(mismatch)?;
-            check_model(terms, query, &model).map_err(mismatch)?;
-            Outcome::Sat(model)
+            let roots: Vec<TermId> = assertions.iter().map(|c| c.term).collect();
+            let model = model::extract(tr, &zmodel, terms, &roots).map_err(mismatch)?;
+            check_model(terms, assertions, &model).map_err(mismatch)?;
+            Ok(Outcome::Sat(model))
         }
-    };
-    Ok((outcome, Vec::new()))
+    }
+}
+
+/// A solver that keeps its assertions between checks, so a growing
+/// conjunction (the proposals of CEGIS) is translated once per condition
+/// rather than once per check. Every check still has a name and a time
+/// limit, and [`Incremental::snapshot`] is the standalone query it answers.
+///
+/// All calls must pass the same [`Terms`] arena (it may grow in between).
+pub struct Incremental {
+    solver: Solver,
+    tr: Translator,
+    assertions: Vec<Condition>,
+    /// Limit of each check.
+    pub timeout: Duration,
+}
+
+impl Incremental {
+    pub fn new(timeout: Duration) -> Incremental {
+        Incremental {
+            solver: Solver::new(),
+            tr: Translator::new(),
+            assertions: Vec::new(),
+            timeout,
+        }
+    }
+
+    /// Adds a condition for this and every later check.
+    pub fn assert(&mut self, terms: &Terms, condition: Condition) {
+        let b = self.tr.boolean(terms, condition.term);
+        self.solver.assert(b);
+        self.assertions.push(condition);
+    }
+
+    pub fn assertions(&self) -> &[Condition] {
+        &self.assertions
+    }
+
+    /// The standalone query a check named `name` answers.
+    pub fn snapshot(&self, name: &str) -> Query {
+        Query {
+            name: name.to_string(),
+            timeout: self.timeout,
+            assertions: self.assertions.clone(),
+        }
+    }
+
+    /// Checks the conjunction of everything asserted so far.
+    pub fn check(&mut self, terms: &Terms, name: &str) -> Result<Outcome, SmtError> {
+        check(
+            &self.solver,
+            &mut self.tr,
+            terms,
+            name,
+            self.timeout,
+            &self.assertions,
+        )
+    }
 }
 
 /// Every assertion must evaluate to true in `model`.
-fn check_model(terms: &Terms, query: &Query, model: &Model) -> Result<(), String> {
-    for c in &query.assertions {
+fn check_model(terms: &Terms, assertions: &[Condition], model: &Model) -> Result<(), String> {
+    for c in assertions {
         match model.eval(terms, c.term) {
             Ok(v) if v.as_bool() == Some(true) => {}
             other => {
@@ -308,22 +383,47 @@ impl Session {
     /// Dumps (if configured; a repeated name gets a `.N` suffix rather than
     /// overwriting an earlier dump) then solves `query`.
     pub fn solve(&mut self, terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
-        let dumped = match &self.dump_dir {
-            Some(dir) => {
-                let mut q = query.clone();
-                let mut n = 1;
-                while !self.dumped_names.insert(q.file_name()) {
-                    n += 1;
-                    q.name = format!("{}.{n}", query.name);
-                }
-                Some(q.dump_smt(terms, dir)?)
-            }
+        let dumped = self.dump(terms, query)?;
+        let start = Instant::now();
+        let outcome = solve(terms, query)?;
+        self.record(&query.name, &outcome, start, dumped);
+        Ok(outcome)
+    }
+
+    /// Like [`Session::solve`] for a check of an incremental solver; the dump
+    /// is its [`Incremental::snapshot`].
+    pub fn check(
+        &mut self,
+        terms: &Terms,
+        solver: &mut Incremental,
+        name: &str,
+    ) -> Result<Outcome, SmtError> {
+        let dumped = match self.dump_dir {
+            Some(_) => self.dump(terms, &solver.snapshot(name))?,
             None => None,
         };
         let start = Instant::now();
-        let outcome = solve(terms, query)?;
+        let outcome = solver.check(terms, name)?;
+        self.record(name, &outcome, start, dumped);
+        Ok(outcome)
+    }
+
+    fn dump(&mut self, terms: &Terms, query: &Query) -> Result<Option<PathBuf>, SmtError> {
+        let Some(dir) = &self.dump_dir else {
+            return Ok(None);
+        };
+        let mut q = query.clone();
+        let mut n = 1;
+        while !self.dumped_names.insert(q.file_name()) {
+            n += 1;
+            q.name = format!("{}.{n}", query.name);
+        }
+        q.dump_smt(terms, dir).map(Some)
+    }
+
+    fn record(&mut self, name: &str, outcome: &Outcome, start: Instant, dumped: Option<PathBuf>) {
         self.log.push(QueryRecord {
-            name: query.name.clone(),
+            name: name.to_string(),
             answer: match outcome {
                 Outcome::Sat(_) => "sat",
                 Outcome::Unsat => "unsat",
@@ -332,6 +432,5 @@ impl Session {
             elapsed: start.elapsed(),
             dumped,
         });
-        Ok(outcome)
     }
 }

@@ -33,7 +33,7 @@ impl<'m> Reader<'m> {
     /// The value of Z3 term `d` of vc sort `sort` in the model.
     pub(crate) fn value(
         &mut self,
-        tr: &mut Translator<'_>,
+        tr: &mut Translator,
         d: &Dynamic,
         sort: &Sort,
     ) -> Result<Value, String> {
@@ -107,7 +107,7 @@ pub(crate) fn parse_bv_literal(s: &str) -> Option<u128> {
 /// The model of the query whose assertions are `roots`, restricted to the
 /// variables and applications occurring in them.
 pub(crate) fn extract(
-    tr: &mut Translator<'_>,
+    tr: &mut Translator,
     zmodel: &z3::Model,
     terms: &Terms,
     roots: &[TermId],
@@ -117,17 +117,17 @@ pub(crate) fn extract(
     for t in terms.reachable(roots) {
         match terms.node(t) {
             Node::Var(v) => {
-                let d = tr.term(t);
+                let d = tr.term(terms, t);
                 let value = reader.value(tr, &d, terms.sort(t))?;
                 model.vars.insert(*v, value);
             }
             Node::App(Op::Apply(f), args) => {
                 let mut key = Vec::with_capacity(args.len());
                 for &a in args.iter() {
-                    let d = tr.term(a);
+                    let d = tr.term(terms, a);
                     key.push(reader.value(tr, &d, terms.sort(a))?);
                 }
-                let d = tr.term(t);
+                let d = tr.term(terms, t);
                 let value = reader.value(tr, &d, terms.sort(t))?;
                 let table: &mut FuncTable = model.funcs.entry(*f).or_default();
                 if let Some(old) = table.entries.insert(key, value.clone()) {

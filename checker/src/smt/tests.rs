@@ -9,7 +9,9 @@ use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use z3::SatResult;
 
 use super::model::parse_bv_literal;
-use super::{solve, unsat_core, CoreOutcome, Outcome, Query, Session, SmtError, UnknownReason};
+use super::{
+    solve, unsat_core, CoreOutcome, Incremental, Outcome, Query, Session, SmtError, UnknownReason,
+};
 use crate::vc::arb::{bool_term, bv_term, Gen, Uf, Vocab, WIDTHS};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Sort, TermId, Terms};
@@ -158,6 +160,60 @@ fn unsat_cores_point_at_conflicting_conditions() {
     ));
 }
 
+/// Assertions accumulate across checks; each check answers what its
+/// standalone snapshot answers, and the session dumps that snapshot.
+#[test]
+fn incremental_checks_accumulate_assertions() {
+    let dir = scratch_dir("incremental");
+    let mut session = Session::new(Some(dir.clone()));
+    let mut t = Terms::new();
+    let x = t.var("x", Sort::BitVec(8));
+    let ten = t.bv_const(8, 10);
+    let twelve = t.bv_const(8, 12);
+    let eleven = t.bv_const(8, 11);
+    let mut inc = Incremental::new(T);
+    let c1 = t.bv_ugt(x, ten);
+    inc.assert(&t, crate::vc::Condition::new(c1, "x > 10"));
+    let o1 = session.check(&t, &mut inc, "inc-1").unwrap();
+    let Outcome::Sat(m1) = &o1 else {
+        panic!("{o1:?}")
+    };
+    assert!(val(&t, m1, x).as_bits().unwrap() > 10);
+    // Terms built after the solver was created are fine (same arena).
+    let c2 = t.bv_ult(x, twelve);
+    inc.assert(&t, crate::vc::Condition::new(c2, "x < 12"));
+    let o2 = session.check(&t, &mut inc, "inc-2").unwrap();
+    let Outcome::Sat(m2) = &o2 else {
+        panic!("{o2:?}")
+    };
+    assert_eq!(val(&t, m2, x), Value::bv(8, 11));
+    let c3 = t.distinct(&[x, eleven]);
+    inc.assert(&t, crate::vc::Condition::new(c3, "x != 11"));
+    assert_eq!(
+        session.check(&t, &mut inc, "inc-3").unwrap(),
+        Outcome::Unsat
+    );
+    assert_eq!(inc.assertions().len(), 3);
+    for (i, want) in [(1, "sat"), (2, "sat"), (3, "unsat")] {
+        let mut snap = inc.snapshot(&format!("inc-{i}"));
+        snap.assertions.truncate(i);
+        assert_eq!(
+            answer(&solve(&t, &snap).unwrap()),
+            if want == "sat" {
+                SatResult::Sat
+            } else {
+                SatResult::Unsat
+            }
+        );
+        let text = std::fs::read_to_string(dir.join(format!("inc-{i}.smt2"))).unwrap();
+        assert_eq!(
+            text.matches("(assert ").count(),
+            i,
+            "dump {i} holds the first {i} assertions"
+        );
+    }
+}
+
 #[test]
 fn parses_z3_bit_vector_numerals() {
     assert_eq!(parse_bv_literal("#x0b"), Some(11));
@@ -237,7 +293,7 @@ fn dump_smt_writes_a_file_named_after_the_query() {
     ));
 }
 
-fn scratch_dir(tag: &str) -> PathBuf {
+pub(crate) fn scratch_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("convcheck-smt-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -245,7 +301,7 @@ fn scratch_dir(tag: &str) -> PathBuf {
 }
 
 /// The `z3` binary, or `None` with a loud SKIP; on CI its absence fails.
-fn z3_binary() -> Option<PathBuf> {
+pub(crate) fn z3_binary() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|p| p.join("z3"))
@@ -261,7 +317,7 @@ fn z3_binary() -> Option<PathBuf> {
     found
 }
 
-fn replay(z3: &Path, file: &Path) -> String {
+pub(crate) fn replay(z3: &Path, file: &Path) -> String {
     let out = Command::new(z3).arg(file).output().expect("z3 runs");
     String::from_utf8_lossy(&out.stdout)
         .lines()

@@ -9,9 +9,11 @@ use z3::{FuncDecl, Sort as ZSort, Symbol};
 
 use crate::vc::{FuncId, Node, Op, Sort, TermId, Terms};
 
-/// Memo of translated terms, sorts and declarations for one arena.
-pub(crate) struct Translator<'t> {
-    terms: &'t Terms,
+/// Memo of translated terms, sorts and declarations for one arena. The
+/// arena may grow between calls (it is append-only, so memoised ids stay
+/// valid) but must always be the same one.
+#[derive(Default)]
+pub(crate) struct Translator {
     done: HashMap<TermId, Dynamic>,
     usorts: HashMap<Arc<str>, ZSort>,
     funcs: HashMap<FuncId, FuncDecl>,
@@ -31,14 +33,9 @@ fn int(d: &Dynamic) -> Int {
     d.as_int().expect(WELL_SORTED)
 }
 
-impl<'t> Translator<'t> {
-    pub(crate) fn new(terms: &'t Terms) -> Translator<'t> {
-        Translator {
-            terms,
-            done: HashMap::new(),
-            usorts: HashMap::new(),
-            funcs: HashMap::new(),
-        }
+impl Translator {
+    pub(crate) fn new() -> Translator {
+        Translator::default()
     }
 
     pub(crate) fn sort(&mut self, s: &Sort) -> ZSort {
@@ -55,11 +52,11 @@ impl<'t> Translator<'t> {
     }
 
     /// Declares `f` in Z3 on first use.
-    fn declare_func(&mut self, f: FuncId) {
+    fn declare_func(&mut self, terms: &Terms, f: FuncId) {
         if self.funcs.contains_key(&f) {
             return;
         }
-        let decl = self.terms.func_decl(f);
+        let decl = terms.func_decl(f);
         let domain: Vec<ZSort> = decl.domain.iter().map(|s| self.sort(s)).collect();
         let refs: Vec<&ZSort> = domain.iter().collect();
         let range = self.sort(&decl.range);
@@ -68,26 +65,25 @@ impl<'t> Translator<'t> {
     }
 
     /// The Z3 term for `t`.
-    pub(crate) fn term(&mut self, t: TermId) -> Dynamic {
+    pub(crate) fn term(&mut self, terms: &Terms, t: TermId) -> Dynamic {
         if let Some(d) = self.done.get(&t) {
             return d.clone();
         }
-        for u in self.terms.reachable(&[t]) {
+        for u in terms.reachable(&[t]) {
             if !self.done.contains_key(&u) {
-                let d = self.node(u);
+                let d = self.node(terms, u);
                 self.done.insert(u, d);
             }
         }
         self.done[&t].clone()
     }
 
-    pub(crate) fn boolean(&mut self, t: TermId) -> Bool {
-        boolean(&self.term(t))
+    pub(crate) fn boolean(&mut self, terms: &Terms, t: TermId) -> Bool {
+        boolean(&self.term(terms, t))
     }
 
     /// Translates one node whose children are all translated already.
-    fn node(&mut self, t: TermId) -> Dynamic {
-        let terms = self.terms;
+    fn node(&mut self, terms: &Terms, t: TermId) -> Dynamic {
         match terms.node(t) {
             Node::BoolConst(b) => Dynamic::from_ast(&Bool::from_bool(*b)),
             Node::BvConst { width, bits } => {
@@ -106,12 +102,12 @@ impl<'t> Translator<'t> {
             }
             Node::App(op, args) => {
                 let a: Vec<Dynamic> = args.iter().map(|x| self.done[x].clone()).collect();
-                self.app(*op, &a)
+                self.app(terms, *op, &a)
             }
         }
     }
 
-    fn app(&mut self, op: Op, a: &[Dynamic]) -> Dynamic {
+    fn app(&mut self, terms: &Terms, op: Op, a: &[Dynamic]) -> Dynamic {
         let bools = || -> Vec<Bool> { a.iter().map(boolean).collect() };
         let ints = || -> Vec<Int> { a.iter().map(int).collect() };
         let bv2 = |f: fn(&BV, &BV) -> BV| Dynamic::from_ast(&f(&bv(&a[0]), &bv(&a[1])));
@@ -156,7 +152,7 @@ impl<'t> Translator<'t> {
             Op::IntLe => d(&int(&a[0]).le(int(&a[1]))),
             Op::IntLt => d(&int(&a[0]).lt(int(&a[1]))),
             Op::Apply(f) => {
-                self.declare_func(f);
+                self.declare_func(terms, f);
                 let refs: Vec<&dyn Ast> = a.iter().map(|x| x as &dyn Ast).collect();
                 self.funcs[&f].apply(&refs)
             }
