@@ -64,15 +64,27 @@ impl Translator {
         self.funcs.insert(f, d);
     }
 
-    /// The Z3 term for `t`.
+    /// The Z3 term for `t`. Only the part of its DAG not translated before is
+    /// visited, so asserting many instances that share structure (CEGIS
+    /// witnesses) costs only their new nodes.
     pub(crate) fn term(&mut self, terms: &Terms, t: TermId) -> Dynamic {
-        if let Some(d) = self.done.get(&t) {
-            return d.clone();
-        }
-        for u in terms.reachable(&[t]) {
-            if !self.done.contains_key(&u) {
+        let mut stack = vec![(t, false)];
+        while let Some((u, children_done)) = stack.pop() {
+            if self.done.contains_key(&u) {
+                continue;
+            }
+            if children_done {
                 let d = self.node(terms, u);
                 self.done.insert(u, d);
+                continue;
+            }
+            stack.push((u, true));
+            if let Node::App(_, args) = terms.node(u) {
+                stack.extend(
+                    args.iter()
+                        .filter(|a| !self.done.contains_key(a))
+                        .map(|&a| (a, false)),
+                );
             }
         }
         self.done[&t].clone()

@@ -357,3 +357,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Substituting a term `s` for a variable `v` means evaluating with `v`
+    /// set to the value of `s`: eval(t[v := s], m) = eval(t, m[v := eval(s, m)]).
+    #[test]
+    fn substitution_is_evaluation_under_an_updated_assignment(seed in proptest::prelude::any::<u64>()) {
+        let mut t = Terms::new();
+        let v = Vocab::new(&mut t);
+        let mut g = Gen::new(seed);
+        let phi = bool_term(&mut t, &v, &mut g, Uf::No, 4);
+        let m = v.assignment(&t, &mut g);
+        let (w, target) = v.bvs[g.below(v.bvs.len() as u64) as usize];
+        let s = super::arb::bv_term(&mut t, &v, &mut g, Uf::No, w, 3);
+        let var = t.as_var(target).unwrap();
+        let mut map = HashMap::new();
+        map.insert(var, s);
+        let substituted = t.substitute(phi, &map);
+        let (Ok(sv), Ok(direct)) = (m.eval(&t, s), m.eval(&t, substituted)) else {
+            // Integer overflow in i128 only.
+            return Ok(());
+        };
+        let mut m2 = m.clone();
+        m2.vars.insert(var, sv);
+        prop_assert_eq!(m2.eval(&t, phi), Ok(direct));
+    }
+}
