@@ -139,6 +139,8 @@ pub enum ProblemError {
     NoLiterals(String, Sort),
     #[error("uninterpreted function {0}: its quantifier would be ambiguous")]
     Function(String),
+    #[error("term {0} in the exists/forall lists is not a variable")]
+    NotAVariable(String),
 }
 
 /// `exists x. (side(x) and forall y. phi(x, y))` over Bool, bit-vector and
@@ -184,16 +186,16 @@ impl SmtExistsForall {
         timeout: Duration,
         session: Session,
     ) -> Result<SmtExistsForall, ProblemError> {
-        let as_vars = |ts: &[TermId]| -> Vec<VarId> {
+        let as_vars = |ts: &[TermId]| -> Result<Vec<VarId>, ProblemError> {
             ts.iter()
-                .map(|&t| terms.as_var(t).expect("exists/forall lists hold variables"))
+                .map(|&t| {
+                    terms
+                        .as_var(t)
+                        .ok_or_else(|| ProblemError::NotAVariable(terms.display(t).to_string()))
+                })
                 .collect()
         };
-        let (exists, forall) = (as_vars(exists), as_vars(forall));
-        let (vars, funcs) = terms.symbols_of(&[phi]);
-        if let Some(&f) = funcs.first() {
-            return Err(ProblemError::Function(terms.func_decl(f).name.clone()));
-        }
+        let (exists, forall) = (as_vars(exists)?, as_vars(forall)?);
         for v in exists.iter().chain(&forall) {
             let d = terms.var_decl(*v);
             if matches!(d.sort, Sort::Uninterpreted(_)) {
@@ -203,12 +205,8 @@ impl SmtExistsForall {
                 return Err(ProblemError::BothSides(d.name.clone()));
             }
         }
-        if let Some(v) = vars
-            .iter()
-            .find(|v| !exists.contains(v) && !forall.contains(v))
-        {
-            return Err(ProblemError::FreeVariable(terms.var_decl(*v).name.clone()));
-        }
+        let both: Vec<VarId> = exists.iter().chain(&forall).copied().collect();
+        only_over(&terms, phi, &both)?;
         Ok(SmtExistsForall {
             terms,
             exists,
@@ -222,10 +220,12 @@ impl SmtExistsForall {
         })
     }
 
-    /// Adds a constraint on the existential variables only.
-    pub fn with_side(mut self, side: Condition) -> SmtExistsForall {
+    /// Adds a constraint on the existential variables (only: a universal
+    /// or free variable in it is an error).
+    pub fn with_side(mut self, side: Condition) -> Result<SmtExistsForall, ProblemError> {
+        only_over(&self.terms, side.term, &self.exists)?;
         self.proposer.assert(&self.terms, side);
-        self
+        Ok(self)
     }
 
     /// The witnesses blocked so far.
@@ -258,6 +258,18 @@ impl SmtExistsForall {
             })
             .collect();
         self.terms.substitute(self.phi, &map)
+    }
+}
+
+/// `t` mentions no function and no variable outside `allowed`.
+fn only_over(terms: &Terms, t: TermId, allowed: &[VarId]) -> Result<(), ProblemError> {
+    let (vars, funcs) = terms.symbols_of(&[t]);
+    if let Some(&f) = funcs.first() {
+        return Err(ProblemError::Function(terms.func_decl(f).name.clone()));
+    }
+    match vars.iter().find(|v| !allowed.contains(v)) {
+        Some(v) => Err(ProblemError::FreeVariable(terms.var_decl(*v).name.clone())),
+        None => Ok(()),
     }
 }
 

@@ -199,7 +199,8 @@ fn solver_timeout_ends_the_run_as_unknown() {
         Session::new(None),
     )
     .unwrap()
-    .with_side(Condition::new(side, "factor"));
+    .with_side(Condition::new(side, "factor"))
+    .unwrap();
     let r = run(&mut p, "hard", 10).unwrap();
     assert_eq!(
         r.outcome,
@@ -225,6 +226,21 @@ fn malformed_problems_are_rejected() {
     assert_eq!(
         SmtExistsForall::new(t.clone(), &[x, z], &[z], phi, "", T, s()).err(),
         Some(ProblemError::BothSides("z".into()))
+    );
+    let xy = t.bv_ult(x, y);
+    assert_eq!(
+        SmtExistsForall::new(t.clone(), &[x], &[y], phi, "", T, s()).err(),
+        Some(ProblemError::FreeVariable("z".into()))
+    );
+    let sum = t.bv_add(x, y);
+    assert!(matches!(
+        SmtExistsForall::new(t.clone(), &[sum], &[y], xy, "", T, s()).err(),
+        Some(ProblemError::NotAVariable(_))
+    ));
+    let ok = SmtExistsForall::new(t.clone(), &[x], &[y], xy, "", T, s()).unwrap();
+    assert_eq!(
+        ok.with_side(Condition::new(xy, "mentions y")).err(),
+        Some(ProblemError::FreeVariable("y".into()))
     );
     let f = t.func("f", &[Sort::BitVec(4)], Sort::Bool);
     let fx = t.apply(f, &[x]);
