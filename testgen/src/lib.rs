@@ -7,11 +7,14 @@
 //!   reducibility, natural loops, closed walks avoiding a block).
 //! - [`tokens`]: convergence-token programs (arbitrary and likely-valid)
 //!   over generated CFGs, and batched `opt` verdicts per program.
+//! - [`inputs`]: thread counts, per-thread argument values and launch
+//!   groups for interpreter tests (random and exhaustive).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
 
 pub mod cfg;
 pub mod graph;
+pub mod inputs;
 pub mod oracle;
 pub mod tokens;
 
