@@ -103,7 +103,7 @@ fn batched_verdicts_match_single_runs() {
     let Some(opt) = opt_or_skip("batched_verdicts_match_single_runs") else {
         return;
     };
-    let progs = sample(&arb_token_module(8), 80, 13);
+    let progs = sample(&arb_token_module(8), 50, 13);
     let batched = verify_each(&opt, &progs);
     let mut rejected = 0;
     for (p, b) in progs.iter().zip(&batched) {
