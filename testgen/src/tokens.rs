@@ -27,7 +27,7 @@ use proptest::collection::vec;
 use proptest::prelude::{any, prop_oneof, Just, Strategy};
 use proptest::sample::Index;
 
-use crate::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, GenCfg};
+use crate::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, CondSource, GenCfg};
 use crate::graph::{cycle_through_avoiding, natural_loops, reverse_postorder, DomSets};
 use crate::oracle::verify_ll;
 
@@ -197,13 +197,34 @@ impl TokenProgram {
 
     /// The function with `prefix` on every token and op value name.
     pub fn to_function_ll_prefixed(&self, name: &str, prefix: &str) -> String {
+        self.render(name, prefix, CondSource::Args)
+    }
+
+    /// The function named `name` with branch conditions from `conds`.
+    pub fn to_function_ll_with_conds(&self, name: &str, conds: CondSource) -> String {
+        self.render(name, "", conds)
+    }
+
+    fn render(&self, name: &str, prefix: &str, conds: CondSource) -> String {
         let attrs = if self.convergent { "convergent" } else { "" };
-        self.cfg.to_ll_with(name, attrs, &|b| {
+        self.cfg.to_ll_full(name, attrs, conds, &|b| {
             self.insts
                 .get(b)
                 .map(|is| is.iter().map(|i| i.to_ll_prefixed(prefix)).collect())
                 .unwrap_or_default()
         })
+    }
+
+    /// A complete module whose branch conditions are read from the thread's
+    /// input stream (see [`CondSource::Stream`]), for interpreter tests that
+    /// need loops to iterate.
+    pub fn to_ll_stream_conds(&self) -> String {
+        format!(
+            "{}{}\n{}",
+            Self::declarations_ll(),
+            CondSource::DECLARATIONS,
+            self.render(KERNEL_NAME, "", CondSource::Stream)
+        )
     }
 
     /// The declarations every token module needs.
