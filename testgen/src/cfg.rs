@@ -331,14 +331,14 @@ fn raw_edge() -> impl Strategy<Value = RawEdge> {
 }
 
 /// Picks a forward target after block `i` for a first successor slot: about
-/// half of the time the first later block that has no predecessor yet (so
-/// most blocks end up reachable and chains form: sequences, loop bodies),
-/// else uniformly among the later blocks.
+/// three times in four the first later block that no reachable block
+/// targets yet (so most blocks end up reachable and chains form: sequences,
+/// loop bodies), else uniformly among the later blocks.
 fn pick_forward(idx: &Index, i: usize, n: usize, has_pred: &[bool]) -> usize {
     let fwd = n - i - 1;
-    let r = idx.index(2 * fwd);
+    let r = idx.index(4 * fwd);
     match (i + 1..n).find(|&b| !has_pred[b]) {
-        Some(b) if r < fwd => b,
+        Some(b) if r < 3 * fwd => b,
         _ => i + 1 + r % fwd,
     }
 }
@@ -404,9 +404,11 @@ fn build_reducible(raw: &[RawShape], num_i1: usize, num_i32: usize) -> GenCfg {
             .collect();
         let dom = DomSets::new(&partial);
         let mut has_pred = vec![false; n];
-        for ss in &partial {
-            for &t in ss {
-                has_pred[t] = true;
+        for (j, ss) in partial.iter().enumerate() {
+            if dom.is_reachable(j) {
+                for &t in ss {
+                    has_pred[t] = true;
+                }
             }
         }
         let back_targets: Vec<usize> = if dom.is_reachable(i) {
