@@ -40,6 +40,13 @@ proptest! {
         prop_assert!(is_reducible(&g.succs()), "{}", g.to_ll("f"));
     }
 
+    /// The smallest size the irreducible strategy accepts still delivers.
+    #[test]
+    fn irreducible_strategy_works_at_three_blocks(g in arb_irreducible_cfg(3)) {
+        prop_assert_eq!(g.blocks.len(), 3);
+        prop_assert!(!is_reducible(&g.succs()));
+    }
+
     #[test]
     fn irreducible_strategy_is_irreducible(g in arb_irreducible_cfg(10)) {
         prop_assert_eq!(g.validate(), Ok(()));
