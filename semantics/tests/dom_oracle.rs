@@ -1,5 +1,5 @@
 //! Dominator and post-dominator trees: the fast algorithm
-//! (Cooper-Harvey-Kennedy) against the simple iterative data-flow oracle
+//! (semi-NCA) against the simple iterative data-flow oracle
 //! (STYLE 13), on generated CFGs with unreachable blocks, infinite loops,
 //! irreducible regions and (for this test only) edges back to the entry.
 

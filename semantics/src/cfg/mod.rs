@@ -80,3 +80,4 @@ pub mod hierarchies;
 
 pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
 pub use dom::DomTree;
+pub use hierarchies::{all_hierarchies_checked, Hierarchies};
