@@ -10,6 +10,7 @@
 
 pub mod cfg;
 pub mod graph;
+pub mod modules;
 pub mod oracle;
 
 use proptest::strategy::{Strategy, ValueTree};
