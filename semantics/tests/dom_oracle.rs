@@ -59,8 +59,8 @@ proptest! {
         let simple = DomTree::dominators_simple(&cfg);
         prop_assert_eq!(&fast, &simple);
         let reach = reachable(&cfg);
-        for b in 0..cfg.len() {
-            prop_assert_eq!(fast.is_in_tree(BlockId(b)), reach[b]);
+        for (b, &r) in reach.iter().enumerate() {
+            prop_assert_eq!(fast.is_in_tree(BlockId(b)), r);
         }
         for a in 0..cfg.len() {
             for b in 0..cfg.len() {

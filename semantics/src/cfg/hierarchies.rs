@@ -53,11 +53,17 @@
 //! running [`CycleInfo::compute`] on the CFG with the witness successor
 //! orders, so it carries LLVM's block and child orders for that DFS.
 //!
-//! Cost: the candidate tree is small unless the CFG has many irreducible
-//! regions with many entries (its size is the product of their entry
-//! counts); the witness search only branches at blocks whose subtree reaches
-//! a constrained block. Checked against brute force over all successor
-//! permutations in `tests/cycle_hierarchies.rs`.
+//! Cost: a CFG whose cycles all have one entry has exactly one hierarchy
+//! and returns at once. Otherwise the candidate tree is walked lazily (its
+//! size is the product of the entry counts of the irreducible regions, so
+//! only as many combinations as needed for `limit` are examined), and each
+//! witness search is about quadratic in the blocks that reach a constrained
+//! cycle (one reachability query per DFS step), branching only at blocks
+//! whose subtree reaches a constrained cycle. Search bounds
+//! (`MAX_COMBINATIONS`, `SEARCH_BUDGET`) make the worst case finite; hitting
+//! one is reported by [`all_hierarchies_checked`] (`complete: false`), never
+//! silently. Checked against brute force over all successor permutations in
+//! `tests/cycle_hierarchies.rs`; timed in `tests/cycles_scale.rs`.
 
 use super::cycles::CycleInfo;
 use super::Cfg;
