@@ -7,7 +7,7 @@
 //! |-------------------------------------------|-------------------|------------------|
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
-//! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
+//! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
