@@ -1,0 +1,380 @@
+//! Builds the IR of a generated uniformity program (testgen's `UFunc`)
+//! directly, so the differential test does not depend on the parser, and
+//! runs `opt-22` on batches of them.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use semantics::ir::{
+    Attr, BinOp, Block, BlockId, Call, CallArg, Const, Function, ICmpPred, Inst, InstKind, Module,
+    Name, Operand, Param, Span, TermKind, Terminator, Type, TypedOperand, ValueDef, ValueId,
+    ValueInfo,
+};
+use testgen::uniformity::{UFunc, UInst, UOp, UTerm};
+
+fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
+    Function {
+        name: name.into(),
+        is_definition: false,
+        linkage: vec![],
+        cconv: None,
+        ret_attrs: vec![],
+        ret_ty: ret,
+        params: params
+            .into_iter()
+            .map(|ty| Param {
+                ty,
+                attrs: vec![],
+                value: None,
+                decl_name: None,
+            })
+            .collect(),
+        varargs: false,
+        unnamed_addr: None,
+        fn_attrs: vec![],
+        trailer: vec![],
+        blocks: vec![],
+        values: vec![],
+        span: Span::default(),
+    }
+}
+
+/// The two intrinsic declarations generated programs call.
+pub fn declarations() -> Vec<Function> {
+    vec![
+        decl("llvm.amdgcn.workitem.id.x", Type::Int(32), vec![]),
+        decl(
+            "llvm.amdgcn.readfirstlane.i32",
+            Type::Int(32),
+            vec![Type::Int(32)],
+        ),
+    ]
+}
+
+fn call(name: &str, args: Vec<Operand>) -> InstKind {
+    InstKind::Call(Call {
+        tail: None,
+        flags: vec![],
+        cconv: None,
+        ret_attrs: vec![],
+        ty: Type::Int(32),
+        callee: Operand::Const(Const::Global(name.into())),
+        args: args
+            .into_iter()
+            .map(|value| CallArg {
+                ty: Type::Int(32),
+                attrs: vec![],
+                value,
+            })
+            .collect(),
+        fn_attrs: vec![],
+        bundles: vec![],
+    })
+}
+
+/// The IR of `u`, as the parser would build it from `u.to_llvm()`.
+pub fn build(u: &UFunc) -> Function {
+    let nargs = u.inreg.len();
+    let mut values: Vec<ValueInfo> = Vec::new();
+    let mut params = Vec::new();
+    for (i, &r) in u.inreg.iter().enumerate() {
+        values.push(ValueInfo {
+            name: Name::Named(format!("a{i}")),
+            ty: Type::Int(32),
+            def: ValueDef::Arg(i),
+        });
+        params.push(Param {
+            ty: Type::Int(32),
+            attrs: if r {
+                vec![Attr::Word("inreg".into())]
+            } else {
+                vec![]
+            },
+            value: Some(ValueId(i)),
+            decl_name: None,
+        });
+    }
+    values.push(ValueInfo {
+        name: Name::Named("out".into()),
+        ty: Type::Ptr(1),
+        def: ValueDef::Arg(nargs),
+    });
+    params.push(Param {
+        ty: Type::Ptr(1),
+        attrs: vec![],
+        value: Some(ValueId(nargs)),
+        decl_name: None,
+    });
+    // Results in textual order.
+    let mut map: HashMap<usize, ValueId> = HashMap::new();
+    for (bi, b) in u.blocks.iter().enumerate() {
+        for (ii, i) in b.insts.iter().enumerate() {
+            let (dst, ty) = match i {
+                UInst::Tid { dst }
+                | UInst::Add { dst, .. }
+                | UInst::ReadFirstLane { dst, .. }
+                | UInst::Phi { dst, .. } => (*dst, Type::Int(32)),
+                UInst::Cmp { dst, .. } => (*dst, Type::Int(1)),
+                UInst::Store { .. } => continue,
+            };
+            map.insert(dst, ValueId(values.len()));
+            values.push(ValueInfo {
+                name: Name::Named(format!("v{dst}")),
+                ty,
+                def: ValueDef::Inst {
+                    block: BlockId(bi),
+                    index: ii,
+                },
+            });
+        }
+    }
+    let op = |o: &UOp| -> Operand {
+        match o {
+            UOp::Arg(i) => Operand::Local(ValueId(*i)),
+            UOp::Val(v) => Operand::Local(map[v]),
+            UOp::Const(c) => Operand::Const(Const::Int {
+                value: *c as i128,
+                bool_syntax: false,
+            }),
+        }
+    };
+    let i32o = |o: &UOp| TypedOperand {
+        ty: Type::Int(32),
+        value: op(o),
+    };
+    let blocks = u
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| {
+            let insts = b
+                .insts
+                .iter()
+                .map(|i| {
+                    let (result, kind) = match i {
+                        UInst::Tid { dst } => {
+                            (Some(map[dst]), call("llvm.amdgcn.workitem.id.x", vec![]))
+                        }
+                        UInst::Add { dst, a, b } => (
+                            Some(map[dst]),
+                            InstKind::Binary {
+                                op: BinOp::Add,
+                                flags: vec![],
+                                ty: Type::Int(32),
+                                lhs: op(a),
+                                rhs: op(b),
+                            },
+                        ),
+                        UInst::ReadFirstLane { dst, a } => (
+                            Some(map[dst]),
+                            call("llvm.amdgcn.readfirstlane.i32", vec![op(a)]),
+                        ),
+                        UInst::Phi { dst, incoming } => (
+                            Some(map[dst]),
+                            InstKind::Phi {
+                                flags: vec![],
+                                ty: Type::Int(32),
+                                incoming: incoming
+                                    .iter()
+                                    .map(|(o, p)| (op(o), BlockId(*p)))
+                                    .collect(),
+                            },
+                        ),
+                        UInst::Cmp { dst, a, b } => (
+                            Some(map[dst]),
+                            InstKind::ICmp {
+                                samesign: false,
+                                pred: ICmpPred::Slt,
+                                ty: Type::Int(32),
+                                lhs: op(a),
+                                rhs: op(b),
+                            },
+                        ),
+                        UInst::Store { v } => (
+                            None,
+                            InstKind::Store {
+                                volatile: false,
+                                value: i32o(v),
+                                ptr: TypedOperand {
+                                    ty: Type::Ptr(1),
+                                    value: Operand::Local(ValueId(nargs)),
+                                },
+                                atomic: None,
+                                align: Some(4),
+                            },
+                        ),
+                    };
+                    Inst {
+                        result,
+                        kind,
+                        span: Span::default(),
+                    }
+                })
+                .collect();
+            let kind = match &b.term {
+                UTerm::Br(t) => TermKind::Br(BlockId(*t)),
+                UTerm::CondBr { cond, t, f } => TermKind::CondBr {
+                    cond: Operand::Local(map[cond]),
+                    on_true: BlockId(*t),
+                    on_false: BlockId(*f),
+                },
+                UTerm::Ret => TermKind::Ret(None),
+            };
+            Block {
+                name: Name::Named(format!("b{bi}")),
+                explicit_label: true,
+                insts,
+                term: Terminator {
+                    kind,
+                    span: Span::default(),
+                },
+                span: Span::default(),
+            }
+        })
+        .collect();
+    Function {
+        name: u.name.clone(),
+        is_definition: true,
+        linkage: vec![],
+        cconv: if u.kernel {
+            Some("amdgpu_kernel".into())
+        } else {
+            None
+        },
+        ret_attrs: vec![],
+        ret_ty: Type::Void,
+        params,
+        varargs: false,
+        unnamed_addr: None,
+        fn_attrs: vec![],
+        trailer: vec![],
+        blocks,
+        values,
+        span: Span::default(),
+    }
+}
+
+/// A module holding `funcs` and the declarations they need.
+pub fn module_of(funcs: &[UFunc]) -> (Module, String) {
+    let mut m = Module::default();
+    let mut text = String::new();
+    for u in funcs {
+        m.functions.push(build(u));
+        text.push_str(&u.to_llvm());
+        text.push('\n');
+    }
+    m.functions.extend(declarations());
+    text.push_str(testgen::uniformity::DECLARATIONS);
+    (m, text)
+}
+
+/// `opt-22`, or `None` (the caller prints a loud SKIP).
+pub fn find_opt() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CONVCHECK_OPT") {
+        return Some(PathBuf::from(p));
+    }
+    let p = PathBuf::from("/usr/bin/opt-22");
+    p.exists().then_some(p)
+}
+
+/// Runs `print<uniformity>` on IR text; returns stderr.
+pub fn run_opt(opt: &PathBuf, text: &str, tag: &str) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("convcheck-unif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join(format!("{tag}.ll"));
+    std::fs::write(&file, text).map_err(|e| e.to_string())?;
+    let out = Command::new(opt)
+        .args([
+            "-mtriple=amdgcn--",
+            "-passes=print<uniformity>",
+            "-disable-output",
+        ])
+        .arg(&file)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&file);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Splits opt's output into per-function sections, keyed by name.
+pub fn split_sections(out: &str) -> Vec<(String, String)> {
+    let mut res: Vec<(String, String)> = Vec::new();
+    for line in out.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("UniformityInfo for function '") {
+            let name = rest.trim_end().trim_end_matches("':").to_string();
+            res.push((name, String::new()));
+        }
+        if let Some(last) = res.last_mut() {
+            last.1.push_str(line);
+        }
+    }
+    res
+}
+
+/// Puts the parts of a section whose order LLVM does not fix in a
+/// canonical order: the divergent arguments (a pointer-keyed `DenseSet`,
+/// printed in hash order that changes between runs), the cycle lists and
+/// the temporal divergence entries (discovery order depends on that hash
+/// order through the worklist).
+pub fn normalize(section: &str) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = section.split_inclusive('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let is_list_head = l == "DIVERGENT ARGUMENTS:\n"
+            || l == "CYCLES ASSUMED DIVERGENT:\n"
+            || l == "CYCLES WITH DIVERGENT EXIT:\n";
+        if is_list_head {
+            out.push_str(l);
+            i += 1;
+            let mut items = Vec::new();
+            while i < lines.len() && lines[i].starts_with("  ") {
+                items.push(lines[i]);
+                i += 1;
+            }
+            items.sort();
+            items.iter().for_each(|x| out.push_str(x));
+            continue;
+        }
+        if l == "TEMPORAL DIVERGENCE LIST:\n" {
+            out.push_str(l);
+            i += 1;
+            let mut entries = Vec::new();
+            while i + 3 < lines.len() && lines[i].starts_with("Value         :") {
+                entries.push(lines[i..i + 4].concat());
+                i += 4;
+            }
+            entries.sort();
+            entries.iter().for_each(|x| out.push_str(x));
+            continue;
+        }
+        out.push_str(l);
+        i += 1;
+    }
+    out
+}
+
+/// The per-instruction verdicts of a section: (block, position, divergent).
+pub fn verdicts(section: &str) -> Vec<(String, usize, bool)> {
+    let mut res = Vec::new();
+    let mut block = String::new();
+    let mut k = 0;
+    for l in section.lines() {
+        if let Some(b) = l.strip_prefix("BLOCK ") {
+            block = b.to_string();
+            k = 0;
+        } else if l.starts_with("  DIVERGENT: ") || l.starts_with("             ") {
+            if block.is_empty() {
+                continue;
+            }
+            res.push((block.clone(), k, l.starts_with("  DIVERGENT: ")));
+            k += 1;
+        }
+    }
+    res
+}
