@@ -378,3 +378,129 @@ pub fn verdicts(section: &str) -> Vec<(String, usize, bool)> {
     }
     res
 }
+
+/// The header of a section (everything before the first `BLOCK`), parsed.
+#[derive(Debug, Default)]
+pub struct Header {
+    pub args: Vec<String>,
+    pub assumed: Vec<String>,
+    pub exits: Vec<String>,
+    /// (value, user, cycle)
+    pub temporal: Vec<(String, String, String)>,
+}
+
+/// Splits a section into its parsed header and the block part (exact text).
+pub fn parse_section(section: &str) -> (Header, String) {
+    let mut h = Header::default();
+    let (head, blocks) = match section.find("\nBLOCK ") {
+        Some(i) => (&section[..i], &section[i..]),
+        None => (section, ""),
+    };
+    let lines: Vec<&str> = head.lines().collect();
+    let mut cur: Option<&str> = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        match l {
+            "DIVERGENT ARGUMENTS:"
+            | "CYCLES ASSUMED DIVERGENT:"
+            | "CYCLES WITH DIVERGENT EXIT:"
+            | "TEMPORAL DIVERGENCE LIST:" => cur = Some(l),
+            _ if l.starts_with("Value         :") && i + 2 < lines.len() => {
+                h.temporal.push((
+                    l.to_string(),
+                    lines[i + 1].to_string(),
+                    lines[i + 2]
+                        .trim_start_matches("Outside cycle :")
+                        .to_string(),
+                ));
+                i += 3;
+                continue;
+            }
+            _ if l.starts_with("  ") => match cur {
+                Some("DIVERGENT ARGUMENTS:") => h.args.push(l.trim().to_string()),
+                Some("CYCLES ASSUMED DIVERGENT:") => h.assumed.push(l.trim().to_string()),
+                Some("CYCLES WITH DIVERGENT EXIT:") => h.exits.push(l.trim().to_string()),
+                _ => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    (h, blocks.to_string())
+}
+
+/// The blocks of a printed cycle `depth=D: entries(A B) C D`.
+fn cycle_blocks(c: &str) -> std::collections::BTreeSet<String> {
+    let rest = c.split_once(": ").map_or(c, |x| x.1);
+    rest.replace("entries(", "")
+        .replace(')', "")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+fn contains(outer: &str, inner: &str) -> bool {
+    cycle_blocks(outer).is_superset(&cycle_blocks(inner))
+}
+
+fn sorted<T: Ord + Clone>(v: &[T]) -> Vec<T> {
+    let mut v = v.to_vec();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Whether two headers agree on everything LLVM determines:
+/// - the divergent arguments and the cycles with a divergent exit, as sets
+///   (LLVM prints them in an order that varies between runs);
+/// - the maximal cycles assumed divergent (inner ones are listed or not
+///   depending on the order the worklist met them);
+/// - the temporal divergence entries of every cycle that is not inside a
+///   cycle assumed divergent (entries of those are recorded or not
+///   depending on that order).
+///
+/// Returns the first disagreement.
+pub fn headers_agree(a: &Header, b: &Header) -> Result<(), String> {
+    if sorted(&a.args) != sorted(&b.args) {
+        return Err(format!("divergent arguments {:?} vs {:?}", a.args, b.args));
+    }
+    if sorted(&a.exits) != sorted(&b.exits) {
+        return Err(format!(
+            "divergent-exit cycles {:?} vs {:?}",
+            a.exits, b.exits
+        ));
+    }
+    let maximal = |v: &[String]| -> Vec<String> {
+        sorted(
+            &v.iter()
+                .filter(|c| !v.iter().any(|d| d != *c && contains(d, c)))
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+    };
+    if maximal(&a.assumed) != maximal(&b.assumed) {
+        return Err(format!(
+            "assumed-divergent cycles {:?} vs {:?}",
+            a.assumed, b.assumed
+        ));
+    }
+    let assumed = maximal(&a.assumed);
+    let determined = |h: &Header| -> Vec<(String, String, String)> {
+        sorted(
+            &h.temporal
+                .iter()
+                .filter(|t| !assumed.iter().any(|c| contains(c, &t.2)))
+                .cloned()
+                .collect::<Vec<_>>(),
+        )
+    };
+    if determined(a) != determined(b) {
+        return Err(format!(
+            "temporal divergence {:?} vs {:?}",
+            determined(a),
+            determined(b)
+        ));
+    }
+    Ok(())
+}
