@@ -7,9 +7,9 @@
 //! LLVM 22 itself leaves to hash order (see `ugen::headers_agree` and
 //! proofs/FINDINGS.md, "print<uniformity> is not deterministic").
 
-mod common;
+mod unif_support;
 
-use common::ugen;
+use unif_support::ugen;
 use semantics::cfg::Cfg;
 use semantics::uniformity;
 use semantics::uniformity::cfg_facts;
