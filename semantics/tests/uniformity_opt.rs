@@ -9,11 +9,10 @@
 
 mod unif_support;
 
-use unif_support::ugen;
-use semantics::cfg::Cfg;
+use semantics::cfg::{Cfg, CycleInfo};
 use semantics::uniformity;
-use semantics::uniformity::cfg_facts;
 use testgen::uniformity::gen_function;
+use unif_support::ugen;
 
 const FUNCTIONS: usize = 2400;
 const BATCH: usize = 250;
@@ -68,7 +67,7 @@ fn generated_functions_match_opt() {
             let f = module
                 .function(name)
                 .expect("analysed functions are in the module");
-            let ci = cfg_facts::llvm_cycles(&Cfg::from_function(f));
+            let ci = CycleInfo::compute(&Cfg::from_function(f));
             cov.irreducible += usize::from(ci.cycles.iter().any(|c| !c.is_reducible()));
             cov.reducible_loop += usize::from(ci.cycles.iter().any(|c| c.is_reducible()));
             cov.divergent_exit += usize::from(!our.cycles_with_divergent_exit.is_empty());

@@ -24,7 +24,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::cfg::Cfg;
+use crate::cfg::{Cfg, CycleInfo, DomTree};
 use crate::ir::{Attr, Function, Module};
 use analysis::{Analysis, InstRef};
 
@@ -98,8 +98,8 @@ fn has_branch_divergence(m: &Module, f: &Function) -> bool {
 /// Runs the analysis on one defined function of `m`.
 pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
     let cfg = Cfg::from_function(f);
-    let dt = cfg_facts::dominators(&cfg);
-    let ci = cfg_facts::llvm_cycles(&cfg);
+    let dt = DomTree::dominators(&cfg);
+    let ci = CycleInfo::compute(&cfg);
     let computed = has_branch_divergence(m, f);
     let mut a = Analysis::new(m, f, &cfg, &dt, &ci);
     if computed {
