@@ -31,10 +31,7 @@ struct Coverage {
 
 #[test]
 fn generated_functions_match_opt() {
-    let Some(opt) = ugen::find_opt() else {
-        eprintln!(
-            "SKIP: opt-22 not found (set CONVCHECK_OPT); uniformity differential test not run"
-        );
+    let Some(opt) = testgen::oracle::opt_or_skip("generated_functions_match_opt") else {
         return;
     };
     let mut verdict_mismatch = Vec::new();
@@ -53,7 +50,7 @@ fn generated_functions_match_opt() {
             })
             .collect();
         let (module, text) = ugen::module_of(&funcs);
-        let out = match ugen::run_opt(&opt, &text, &format!("batch{batch}")) {
+        let out = match ugen::run_opt(&opt, &text) {
             Ok(o) => o,
             Err(e) => panic!("opt rejected generated batch {batch}: {e}\n{text}"),
         };

@@ -92,7 +92,7 @@ impl<'a> Analysis<'a> {
                 let r = InstRef { block: b, index: i };
                 if sources::is_source_of_divergence(module, inst) {
                     a.mark_divergent(r);
-                } else if sources::is_always_uniform(func, inst) {
+                } else if sources::is_always_uniform(module, func, inst) {
                     a.uniform_override[b.0][i] = true;
                 }
             }

@@ -91,13 +91,9 @@ pub fn ty(t: &Type) -> String {
             }
         }
         Type::Named(n) => format!("%{}", quote_name(n)),
-        Type::TypedPtr { pointee, addrspace } => {
-            if *addrspace == 0 {
-                format!("{}*", ty(pointee))
-            } else {
-                format!("{} addrspace({addrspace})*", ty(pointee))
-            }
-        }
+        // LLVM 22 reads typed pointers as opaque ones.
+        Type::TypedPtr { addrspace: 0, .. } => "ptr".into(),
+        Type::TypedPtr { addrspace, .. } => format!("ptr addrspace({addrspace})"),
         Type::Func {
             ret,
             params,

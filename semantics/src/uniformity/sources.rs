@@ -34,7 +34,6 @@ const SOURCES_OF_DIVERGENCE: &[&str] = &[
     "mbcnt.lo",
     "atomic.inc",
     "atomic.dec",
-    "global.atomic.csub",
     "global.atomic.fmin.num",
     "global.atomic.fmax.num",
     "global.atomic.ordered.add.b64",
@@ -110,8 +109,6 @@ const ALWAYS_UNIFORM: &[&str] = &[
     "ballot",
     "if.break",
     "s.getpc",
-    "cs.chain",
-    "waterfall.readfirstlane",
 ];
 
 /// Every base name the two tables and the overload matcher must tell apart
@@ -253,14 +250,20 @@ fn read_register_is_divergent(call: &Call) -> bool {
 }
 
 /// Rule U-SOURCE, always-uniform side (`TTI::isAlwaysUniform`): the
-/// always-uniform intrinsics, and `extractvalue ..., 1` of
+/// always-uniform intrinsics, calls marked `nodivergencesource` (as LLVM 22
+/// observably treats them), and `extractvalue ..., 1` of
 /// `llvm.amdgcn.if` / `llvm.amdgcn.else` (the uniform mask half of a
 /// struct that is divergent as a whole).
-pub fn is_always_uniform(f: &Function, inst: &Inst) -> bool {
+pub fn is_always_uniform(m: &Module, f: &Function, inst: &Inst) -> bool {
     match &inst.kind {
-        InstKind::Call(call) => call
-            .callee_name()
-            .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(n)),
+        InstKind::Call(call) => {
+            // LLVM 22 treats a `nodivergencesource` call as uniform whatever
+            // its arguments (proofs/FINDINGS.md: an approximation).
+            call_has_fn_attr(m, call, "nodivergencesource")
+                || call
+                    .callee_name()
+                    .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(n))
+        }
         InstKind::ExtractValue { agg, indices } => {
             let Some(v) = agg.value.as_local() else {
                 return false;

@@ -3,8 +3,6 @@
 //! runs `opt-22` on batches of them.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::process::Command;
 
 use semantics::ir::{
     Attr, BinOp, Block, BlockId, Call, CallArg, Const, Function, ICmpPred, Inst, InstKind, Module,
@@ -269,35 +267,23 @@ pub fn module_of(funcs: &[UFunc]) -> (Module, String) {
     (m, text)
 }
 
-/// `opt-22`, or `None` (the caller prints a loud SKIP).
-pub fn find_opt() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CONVCHECK_OPT") {
-        return Some(PathBuf::from(p));
-    }
-    let p = PathBuf::from("/usr/bin/opt-22");
-    p.exists().then_some(p)
-}
-
-/// Runs `print<uniformity>` on IR text; returns stderr.
-pub fn run_opt(opt: &PathBuf, text: &str, tag: &str) -> Result<String, String> {
-    let dir = std::env::temp_dir().join(format!("convcheck-unif-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file = dir.join(format!("{tag}.ll"));
-    std::fs::write(&file, text).map_err(|e| e.to_string())?;
-    let out = Command::new(opt)
-        .args([
+/// Runs `print<uniformity>` for `-mtriple=amdgcn--` on IR text; returns
+/// opt's stderr (where the printer writes) or its error.
+pub fn run_opt(opt: &std::path::Path, text: &str) -> Result<String, String> {
+    let out = testgen::oracle::run_opt(
+        opt,
+        &[
             "-mtriple=amdgcn--",
             "-passes=print<uniformity>",
             "-disable-output",
-        ])
-        .arg(&file)
-        .output()
-        .map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_file(&file);
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        ],
+        text,
+    );
+    if out.success() {
+        Ok(out.stderr)
+    } else {
+        Err(out.stderr)
     }
-    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// Splits opt's output into per-function sections, keyed by name.
