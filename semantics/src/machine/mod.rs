@@ -27,6 +27,7 @@ pub mod chooser;
 pub mod dmax;
 pub mod launch;
 pub mod program;
+pub mod query;
 pub mod render;
 pub mod sched;
 pub mod state;

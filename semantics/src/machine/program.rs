@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::cfg::{all_hierarchies, Cfg, CycleInfo};
+use crate::cfg::{Cfg, CycleInfo};
 use crate::ir::{Attr, BlockId, Call, Const, Function, InstKind, Module, Operand};
 
 use super::state::Loc;
@@ -357,7 +357,7 @@ fn direct_callees(module: &Module, f: &Function) -> Vec<usize> {
 fn func_info(f: &Function) -> FuncInfo {
     let cfg = Cfg::from_function(f);
     let n = cfg.len();
-    let hierarchies = all_hierarchies(&cfg, HIERARCHY_LIMIT);
+    let hierarchies = hierarchies(&cfg, HIERARCHY_LIMIT);
     let mut headers = Vec::new();
     let mut is_header = Vec::new();
     for h in &hierarchies {
@@ -395,4 +395,91 @@ fn func_info(f: &Function) -> FuncInfo {
         is_header,
         reach,
     }
+}
+
+/// Every cycle hierarchy of `cfg` (D-HIER), LLVM's first, at most `limit`.
+///
+/// A hierarchy is what GenericCycleInfo computes for one DFS order; the
+/// DFS visits successors in list order, so running [`CycleInfo::compute`]
+/// on every permutation of the successor lists yields every hierarchy.
+/// Reducible CFGs have exactly one hierarchy, so the enumeration runs only
+/// when LLVM's hierarchy has an irreducible cycle, and tries at most
+/// [`PERMUTATION_LIMIT`] orders. (`cfg::all_hierarchies` is the shared API
+/// for this; this local enumeration keeps the interpreter independent of
+/// its progress and serves as a cross-check for it.)
+pub fn hierarchies(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
+    let llvm = CycleInfo::compute(cfg);
+    let mut out = vec![llvm.clone()];
+    if llvm.cycles.iter().all(|c| c.is_reducible()) {
+        return out;
+    }
+    let shape = |h: &CycleInfo| {
+        let mut v: Vec<(BlockId, Vec<BlockId>)> = h
+            .cycles
+            .iter()
+            .map(|c| {
+                let mut b = c.blocks.clone();
+                b.sort();
+                (c.header(), b)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut seen = vec![shape(&llvm)];
+    let branching: Vec<usize> = (0..cfg.len()).filter(|b| cfg.succs[*b].len() > 1).collect();
+    let mut tried = 0usize;
+    // Odometer over the permutations of each branching block's successors.
+    let mut perm_index = vec![0usize; branching.len()];
+    loop {
+        let mut c = cfg.clone();
+        for (k, b) in branching.iter().enumerate() {
+            c.succs[*b] = nth_permutation(&cfg.succs[*b], perm_index[k]);
+        }
+        let h = CycleInfo::compute(&c);
+        let sh = shape(&h);
+        if !seen.contains(&sh) {
+            seen.push(sh);
+            out.push(h);
+            if out.len() >= limit {
+                break;
+            }
+        }
+        tried += 1;
+        if tried >= PERMUTATION_LIMIT {
+            break;
+        }
+        let mut k = 0;
+        loop {
+            if k == branching.len() {
+                return out;
+            }
+            perm_index[k] += 1;
+            if perm_index[k] < factorial(cfg.succs[branching[k]].len()) {
+                break;
+            }
+            perm_index[k] = 0;
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Most DFS orders tried when enumerating hierarchies.
+pub const PERMUTATION_LIMIT: usize = 4096;
+
+fn factorial(n: usize) -> usize {
+    (1..=n).product::<usize>().max(1)
+}
+
+fn nth_permutation<T: Clone>(items: &[T], mut n: usize) -> Vec<T> {
+    let mut pool: Vec<T> = items.to_vec();
+    let mut out = Vec::with_capacity(items.len());
+    while !pool.is_empty() {
+        let f = factorial(pool.len() - 1);
+        let i = (n / f).min(pool.len() - 1);
+        n %= f;
+        out.push(pool.remove(i));
+    }
+    out
 }

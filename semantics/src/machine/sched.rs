@@ -40,7 +40,7 @@ enum Candidate {
         members: Vec<usize>,
     },
     /// Threads waiting at an anchor in mode `all`; a nonempty subset fires.
-    Anchor { loc: Loc, members: Vec<usize> },
+    Anchor { members: Vec<usize> },
 }
 
 /// Runs the launched machine to the end of one execution.
@@ -101,7 +101,7 @@ fn candidates(m: &Machine) -> Vec<Candidate> {
     out.extend(
         anchors
             .into_iter()
-            .map(|(loc, members)| Candidate::Anchor { loc, members }),
+            .map(|(_, members)| Candidate::Anchor { members }),
     );
     out
 }
