@@ -201,3 +201,79 @@ pub fn literal_classes(prog: &Program, exec: &Execution) -> Option<Vec<Vec<Visit
     out.sort();
     Some(out)
 }
+
+/// Convergence-before (CU "Convergence") between two block visits of an
+/// execution, from the converged-with relation the machine produced: a
+/// path of at least one program-order edge in the graph of classes.
+pub fn convergence_before(exec: &Execution, a: VisitRef, b: VisitRef) -> bool {
+    let mut class_of: HashMap<VisitRef, usize> = HashMap::new();
+    for (i, c) in exec.visit_classes().iter().enumerate() {
+        for v in c {
+            class_of.insert(*v, i);
+        }
+    }
+    let mut succ: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (t, th) in exec.threads.iter().enumerate() {
+        for p in 1..th.trace.len() {
+            succ.entry(class_of[&(t, p - 1)])
+                .or_default()
+                .push(class_of[&(t, p)]);
+        }
+    }
+    let (Some(ca), Some(cb)) = (class_of.get(&a), class_of.get(&b)) else {
+        return false;
+    };
+    let mut seen = HashSet::new();
+    let mut stack: Vec<usize> = succ.get(ca).cloned().unwrap_or_default();
+    while let Some(x) = stack.pop() {
+        if x == *cb {
+            return true;
+        }
+        if seen.insert(x) {
+            stack.extend(succ.get(&x).into_iter().flatten().copied());
+        }
+    }
+    false
+}
+
+/// D-HIER: the blocks whose converged-with relation differs between cycle
+/// hierarchies, comparing executions with the same inputs and paths. A
+/// block not listed is m-converged (its relation is the same in every
+/// hierarchy) as far as the explored executions show.
+pub fn not_m_converged(
+    ex: &super::launch::Exploration,
+) -> std::collections::BTreeSet<(usize, crate::ir::BlockId)> {
+    use std::collections::BTreeSet;
+    type Rel = BTreeSet<(usize, crate::ir::BlockId, VisitRef, VisitRef)>;
+    let mut by_paths: HashMap<String, Vec<Rel>> = HashMap::new();
+    for b in &ex.behaviours {
+        let e = &b.execution;
+        let paths: Vec<Vec<(usize, crate::ir::BlockId)>> = e
+            .threads
+            .iter()
+            .map(|t| t.trace.iter().map(|v| (v.func, v.block)).collect())
+            .collect();
+        let sig = format!("{:?}{paths:?}", e.inputs);
+        let mut rel = Rel::new();
+        for c in e.visit_classes() {
+            for x in &c {
+                for y in &c {
+                    if x < y {
+                        let v = &e.threads[x.0].trace[x.1];
+                        rel.insert((v.func, v.block, *x, *y));
+                    }
+                }
+            }
+        }
+        by_paths.entry(sig).or_default().push(rel);
+    }
+    let mut out = BTreeSet::new();
+    for rels in by_paths.values() {
+        for r in rels.iter().skip(1) {
+            for d in r.symmetric_difference(&rels[0]) {
+                out.insert((d.0, d.1));
+            }
+        }
+    }
+    out
+}

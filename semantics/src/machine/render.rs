@@ -7,9 +7,9 @@
 //! program-order path of classes leading to it (so the columns are a
 //! linear extension of convergence-before, D-ORDER). Instance numbering
 //! follows the document's habit: the visits of a block are numbered 1, 2,
-//! ... in column order, threads top to bottom within a column; the entry
-//! block and returning blocks are written without a number (as `Entry`
-//! and `Exit` are in the document's tables).
+//! ... in column order, threads top to bottom within a column; blocks
+//! visited once, the entry block and returning blocks are written without
+//! a number (as `P`, `T`, `Entry` and `Exit` are in the document's tables).
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -86,6 +86,12 @@ pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String
     }
     order.sort();
     let mut counter: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
+    let mut total: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
+    for th in &exec.threads {
+        for v in &th.trace {
+            *total.entry((v.func, v.block)).or_insert(0) += 1;
+        }
+    }
     let mut out: Vec<Vec<String>> = exec
         .threads
         .iter()
@@ -95,7 +101,9 @@ pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String
         let v = &exec.threads[t].trace[p];
         let f = &module.functions[v.func];
         let base = block_label(module, kernel, v.func, v.block);
-        let plain = v.block.0 == 0 || matches!(f.block(v.block).term.kind, TermKind::Ret(_));
+        let plain = v.block.0 == 0
+            || matches!(f.block(v.block).term.kind, TermKind::Ret(_))
+            || total[&(v.func, v.block)] == 1;
         out[t][p] = if plain {
             base
         } else {
