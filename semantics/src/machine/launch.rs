@@ -340,6 +340,7 @@ fn launch(
             loop_counts: IMap::new(),
             used_keys: ISet::new(),
             seq: 0,
+            resume: None,
         };
         let mut cx = Ctx {
             prog,

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::chooser::Chooser;
 use super::program::{classify, CalleeKind, Program, Reduce};
-use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Status, ThreadEnd};
+use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Resume, Status, ThreadEnd};
 use super::step::{run_thread, Ctx, Stop};
 use super::value::{mask, signed, Val};
 use super::{Options, RunError, ShuffleOob};
@@ -139,9 +139,23 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
     match c {
         Candidate::Key { key, loc, members } => {
             m.fired.insert(*key);
-            let results = op_results(prog, opts, chooser, m, *loc, members);
+            let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
+            let needs_set = match &inst.kind {
+                crate::ir::InstKind::Call(c) => {
+                    classify(prog.module, c).needs_set() && c.ty != crate::ir::Type::Void
+                }
+                _ => false,
+            };
+            let results: Vec<Result<Option<Val>, String>> = if needs_set {
+                op_results(prog, opts, chooser, m, *loc, members)
+                    .into_iter()
+                    .map(|r| r.map(Some))
+                    .collect()
+            } else {
+                vec![Ok(None); members.len()]
+            };
             for (t, r) in members.iter().zip(results) {
-                resume(prog, m, *t, r);
+                resume(m, *t, *key, r);
             }
         }
         Candidate::Anchor { members, .. } => {
@@ -166,30 +180,27 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
                     }
                     th.used_keys.insert(k);
                 }
-                resume(prog, m, t, Ok(Val::Token(k)));
+                resume(m, t, k, Ok(None));
             }
         }
     }
 }
 
-/// Sets the pending call's result and lets the thread run on, or ends it
-/// with UB.
-fn resume(prog: &Program, m: &mut Machine, t: usize, r: Result<Val, String>) {
+/// Lets a member of a fired set complete its call (it re-executes the
+/// call with [`super::state::ThreadState::resume`] set), or ends it with UB.
+fn resume(m: &mut Machine, t: usize, key: KeyId, r: Result<Option<Val>, String>) {
     let th = &mut m.threads[t];
     let Status::Waiting(Pending { loc, event, .. }) = th.status.clone() else {
         return;
     };
     match r {
-        Ok(v) => {
-            if let Some(e) = th.events.get_mut(event) {
-                e.result = Some(v);
-            }
-            let res = prog.func(loc.func).block(loc.block).insts[loc.index].result;
-            let fr = th.frames.back_mut().expect("a waiting thread has a frame");
-            if let Some(res) = res {
-                fr.values.insert(res, v);
-            }
-            fr.index += 1;
+        Ok(value) => {
+            th.resume = Some(Resume {
+                loc,
+                key,
+                event,
+                value,
+            });
             th.status = Status::Running;
         }
         Err(why) => th.status = Status::Done(ThreadEnd::Ub { loc, why }),

@@ -142,6 +142,18 @@ pub struct Pending {
     pub event: usize,
 }
 
+/// A fired convergent call the thread is about to complete.
+#[derive(Clone, Debug)]
+pub struct Resume {
+    pub loc: Loc,
+    /// The instance key (for an anchor in mode `all`, the chosen identity).
+    pub key: KeyId,
+    /// Index of the call's event.
+    pub event: usize,
+    /// The result over the communicating set (C-OPS), if the operation has one.
+    pub value: Option<Val>,
+}
+
 #[derive(Clone, Debug)]
 pub enum Status {
     /// Executing instructions.
@@ -206,6 +218,8 @@ pub struct ThreadState {
     pub used_keys: HashSet<KeyId>,
     /// Thread-local counter ordering header visits (D-MAX-ITER).
     pub seq: u64,
+    /// Set by the scheduler when this thread's set fired (M-OPER).
+    pub resume: Option<Resume>,
 }
 
 /// The whole machine.

@@ -509,6 +509,13 @@ fn token_of(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, call: &Call) -> R
     }
 }
 
+/// A call. Every convergent call is a scheduling point (M-OPER): the
+/// thread computes the instance key, records the event and waits; the
+/// scheduler fires the whole communicating set at once, so the order in
+/// which sets fire is a linear extension of convergence-before (D-ORDER
+/// holds by construction) and a thread arriving at a fired instance is
+/// detected (the schedule is pruned). After the set fired, the thread
+/// re-executes the call with [`ThreadState::resume`] set and completes it.
 fn exec_call(
     m: &mut Machine,
     th: &mut ThreadState,
@@ -527,96 +534,69 @@ fn exec_call(
         });
     }
     let convergent = is_convergent_call(module, call);
-    let token = token_of(m, th, cx, loc, call)?;
     let ret_ty = match &call.ty {
         Type::Func { ret, .. } => (**ret).clone(),
         t => t.clone(),
     };
-    // The instance key: D-CTRL for controlled calls, D-MAX-ITER otherwise.
-    let key = match token {
-        Some(t) => m.keys.intern(KeyNode::Inst {
-            loc,
-            parent: t,
-            n: 0,
-        }),
-        None => max_key(m, th, loc),
-    };
     let name = call.callee_name().unwrap_or("<indirect>").to_string();
-    let value = match kind {
-        CalleeKind::Entry => {
-            // D-ENTRY-LAUNCH for the kernel's own frame, D-ENTRY-CALL inside
-            // a callee (its context is the call-site instance key).
-            let parent = if th.frames.len() == 1 {
-                match cx.opts.environment {
-                    Environment::OpenCl => m.keys.intern(KeyNode::Group(th.group)),
-                    Environment::Cxx => m.keys.intern(KeyNode::Thread(th.tid)),
+    let resumed = th.resume.take().filter(|r| r.loc == loc);
+    let (key, set_value) = match resumed {
+        Some(r) => {
+            if let Some(e) = th.events.get_mut(r.event) {
+                e.result = Some(match (&kind, r.value) {
+                    (_, Some(v)) => v,
+                    (CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor, None) => {
+                        Val::Token(r.key)
+                    }
+                    _ => Val::Void,
+                });
+            }
+            (r.key, r.value)
+        }
+        None => {
+            let key = instance_key(m, th, cx, loc, call, &kind)?;
+            if convergent
+                || matches!(
+                    kind,
+                    CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor
+                )
+            {
+                let anchor_all = kind == CalleeKind::Anchor && cx.opts.anchor == AnchorMode::All;
+                if !anchor_all && m.fired.contains(&key) {
+                    th.status = Status::Killed;
+                    return Ok(Flow::Paused);
                 }
-            } else {
-                th.frames.back().expect("frame").ctx
-            };
-            let k = m.keys.intern(KeyNode::Inst { loc, parent, n: 0 });
-            record_event(th, loc, &name, k, args, Some(Val::Token(k)))?;
-            Val::Token(k)
-        }
-        CalleeKind::Loop => {
-            // D-LOOP: converged iff tokens come from converged instances and
-            // this is the n-th execution with that token value.
-            let Some(t) = token else {
-                return Err(Stop::Error(RunError::IllFormed {
-                    rule: "S-LOOP-BUNDLE",
-                    at: loc_text(cx.prog, loc),
-                    message: "loop intrinsic without a convergencectrl bundle".into(),
-                }));
-            };
-            let n = th.loop_counts.get(&(loc, t)).copied().unwrap_or(0);
-            th.loop_counts.insert((loc, t), n + 1);
-            let k = m.keys.intern(KeyNode::Inst { loc, parent: t, n });
-            record_event(th, loc, &name, k, args, Some(Val::Token(k)))?;
-            Val::Token(k)
-        }
-        CalleeKind::Anchor if cx.opts.anchor == AnchorMode::Maximal => {
-            let k = max_key(m, th, loc);
-            record_event(th, loc, &name, k, args, Some(Val::Token(k)))?;
-            Val::Token(k)
-        }
-        CalleeKind::Anchor => {
-            // D-ANCHOR `all`: the scheduler chooses the set and the identity.
-            let event = th.events.len();
-            th.events.push_back(CallEvent {
-                loc,
-                callee: name,
-                pos: th.trace.len() - 1,
-                key,
-                args: args.clone(),
-                result: None,
-            });
-            th.status = Status::Waiting(Pending {
-                loc,
-                key: None,
-                args,
-                event,
-            });
-            return Ok(Flow::Paused);
-        }
-        k if k.needs_set() && ret_ty != Type::Void => {
-            if m.fired.contains(&key) {
-                th.status = Status::Killed;
+                let event = th.events.len();
+                if anchor_all {
+                    // D-ANCHOR `all`: the scheduler chooses set and identity.
+                    th.events.push_back(CallEvent {
+                        loc,
+                        callee: name,
+                        pos: th.trace.len() - 1,
+                        key,
+                        args: args.clone(),
+                        result: None,
+                    });
+                } else {
+                    record_event(th, loc, &name, key, args.clone(), None)?;
+                }
+                th.status = Status::Waiting(Pending {
+                    loc,
+                    key: (!anchor_all).then_some(key),
+                    args,
+                    event,
+                });
                 return Ok(Flow::Paused);
             }
-            let event = th.events.len();
-            record_event(th, loc, &name, key, args.clone(), None)?;
-            th.status = Status::Waiting(Pending {
-                loc,
-                key: Some(key),
-                args,
-                event,
-            });
-            return Ok(Flow::Paused);
+            (key, None)
+        }
+    };
+    let value = match kind {
+        CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor => Val::Token(key),
+        k if k.needs_set() && ret_ty != Type::Void => {
+            set_value.expect("M-OPER: a fired set gives every member a result")
         }
         CalleeKind::Defined(g) => {
-            if convergent {
-                record_event(th, loc, &name, key, args.clone(), None)?;
-            }
             let callee = cx.prog.func(g);
             let mut values = im::HashMap::new();
             for (p, a) in callee.params.iter().zip(args) {
@@ -625,14 +605,15 @@ fn exec_call(
                 }
             }
             th.frames.back_mut().expect("frame").index += 1;
-            let ctx = key;
+            // D-ENTRY-CALL / D-MAX in a callee: the context is the key of
+            // the call-site instance.
             th.frames.push_back(Frame {
                 func: g,
                 block: crate::ir::BlockId(0),
                 index: 0,
                 values,
-                ctx,
-                block_key: ctx,
+                ctx: key,
+                block_key: key,
                 last_header: im::HashMap::new(),
                 ret_to: res,
             });
@@ -656,25 +637,73 @@ fn exec_call(
         }
         CalleeKind::PureIntrinsic(which) => pure_intrinsic(cx, loc, &which, &args)?,
         CalleeKind::Ignored => Val::Void,
-        CalleeKind::UnknownConvergent | CalleeKind::UnknownStream | _ => {
-            // P-INPUT input stream; a convergent call of unknown effect and
-            // void type is observed with its set (R-OBS).
-            if convergent {
-                record_event(th, loc, &name, key, args.clone(), Some(Val::Void))?;
-            }
+        _ if convergent => Val::Void,
+        _ => {
+            // P-INPUT: the thread's input stream; the call is observable.
             let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
-            if !convergent {
-                th.observations.push_back(Observation::Call {
-                    callee: name,
-                    args,
-                    result: v,
-                });
-            }
+            th.observations.push_back(Observation::Call {
+                callee: name,
+                args,
+                result: v,
+            });
             v
         }
     };
     set(th, res, value);
     Ok(Flow::Next)
+}
+
+/// The key of this call's dynamic instance, by rule.
+fn instance_key(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    call: &Call,
+    kind: &CalleeKind,
+) -> R<KeyId> {
+    let token = token_of(m, th, cx, loc, call)?;
+    Ok(match kind {
+        // D-ENTRY-LAUNCH for the kernel's own frame, D-ENTRY-CALL inside a
+        // callee (its context is the call-site instance key).
+        CalleeKind::Entry => {
+            let parent = if th.frames.len() == 1 {
+                match cx.opts.environment {
+                    Environment::OpenCl => m.keys.intern(KeyNode::Group(th.group)),
+                    Environment::Cxx => m.keys.intern(KeyNode::Thread(th.tid)),
+                }
+            } else {
+                th.frames.back().expect("frame").ctx
+            };
+            m.keys.intern(KeyNode::Inst { loc, parent, n: 0 })
+        }
+        // D-LOOP: converged iff the tokens come from converged instances and
+        // this is the n-th execution with that token value.
+        CalleeKind::Loop => {
+            let Some(t) = token else {
+                return Err(Stop::Error(RunError::IllFormed {
+                    rule: "S-LOOP-BUNDLE",
+                    at: loc_text(cx.prog, loc),
+                    message: "loop intrinsic without a convergencectrl bundle".into(),
+                }));
+            };
+            let n = th.loop_counts.get(&(loc, t)).copied().unwrap_or(0);
+            th.loop_counts.insert((loc, t), n + 1);
+            m.keys.intern(KeyNode::Inst { loc, parent: t, n })
+        }
+        // D-ANCHOR `maximal`: the maximally converged threads (D-MAX-ITER);
+        // in mode `all` this key is a placeholder the scheduler replaces.
+        CalleeKind::Anchor => max_key(m, th, loc),
+        // D-CTRL for controlled calls, D-MAX-ITER for the others.
+        _ => match token {
+            Some(t) => m.keys.intern(KeyNode::Inst {
+                loc,
+                parent: t,
+                n: 0,
+            }),
+            None => max_key(m, th, loc),
+        },
+    })
 }
 
 fn pure_intrinsic(cx: &Ctx, loc: Loc, which: &str, args: &[Val]) -> R<Val> {
