@@ -123,10 +123,10 @@ fn cl25_convergence_order() {
     assert_eq!((ex.explored, ex.behaviours.len()), (1, 1));
     let e = &ex.behaviours[0].execution;
     let expected = lit("
-   | 0     | 1 | 2  | 3    | 4  | 5 | 6    |
-t0 | Entry |   |    |      | S1 | T | Exit |
-t1 | Entry |   | Q1 | R    | S2 |   | Exit |
-t2 | Entry | P | Q2 | Done |    |   |      |
+   | 0     | 1 | 2  | 3 | 4    | 5  | 6 | 7    |
+t0 | Entry |   |    |   |      | S1 | T | Exit |
+t1 | Entry |   | Q1 | R |      | S2 |   | Exit |
+t2 | Entry | P | Q2 |   | Done |    |   |      |
 ");
     assert_eq!(render::table(&m, &ex.kernel, e), expected);
     assert!(holds(&m, e, "t1%Q ~ t2%Q && t0%S ~ t1%S"));

@@ -127,7 +127,11 @@ fn mc02_sample_compares_executions_with_cycles() {
                 continue;
             }
             let classes = e.visit_classes();
-            assert_eq!(literal_classes(&prog, e).expect("one function"), classes, "MC-02 on\n{text}");
+            assert_eq!(
+                literal_classes(&prog, e).expect("one function"),
+                classes,
+                "MC-02 on\n{text}"
+            );
             compared += 1;
             // A block visited by both threads but in different classes.
             let split = classes.iter().any(|c| {
@@ -146,7 +150,10 @@ fn mc02_sample_compares_executions_with_cycles() {
     }
     eprintln!("MC-02 sample: compared {compared}, split {with_split}");
     assert!(compared > 100, "compared {compared}");
-    assert!(with_split > 30, "executions with non-converged visits: {with_split}");
+    assert!(
+        with_split > 30,
+        "executions with non-converged visits: {with_split}"
+    );
 }
 
 /// The rewriting helper keeps the program's shape: same blocks, every

@@ -2,10 +2,9 @@
 //! the per-thread tables of ConvergenceAndUniformity (R-CEX layout), the
 //! exploration counts (R-BOUND), and JSON.
 //!
-//! Table layout: one row per thread; converged block visits (one D-CW
-//! class) share a column; a class's column is the length of the longest
-//! program-order path of classes leading to it (so the columns are a
-//! linear extension of convergence-before, D-ORDER). Instance numbering
+//! Table layout: one row per thread; the visits of one converged-with
+//! class (D-CW) share a column and no other visit is in it; columns follow
+//! a linear extension of convergence-before (D-ORDER), see [`columns`]. Instance numbering
 //! follows the document's habit: the visits of a block are numbered 1, 2,
 //! ... in column order, threads top to bottom within a column; blocks
 //! visited once, the entry block and returning blocks are written without
@@ -22,7 +21,11 @@ use super::launch::{Execution, Exploration, VisitRef};
 use super::state::{Observation, ThreadEnd};
 use super::Outcome;
 
-/// The column of every visit: `columns[t][p]`.
+/// The column of every visit: `columns[t][p]`. Each converged-with class
+/// gets its own column, so that a column never holds visits that are not
+/// converged; classes are ordered by the length of the longest
+/// program-order path of classes leading to them (a linear extension of
+/// convergence-before), ties broken by their first member.
 pub fn columns(exec: &Execution) -> Vec<Vec<usize>> {
     let classes = exec.visit_classes();
     let mut class_of: HashMap<VisitRef, usize> = HashMap::new();
@@ -32,36 +35,49 @@ pub fn columns(exec: &Execution) -> Vec<Vec<usize>> {
         }
     }
     let n = classes.len();
-    let mut col = vec![0usize; n];
+    let mut level = vec![0usize; n];
+    let positions = || -> Vec<Vec<usize>> {
+        exec.threads
+            .iter()
+            .map(|th| (0..th.trace.len()).collect())
+            .collect()
+    };
     // Longest path by relaxation; at most n rounds on an acyclic graph.
+    let mut settled = false;
     for _ in 0..=n {
         let mut changed = false;
         for (t, th) in exec.threads.iter().enumerate() {
             for p in 1..th.trace.len() {
                 let (a, b) = (class_of[&(t, p - 1)], class_of[&(t, p)]);
-                if col[b] < col[a] + 1 {
-                    col[b] = col[a] + 1;
+                if level[b] < level[a] + 1 {
+                    level[b] = level[a] + 1;
                     changed = true;
                 }
             }
         }
         if !changed {
-            return exec
-                .threads
-                .iter()
-                .enumerate()
-                .map(|(t, th)| {
-                    (0..th.trace.len())
-                        .map(|p| col[class_of[&(t, p)]])
-                        .collect()
-                })
-                .collect();
+            settled = true;
+            break;
         }
     }
-    // A cycle (D-ORDER violated, reported separately): positions as columns.
+    if !settled {
+        // A cycle (D-ORDER violated, reported separately): positions.
+        return positions();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|c| (level[*c], classes[*c][0]));
+    let mut col = vec![0usize; n];
+    for (rank, c) in order.into_iter().enumerate() {
+        col[c] = rank;
+    }
     exec.threads
         .iter()
-        .map(|th| (0..th.trace.len()).collect())
+        .enumerate()
+        .map(|(t, th)| {
+            (0..th.trace.len())
+                .map(|p| col[class_of[&(t, p)]])
+                .collect()
+        })
         .collect()
 }
 

@@ -562,6 +562,11 @@ fn exec_call(
                 )
             {
                 let anchor_all = kind == CalleeKind::Anchor && cx.opts.anchor == AnchorMode::All;
+                // D-INST first: a thread meeting its own fired instance again
+                // is a contradiction of the rules, not an impossible schedule.
+                if !anchor_all && th.used_keys.contains(&key) {
+                    record_event(th, loc, &name, key, args.clone(), None)?;
+                }
                 if !anchor_all && m.fired.contains(&key) {
                     th.status = Status::Killed;
                     return Ok(Flow::Paused);
