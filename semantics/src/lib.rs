@@ -9,12 +9,14 @@
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
 //! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
+//! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
 
 pub mod cfg;
 pub mod ir;
+pub mod machine;
 pub mod parse;
 pub mod uniformity;
 
