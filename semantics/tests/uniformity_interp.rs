@@ -1,5 +1,7 @@
-//! MC-05: the uniformity analysis is sound against the reference
-//! interpreter. For generated programs (testgen::uniformity) and launches
+//! MC-05 and MC-06: the uniformity analysis against the reference
+//! interpreter.
+//!
+//! MC-05: the analysis is sound. For generated programs (testgen::uniformity) and launches
 //! (uniform values for kernel and `inreg` arguments, distinct per-thread
 //! values for the others), every value the analysis calls uniform (rule
 //! U-DEF) is equal in every pair of converged instances (D-CW: block visits
@@ -12,15 +14,21 @@
 //! observable (P-INPUT, R-OBS) and change no value, so the k-th
 //! observations of a visit of block B are the values of B's k-th
 //! definition in that visit. Stores are dropped (they define nothing).
+//!
+//! MC-06: blocks the analysis treats as m-converged (every block outside
+//! the cycles it reports as assumed divergent, rule U-MCONV) have the same
+//! converged-with relation in every cycle hierarchy the interpreter
+//! enumerates (D-HIER, `machine::dmax::not_m_converged`).
 
 mod unif_support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 use semantics::cfg::{Cfg, CycleInfo, DomTree};
 use semantics::ir::Module;
+use semantics::machine::dmax::not_m_converged;
 use semantics::machine::state::Observation;
 use semantics::machine::{explore, ArgValues, ChooserMode, Options, Outcome, Val};
 use semantics::parse_module;
@@ -106,6 +114,23 @@ fn instrumented(u: &UFunc) -> (String, Vec<Vec<(usize, bool)>>) {
     (s, observed)
 }
 
+/// The blocks inside a cycle the analysis assumes divergent (U-MCONV).
+fn not_m_converged_by_analysis(u: &UFunc) -> BTreeSet<usize> {
+    let mut m = Module::default();
+    m.functions.push(ugen::build(u));
+    m.functions.extend(ugen::declarations());
+    let f = &m.functions[0];
+    let cfg = Cfg::from_function(f);
+    let dt = DomTree::dominators(&cfg);
+    let ci = CycleInfo::compute(&cfg);
+    let mut a = Analysis::new(&m, f, &cfg, &dt, &ci);
+    a.run();
+    a.assumed_divergent
+        .iter()
+        .flat_map(|c| ci.cycles[c.0].blocks.iter().map(|b| b.0))
+        .collect()
+}
+
 /// The analysis verdict of each value id of `u` (true: divergent).
 fn verdicts(u: &UFunc) -> BTreeMap<usize, bool> {
     let mut m = Module::default();
@@ -145,11 +170,9 @@ struct Checked {
     divergent_unequal: usize,
 }
 
-/// MC-05 on one program; `Err` describes a violation.
-fn check(u: &UFunc, threads: u32) -> Result<Checked, String> {
-    let (text, observed) = instrumented(u);
-    let module = parse_module("mc05.ll", &text).map_err(|e| format!("parse: {e}\n{text}"))?;
-    let div = verdicts(u);
+/// The launch: uniform values for kernel and `inreg` arguments, distinct
+/// per-thread values for the others.
+fn launch(u: &UFunc, threads: u32) -> Options {
     let mut args = BTreeMap::new();
     for (i, &r) in u.inreg.iter().enumerate() {
         let v = if u.kernel || r {
@@ -163,14 +186,22 @@ fn check(u: &UFunc, threads: u32) -> Result<Checked, String> {
         };
         args.insert(format!("a{i}"), v);
     }
-    let opts = Options {
+    Options {
         threads,
         max_steps: 60,
         max_executions: 300,
         args,
         chooser: ChooserMode::Exhaustive,
         ..Options::default()
-    };
+    }
+}
+
+/// MC-05 on one program; `Err` describes a violation.
+fn check(u: &UFunc, threads: u32) -> Result<Checked, String> {
+    let (text, observed) = instrumented(u);
+    let module = parse_module("mc05.ll", &text).map_err(|e| format!("parse: {e}\n{text}"))?;
+    let div = verdicts(u);
+    let opts = launch(u, threads);
     let ex = explore(&module, &opts).map_err(|e| format!("explore: {e:?}\n{text}"))?;
     let mut c = Checked::default();
     for b in &ex.behaviours {
@@ -217,6 +248,28 @@ fn check(u: &UFunc, threads: u32) -> Result<Checked, String> {
     Ok(c)
 }
 
+/// MC-06 on one program: returns (hierarchies explored, blocks whose
+/// relation differs between hierarchies); `Err` on a violation.
+fn check_mconv(u: &UFunc, threads: u32) -> Result<(usize, usize), String> {
+    let (text, _) = instrumented(u);
+    let module = parse_module("mc06.ll", &text).map_err(|e| format!("parse: {e}\n{text}"))?;
+    let ex = explore(&module, &launch(u, threads)).map_err(|e| format!("explore: {e:?}"))?;
+    let claimed = not_m_converged_by_analysis(u);
+    let observed = not_m_converged(&ex);
+    for (_, b) in &observed {
+        if !claimed.contains(&b.0) {
+            return Err(format!(
+                "MC-06: block b{} is m-converged by the analysis (no assumed-divergent \
+                 cycle contains it) but its converged-with relation differs between \
+                 cycle hierarchies\n{text}",
+                b.0
+            ));
+        }
+    }
+    let hierarchies = ex.hierarchies.iter().map(|h| h.1).max().unwrap_or(1);
+    Ok((hierarchies, observed.len()))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -252,4 +305,38 @@ fn mc05_sample_compares_many_converged_pairs() {
     assert!(total.executions >= 300, "{total:?}");
     assert!(total.uniform_pairs >= 900, "{total:?}");
     assert!(total.divergent_unequal >= 300, "{total:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// MC-06 (rules U-MCONV, D-HIER) on random generated programs.
+    #[test]
+    fn mc06_m_converged_blocks_agree_across_hierarchies(
+        u in testgen::uniformity::arb_function(),
+        three in proptest::bool::ANY,
+    ) {
+        let r = check_mconv(&u, if three { 3 } else { 2 });
+        prop_assert!(r.is_ok(), "{}", r.err().unwrap_or_default());
+    }
+}
+
+/// MC-06 is not vacuous: the sample has programs with several hierarchies
+/// and blocks whose relation does differ between them (all inside cycles
+/// the analysis assumes divergent).
+#[test]
+fn mc06_sample_has_hierarchy_dependent_blocks() {
+    let (mut multi, mut differing) = (0, 0);
+    for id in 0..600u64 {
+        let u = gen_function(0x5EED ^ id.wrapping_mul(0x9E37), "k");
+        match check_mconv(&u, 2) {
+            Ok((h, d)) => {
+                multi += usize::from(h > 1);
+                differing += d;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    eprintln!("MC-06 sample: {multi} programs with several hierarchies, {differing} hierarchy-dependent blocks");
+    assert!(multi >= 20 && differing >= 5, "{multi} {differing}");
 }
