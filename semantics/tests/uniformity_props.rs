@@ -46,8 +46,8 @@ proptest! {
             prop_assert_eq!(mpo.reducible_header[c.header().0], c.is_reducible());
         }
         // Edges between blocks with no common cycle go to earlier indices.
-        for u in 0..cfg.len() {
-            if !reach[u] {
+        for (u, &reached) in reach.iter().enumerate() {
+            if !reached {
                 continue;
             }
             for v in &cfg.succs[u] {

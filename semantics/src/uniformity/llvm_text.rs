@@ -241,10 +241,7 @@ fn type_store_size(t: &Type) -> u64 {
         Type::Half | Type::BFloat => 2,
         Type::Float => 4,
         Type::Double => 8,
-        Type::Ptr(a) => match a {
-            2 | 3 | 5 | 6 => 4,
-            _ => 8,
-        },
+        Type::Ptr(2 | 3 | 5 | 6) => 4,
         _ => 8,
     }
 }
