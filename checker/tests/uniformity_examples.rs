@@ -147,3 +147,42 @@ fn cl24_diverged_paths_reaching_a_cycle() {
     assert!(assumed_divergent(&json, "reducible_control").is_empty());
     check_against_opt(file);
 }
+
+/// Controlled convergence (rules U-EXIT, U-LLVM): tokens get no special
+/// treatment; the loop counter is uniform at its definition and temporally
+/// divergent at its use after the loop; the whole text equals opt-22's
+/// (one cycle, so no order-dependent header).
+#[test]
+fn controlled_loop_matches_opt_exactly() {
+    let file = "controlled_loop.ll";
+    let json = analyse(file);
+    assert!(check_names(file, &json) >= 6);
+    let temporal = json[0]["temporal_divergence"]
+        .as_array()
+        .expect("a list")
+        .len();
+    assert_eq!(
+        temporal, 1,
+        "the store after the loop reads %uni.i1 temporally divergent"
+    );
+    check_against_opt(file);
+    if let Some(opt) = testgen::oracle::find_opt() {
+        let path = examples_dir().join(file);
+        let text = std::fs::read_to_string(&path).expect("example readable");
+        let out = testgen::oracle::run_opt(
+            &opt,
+            &[
+                "-mtriple=amdgcn--",
+                "-passes=print<uniformity>",
+                "-disable-output",
+            ],
+            &text,
+        );
+        let ours = render(&Args {
+            file: path,
+            json: false,
+        })
+        .expect("analyses");
+        assert_eq!(out.stderr, ours);
+    }
+}
