@@ -103,7 +103,11 @@ fn instrumented(u: &UFunc) -> (String, Vec<Vec<(usize, bool)>>) {
         let t = match &b.term {
             UTerm::Br(t) => format!("br label %b{t}"),
             UTerm::CondBr { cond, t, f } => format!("br i1 %v{cond}, label %b{t}, label %b{f}"),
+            UTerm::Switch { on, default, cases } => {
+                testgen::uniformity::switch_text(*on, *default, cases)
+            }
             UTerm::Ret => "ret void".into(),
+            UTerm::Unreachable => "unreachable".into(),
         };
         let _ = writeln!(s, "  {t}");
         observed.push(obs);

@@ -27,6 +27,7 @@ struct Coverage {
     assumed: usize,
     divergent_args: usize,
     kernels: usize,
+    switches: usize,
 }
 
 #[test]
@@ -39,6 +40,7 @@ fn generated_functions_match_opt() {
     let (mut checked, mut instrs, mut divergent) = (0, 0, 0);
     let mut cov = Coverage::default();
     let mut order_dependent = 0;
+    let mut verdict_reruns = 0;
     for batch in 0..FUNCTIONS.div_ceil(BATCH) {
         let funcs: Vec<_> = (0..BATCH)
             .map(|i| {
@@ -72,11 +74,24 @@ fn generated_functions_match_opt() {
             cov.assumed += usize::from(!our.cycles_assumed_divergent.is_empty());
             cov.divergent_args += usize::from(!our.divergent_arguments.is_empty());
             cov.kernels += usize::from(f.cconv.as_deref() == Some("amdgpu_kernel"));
+            cov.switches += usize::from(
+                f.blocks
+                    .iter()
+                    .any(|b| matches!(b.term.kind, semantics::ir::TermKind::Switch { .. })),
+            );
             let tv = ugen::verdicts(their);
             let ov = ugen::verdicts(&our_text);
             instrs += tv.len();
             divergent += tv.iter().filter(|v| v.2).count();
             if tv != ov {
+                // LLVM 22's verdicts can depend on its hash-ordered
+                // worklist (proofs/FINDINGS.md U-9): accept ours when some
+                // run of opt on the function prints the same blocks.
+                verdict_reruns += 1;
+                let f = funcs.iter().find(|f| &f.name == name);
+                if opt_can_print(&opt, f, &our_text) {
+                    continue;
+                }
                 verdict_mismatch.push(format!(
                     "--- {name}\n{}\n--- opt:\n{their}\n--- ours:\n{our_text}",
                     funcs
@@ -85,7 +100,9 @@ fn generated_functions_match_opt() {
                         .map(|f| f.to_llvm())
                         .unwrap_or_default()
                 ));
-            } else if ugen::normalize(their) != ugen::normalize(&our_text) {
+                continue;
+            }
+            if ugen::normalize(their) != ugen::normalize(&our_text) {
                 // LLVM 22's worklist starts from a pointer-keyed hash set,
                 // so parts of its header vary between runs on the same
                 // input (proofs/FINDINGS.md): compare what is determined.
@@ -103,7 +120,9 @@ fn generated_functions_match_opt() {
     }
     eprintln!(
         "uniformity vs opt-22: {checked} functions, coverage {cov:?}, \
-         {instrs} instructions ({divergent} divergent); verdict mismatches: {}, differing only where LLVM's order decides: {order_dependent}, text-only mismatches: {}",
+         {instrs} instructions ({divergent} divergent); verdicts differing from the first opt run but printed by a later one: {}, \
+         verdict mismatches: {}, differing only where LLVM's order decides: {order_dependent}, text-only mismatches: {}",
+        verdict_reruns - verdict_mismatch.len(),
         verdict_mismatch.len(),
         text_mismatch.len()
     );
@@ -117,6 +136,7 @@ fn generated_functions_match_opt() {
         ("cycles assumed divergent", cov.assumed),
         ("divergent arguments", cov.divergent_args),
         ("kernels", cov.kernels),
+        ("switches", cov.switches),
     ] {
         assert!(n >= 100, "only {n} generated functions with {what}");
     }
@@ -145,4 +165,28 @@ fn line_diff(a: &str, b: &str) -> String {
         }
     }
     out
+}
+
+/// Runs of `opt` looking for an output whose blocks equal ours.
+const RERUNS: usize = 60;
+
+/// Whether some run of `opt` on the single function `f` prints the same
+/// block section (verdicts and text) as `ours`.
+fn opt_can_print(
+    opt: &std::path::Path,
+    f: Option<&testgen::uniformity::UFunc>,
+    ours: &str,
+) -> bool {
+    let Some(f) = f else {
+        return false;
+    };
+    let text = format!("{}{}", f.to_llvm(), testgen::uniformity::DECLARATIONS);
+    let our_blocks = ugen::parse_section(ours).1;
+    (0..RERUNS).any(|_| {
+        ugen::run_opt(opt, &text).is_ok_and(|o| {
+            ugen::split_sections(&o)
+                .first()
+                .is_some_and(|(_, sec)| ugen::parse_section(sec).1 == our_blocks)
+        })
+    })
 }

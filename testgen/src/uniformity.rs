@@ -73,6 +73,13 @@ pub enum UInst {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UTerm {
     Br(usize),
+    /// `switch i32 on, label %default [ i32 0, label %c0 ... ]` with
+    /// distinct targets.
+    Switch {
+        on: UOp,
+        default: usize,
+        cases: Vec<(i32, usize)>,
+    },
     /// Condition is value `cond` (a `Cmp` in the same block).
     CondBr {
         cond: usize,
@@ -80,6 +87,7 @@ pub enum UTerm {
         f: usize,
     },
     Ret,
+    Unreachable,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,7 +124,17 @@ fn random_cfg(rng: &mut Rng, n: usize) -> Vec<Vec<usize>> {
         let fwd = |rng: &mut Rng| b + 1 + rng.below(n - b - 1);
         let any = |rng: &mut Rng| 1 + rng.below(n - 1);
         let first = if rng.chance(70) { fwd(rng) } else { any(rng) };
-        if rng.chance(65) {
+        if n >= 5 && rng.chance(10) {
+            // A switch with three distinct targets.
+            let mut ts = vec![first];
+            while ts.len() < 3 {
+                let t = any(rng);
+                if !ts.contains(&t) {
+                    ts.push(t);
+                }
+            }
+            succs.push(ts);
+        } else if rng.chance(65) {
             let mut second = if rng.chance(55) { any(rng) } else { fwd(rng) };
             if second == first {
                 second = 1 + first % (n - 1);
@@ -251,6 +269,7 @@ pub fn gen_function(seed: u64, name: &str) -> UFunc {
     let mut body: Vec<Vec<UInst>> = vec![Vec::new(); n];
     let mut phi_slot: Vec<Option<usize>> = vec![None; n];
     let mut conds: Vec<Option<usize>> = vec![None; n];
+    let mut switch_on: Vec<Option<UOp>> = vec![None; n];
     for &b in &order {
         let mut avail: Vec<UOp> = (0..nargs).map(UOp::Arg).collect();
         if reach[b] {
@@ -301,6 +320,9 @@ pub fn gen_function(seed: u64, name: &str) -> UFunc {
             let v = pick(&mut rng, &avail);
             insts.push(UInst::Store { v });
         }
+        if succs[b].len() > 2 {
+            switch_on[b] = Some(pick(&mut rng, &avail));
+        }
         if succs[b].len() == 2 {
             let dst = next;
             next += 1;
@@ -340,12 +362,22 @@ pub fn gen_function(seed: u64, name: &str) -> UFunc {
         }
         insts.append(&mut body[b]);
         let term = match succs[b].as_slice() {
+            [] if b + 1 < n && rng.chance(50) => UTerm::Unreachable,
             [] => UTerm::Ret,
             [t] => UTerm::Br(*t),
-            [t, f, ..] => UTerm::CondBr {
+            [t, f] => UTerm::CondBr {
                 cond: conds[b].unwrap_or(0),
                 t: *t,
                 f: *f,
+            },
+            [d, cases @ ..] => UTerm::Switch {
+                on: switch_on[b].unwrap_or(UOp::Const(0)),
+                default: *d,
+                cases: cases
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| (i as i32, c))
+                    .collect(),
             },
         };
         blocks.push(UBlock { insts, term });
@@ -365,6 +397,19 @@ fn op_text(o: UOp) -> String {
         UOp::Val(i) => format!("%v{i}"),
         UOp::Const(c) => c.to_string(),
     }
+}
+
+/// A `switch` terminator on one line.
+pub fn switch_text(on: UOp, default: usize, cases: &[(i32, usize)]) -> String {
+    let cs: Vec<String> = cases
+        .iter()
+        .map(|(v, b)| format!("i32 {v}, label %b{b}"))
+        .collect();
+    format!(
+        "switch i32 {}, label %b{default} [ {} ]",
+        op_text(on),
+        cs.join(" ")
+    )
 }
 
 impl UFunc {
@@ -421,7 +466,9 @@ impl UFunc {
                 UTerm::CondBr { cond, t, f } => {
                     format!("br i1 %v{cond}, label %b{t}, label %b{f}")
                 }
+                UTerm::Switch { on, default, cases } => switch_text(*on, *default, cases),
                 UTerm::Ret => "ret void".into(),
+                UTerm::Unreachable => "unreachable".into(),
             };
             let _ = writeln!(s, "  {t}");
         }

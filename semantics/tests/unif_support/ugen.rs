@@ -217,7 +217,25 @@ pub fn build(u: &UFunc) -> Function {
                     on_true: BlockId(*t),
                     on_false: BlockId(*f),
                 },
+                UTerm::Switch { on, default, cases } => TermKind::Switch {
+                    ty: Type::Int(32),
+                    cond: op(on),
+                    default: BlockId(*default),
+                    cases: cases
+                        .iter()
+                        .map(|(v, b)| {
+                            (
+                                Const::Int {
+                                    value: *v as i128,
+                                    bool_syntax: false,
+                                },
+                                BlockId(*b),
+                            )
+                        })
+                        .collect(),
+                },
                 UTerm::Ret => TermKind::Ret(None),
+                UTerm::Unreachable => TermKind::Unreachable,
             };
             Block {
                 name: Name::Named(format!("b{bi}")),
