@@ -344,3 +344,78 @@ fn mc06_sample_has_hierarchy_dependent_blocks() {
     eprintln!("MC-06 sample: {multi} programs with several hierarchies, {differing} hierarchy-dependent blocks");
     assert!(multi >= 20 && differing >= 5, "{multi} {differing}");
 }
+
+/// U-9 (proofs/FINDINGS.md): LLVM 22's analysis, and ours since it follows
+/// LLVM (U-LLVM), call `%use` uniform in
+/// examples/uniformity/u9_assumed_divergent_exit.ll, but the interpreter
+/// finds converged instances of it (D-MAX, outside every cycle) storing
+/// different values. This documents an LLVM approximation that breaks
+/// U-DEF; it fails if either side changes.
+#[test]
+fn u9_llvm_misses_temporal_divergence_of_always_uniform_values() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/uniformity/u9_assumed_divergent_exit.ll");
+    let text = std::fs::read_to_string(&path).expect("example readable");
+    let module = parse_module("u9.ll", &text).expect("parses");
+    let result = &semantics::uniformity::analyze_module(&module)[0];
+    let use_verdict = result
+        .blocks
+        .iter()
+        .flat_map(|b| &b.definitions)
+        .find(|d| d.text.starts_with("%use = "))
+        .expect("%use is analysed");
+    assert!(
+        !use_verdict.divergent,
+        "the analysis (like LLVM 22) calls %use uniform"
+    );
+    assert!(result
+        .cycles_assumed_divergent
+        .iter()
+        .any(|c| c.contains("entries(R P)")));
+
+    let mut args = BTreeMap::new();
+    args.insert("uni.enter".to_string(), ArgValues::Uniform(1));
+    let opts = Options {
+        threads: 2,
+        max_steps: 100,
+        args,
+        ..Options::default()
+    };
+    let ex = explore(&module, &opts).expect("explores");
+    let f = &module.functions[0];
+    let exit = f
+        .block_ids()
+        .find(|&b| f.block_name(b) == "exit")
+        .expect("exit block");
+    let mut witnessed = false;
+    for b in &ex.behaviours {
+        let e = &b.execution;
+        if e.outcome != Outcome::Finished {
+            continue;
+        }
+        let stored: Vec<Option<Val>> = e
+            .threads
+            .iter()
+            .map(|th| {
+                th.observations.iter().find_map(|o| match o {
+                    Observation::Store { value, .. } => Some(*value),
+                    _ => None,
+                })
+            })
+            .collect();
+        for class in e.visit_classes() {
+            let in_exit = class
+                .iter()
+                .filter(|&&(t, p)| e.threads[t].trace[p].block == exit)
+                .count();
+            if in_exit == 2 && stored[0] != stored[1] {
+                eprintln!("U-9: converged instances of %use store {stored:?}");
+                witnessed = true;
+            }
+        }
+    }
+    assert!(
+        witnessed,
+        "the interpreter shows converged instances of %use with different values"
+    );
+}
