@@ -3,3 +3,5 @@
 
 pub mod cycles;
 pub mod parse;
+pub mod run;
+pub mod uniformity;
