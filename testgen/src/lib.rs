@@ -1,2 +1,34 @@
 //! Shared proptest generators (CFGs, later token placements and thread
 //! inputs) rendered as LLVM IR, and helpers that tests of every crate use.
+//!
+//! Index:
+//! - [`cfg`]: random CFGs (any / reducible / irreducible) as `.ll` functions.
+//! - [`graph`]: simple independent graph oracles (dominator sets, T1/T2
+//!   reducibility, natural loops, closed walks avoiding a block).
+//! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
+//!   SKIP-or-fail-in-CI rule.
+
+pub mod cfg;
+pub mod graph;
+pub mod oracle;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+/// `count` values of `strategy` drawn from a fixed-seed RNG: the same values
+/// on every run and machine. For batch tests (e.g. many functions per `opt`
+/// run) that want generator output without proptest's shrinking loop.
+pub fn sample<S: Strategy>(strategy: &S, count: usize, seed: u8) -> Vec<S::Value> {
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[0] = seed;
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    (0..count)
+        .map(|_| {
+            strategy
+                .new_tree(&mut runner)
+                .expect("generator strategies in this crate do not reject whole values")
+                .current()
+        })
+        .collect()
+}

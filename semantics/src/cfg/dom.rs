@@ -2,7 +2,14 @@
 //!
 //! Two algorithms per tree (STYLE 13): a fast one used by every analysis and
 //! the simple iterative data-flow algorithm kept as the oracle; a property
-//! test cross-checks them on generated CFGs.
+//! test (`tests/dom_oracle.rs`) cross-checks them on generated CFGs.
+//!
+//! Both algorithms run on a [`Graph`]: the CFG itself for dominators, or the
+//! reversed CFG plus a virtual exit node for post-dominators (the virtual exit
+//! is the root and has an edge to every block without successors, as in
+//! LLVM's `PostDominatorTree`, except that blocks that cannot reach an exit,
+//! such as infinite loops, stay outside the tree instead of being attached to
+//! the virtual exit).
 
 use super::Cfg;
 use crate::ir::BlockId;
@@ -16,35 +23,273 @@ pub struct DomTree {
     pub idom: Vec<Option<BlockId>>,
     /// Whether the block is in the tree.
     pub in_tree: Vec<bool>,
+    /// Preorder entry/exit times of each block in the tree (a forest for
+    /// post-dominators), so that [`DomTree::dominates`] is O(1). Derived from
+    /// `idom` alone, so two trees with equal `idom` have equal numbers.
+    euler: Vec<(u32, u32)>,
+}
+
+/// A directed graph with explicit predecessor lists: what the two dominator
+/// algorithms need. Node `root` is the start of every path.
+struct Graph {
+    succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
+    root: usize,
+}
+
+impl Graph {
+    fn forward(cfg: &Cfg) -> Graph {
+        Graph {
+            succs: cfg
+                .succs
+                .iter()
+                .map(|ss| ss.iter().map(|b| b.0).collect())
+                .collect(),
+            preds: cfg
+                .preds
+                .iter()
+                .map(|ps| ps.iter().map(|b| b.0).collect())
+                .collect(),
+            root: 0,
+        }
+    }
+
+    /// The reversed CFG with a virtual exit node `n` (the root) whose
+    /// successors are the blocks without successors.
+    fn reverse_with_exit(cfg: &Cfg) -> Graph {
+        let n = cfg.len();
+        let mut succs: Vec<Vec<usize>> = cfg
+            .preds
+            .iter()
+            .map(|ps| ps.iter().map(|b| b.0).collect())
+            .collect();
+        let mut preds: Vec<Vec<usize>> = cfg
+            .succs
+            .iter()
+            .map(|ss| ss.iter().map(|b| b.0).collect())
+            .collect();
+        let exits: Vec<usize> = (0..n).filter(|&b| cfg.succs[b].is_empty()).collect();
+        for &e in &exits {
+            preds[e].push(n);
+        }
+        succs.push(exits);
+        preds.push(Vec::new());
+        Graph {
+            succs,
+            preds,
+            root: n,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.succs.len()
+    }
+
+    /// Reverse postorder of the nodes reachable from the root (iterative DFS).
+    fn reverse_postorder(&self) -> Vec<usize> {
+        let n = self.len();
+        let mut seen = vec![false; n];
+        let mut post = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, usize)> = vec![(self.root, 0)];
+        seen[self.root] = true;
+        while let Some(top) = stack.last_mut() {
+            let (v, i) = *top;
+            if i < self.succs[v].len() {
+                top.1 += 1;
+                let w = self.succs[v][i];
+                if !seen[w] {
+                    seen[w] = true;
+                    stack.push((w, 0));
+                }
+            } else {
+                post.push(v);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        post
+    }
+}
+
+/// Cooper, Harvey, Kennedy, "A Simple, Fast Dominance Algorithm" (2001):
+/// iterate `idom(b) = intersect(processed preds)` in reverse postorder, where
+/// `intersect` walks the two candidates up the current tree by postorder
+/// number. Near-linear on CFGs (few passes). Returns the idom of each node
+/// (`Some(root)` for the root itself) or `None` when unreachable.
+fn idoms_chk(g: &Graph) -> Vec<Option<usize>> {
+    let n = g.len();
+    let rpo = g.reverse_postorder();
+    // Position in reverse postorder: smaller = closer to the root.
+    let mut order = vec![usize::MAX; n];
+    for (i, &v) in rpo.iter().enumerate() {
+        order[v] = i;
+    }
+    let mut idom: Vec<Option<usize>> = vec![None; n];
+    idom[g.root] = Some(g.root);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in rpo.iter().skip(1) {
+            let mut new_idom: Option<usize> = None;
+            for &p in &g.preds[b] {
+                if idom[p].is_none() {
+                    continue;
+                }
+                new_idom = Some(match new_idom {
+                    None => p,
+                    Some(cur) => {
+                        let (mut x, mut y) = (cur, p);
+                        while x != y {
+                            while order[x] > order[y] {
+                                x = idom[x].expect("CHK: processed nodes have an idom");
+                            }
+                            while order[y] > order[x] {
+                                y = idom[y].expect("CHK: processed nodes have an idom");
+                            }
+                        }
+                        x
+                    }
+                });
+            }
+            if new_idom.is_some() && idom[b] != new_idom {
+                idom[b] = new_idom;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+/// The textbook data-flow formulation: `Dom(root) = {root}`,
+/// `Dom(b) = {b} ∪ ⋂ Dom(p)` over reachable predecessors, iterated to a fixed
+/// point over bit sets; the immediate dominator is the strict dominator with
+/// the most dominators of its own. Quadratic; used only as an oracle.
+fn idoms_simple(g: &Graph) -> Vec<Option<usize>> {
+    let n = g.len();
+    let words = n.div_ceil(64);
+    let reachable = {
+        let mut r = vec![false; n];
+        for v in g.reverse_postorder() {
+            r[v] = true;
+        }
+        r
+    };
+    let full = {
+        let mut f = vec![0u64; words];
+        for v in 0..n {
+            f[v / 64] |= 1 << (v % 64);
+        }
+        f
+    };
+    let mut dom: Vec<Vec<u64>> = (0..n).map(|_| full.clone()).collect();
+    dom[g.root] = vec![0; words];
+    dom[g.root][g.root / 64] |= 1 << (g.root % 64);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            if b == g.root || !reachable[b] {
+                continue;
+            }
+            let mut new = full.clone();
+            for &p in &g.preds[b] {
+                if reachable[p] {
+                    for (w, d) in new.iter_mut().zip(&dom[p]) {
+                        *w &= d;
+                    }
+                }
+            }
+            new[b / 64] |= 1 << (b % 64);
+            if new != dom[b] {
+                dom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    let has = |set: &[u64], v: usize| set[v / 64] >> (v % 64) & 1 == 1;
+    let count = |set: &[u64]| set.iter().map(|w| w.count_ones()).sum::<u32>();
+    (0..n)
+        .map(|b| {
+            if !reachable[b] {
+                None
+            } else if b == g.root {
+                Some(b)
+            } else {
+                (0..n)
+                    .filter(|&d| d != b && has(&dom[b], d))
+                    .max_by_key(|&d| count(&dom[d]))
+            }
+        })
+        .collect()
 }
 
 impl DomTree {
-    /// Dominators, fast algorithm.
+    /// Builds the tree over the first `n` nodes of `g` from node idoms,
+    /// dropping the root (and, for post-dominators, the virtual exit).
+    fn from_idoms(n: usize, root: usize, idoms: &[Option<usize>]) -> DomTree {
+        let in_tree: Vec<bool> = (0..n).map(|b| idoms[b].is_some()).collect();
+        let idom: Vec<Option<BlockId>> = (0..n)
+            .map(|b| match idoms[b] {
+                Some(d) if b != root && d < n => Some(BlockId(d)),
+                _ => None,
+            })
+            .collect();
+        let euler = euler_numbers(&idom, &in_tree);
+        DomTree {
+            idom,
+            in_tree,
+            euler,
+        }
+    }
+
+    /// Dominators, fast algorithm (Cooper-Harvey-Kennedy).
     pub fn dominators(cfg: &Cfg) -> DomTree {
-        let _ = cfg;
-        todo!("cfg helper")
+        if cfg.is_empty() {
+            return DomTree::empty();
+        }
+        let g = Graph::forward(cfg);
+        DomTree::from_idoms(cfg.len(), 0, &idoms_chk(&g))
     }
     /// Dominators, simple iterative oracle.
     pub fn dominators_simple(cfg: &Cfg) -> DomTree {
-        let _ = cfg;
-        todo!("cfg helper")
+        if cfg.is_empty() {
+            return DomTree::empty();
+        }
+        let g = Graph::forward(cfg);
+        DomTree::from_idoms(cfg.len(), 0, &idoms_simple(&g))
     }
     /// Post-dominators with a virtual exit joining every block without
     /// successors; blocks that cannot reach an exit are outside the tree.
     pub fn post_dominators(cfg: &Cfg) -> DomTree {
-        let _ = cfg;
-        todo!("cfg helper")
+        let g = Graph::reverse_with_exit(cfg);
+        DomTree::from_idoms(cfg.len(), cfg.len(), &idoms_chk(&g))
     }
     /// Post-dominators, simple iterative oracle.
     pub fn post_dominators_simple(cfg: &Cfg) -> DomTree {
-        let _ = cfg;
-        todo!("cfg helper")
+        let g = Graph::reverse_with_exit(cfg);
+        DomTree::from_idoms(cfg.len(), cfg.len(), &idoms_simple(&g))
     }
+
+    fn empty() -> DomTree {
+        DomTree {
+            idom: Vec::new(),
+            in_tree: Vec::new(),
+            euler: Vec::new(),
+        }
+    }
+
     /// Reflexive dominance. Follows LLVM: a block outside the tree is
     /// dominated by every block; a block outside the tree dominates only itself.
     pub fn dominates(&self, a: BlockId, b: BlockId) -> bool {
-        let _ = (a, b);
-        todo!("cfg helper")
+        if a == b || !self.in_tree[b.0] {
+            return true;
+        }
+        if !self.in_tree[a.0] {
+            return false;
+        }
+        let (ia, oa) = self.euler[a.0];
+        let (ib, ob) = self.euler[b.0];
+        ia <= ib && ob <= oa
     }
     pub fn strictly_dominates(&self, a: BlockId, b: BlockId) -> bool {
         a != b && self.dominates(a, b)
@@ -52,4 +297,67 @@ impl DomTree {
     pub fn is_in_tree(&self, b: BlockId) -> bool {
         self.in_tree[b.0]
     }
+
+    /// Children of each block in the tree, in block order.
+    pub fn children(&self) -> Vec<Vec<BlockId>> {
+        let mut ch = vec![Vec::new(); self.idom.len()];
+        for (b, d) in self.idom.iter().enumerate() {
+            if let Some(d) = d {
+                ch[d.0].push(BlockId(b));
+            }
+        }
+        ch
+    }
+
+    /// Nearest common dominator of two blocks in the tree (`None` when they
+    /// lie in different trees of a post-dominator forest or outside it).
+    pub fn nearest_common_dominator(&self, a: BlockId, b: BlockId) -> Option<BlockId> {
+        if !self.in_tree[a.0] || !self.in_tree[b.0] {
+            return None;
+        }
+        let mut x = Some(a);
+        while let Some(c) = x {
+            if self.dominates(c, b) {
+                return Some(c);
+            }
+            x = self.idom[c.0];
+        }
+        None
+    }
+}
+
+/// Entry/exit times of an iterative preorder walk over the dominator forest.
+fn euler_numbers(idom: &[Option<BlockId>], in_tree: &[bool]) -> Vec<(u32, u32)> {
+    let n = idom.len();
+    let mut children = vec![Vec::new(); n];
+    for (b, d) in idom.iter().enumerate() {
+        if let Some(d) = d {
+            children[d.0].push(b);
+        }
+    }
+    let mut num = vec![(0u32, 0u32); n];
+    let mut clock = 0u32;
+    for r in 0..n {
+        if !in_tree[r] || idom[r].is_some() {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+        num[r].0 = clock;
+        clock += 1;
+        while let Some(top) = stack.last_mut() {
+            let (v, i) = *top;
+            if i < children[v].len() {
+                top.1 += 1;
+                let c = children[v][i];
+                num[c].0 = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                num[v].1 = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+    }
+    num
 }
