@@ -176,7 +176,12 @@ pub fn ssa_failures(facts: &FnFacts, b: BlockId, i: usize) -> Vec<SsaFailure> {
     );
     let result = block.insts.get(i).and_then(|x| x.result);
     let ops = local_operands(f, b, i);
-    if !is_phi && result.is_some() && ops.iter().any(|u| Some(u.value) == result) {
+    // LLVM allows self-reference in unreachable code.
+    if !is_phi
+        && facts.reachable[b.0]
+        && result.is_some()
+        && ops.iter().any(|u| Some(u.value) == result)
+    {
         out.push(SsaFailure::SelfRef);
         return out;
     }
