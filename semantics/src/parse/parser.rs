@@ -1,0 +1,786 @@
+//! Token cursor and the module level of the grammar (rule P-PROG):
+//! `source_filename`, `target`, type definitions, globals, function
+//! headers, attribute groups, and skipping of metadata.
+
+use std::collections::HashMap;
+
+use super::attrs::AttrCtx;
+use super::lexer::{Tok, Token};
+use super::{ParseError, ParseErrorKind};
+use crate::ir::{AttrGroup, Function, Global, Module, Name, Param, Span, Type, TypeDef};
+
+/// Linkage, preemption, visibility and DLL storage words (LangRef
+/// "Linkage Types", "Visibility Styles", "DLL Storage Classes").
+pub(super) const LINKAGE_WORDS: &[&str] = &[
+    "private",
+    "internal",
+    "available_externally",
+    "linkonce",
+    "weak",
+    "common",
+    "appending",
+    "extern_weak",
+    "linkonce_odr",
+    "weak_odr",
+    "external",
+    "dso_local",
+    "dso_preemptable",
+    "default",
+    "hidden",
+    "protected",
+    "dllimport",
+    "dllexport",
+];
+
+/// Named calling conventions (LangRef "Calling Conventions"); `cc N` is
+/// handled separately.
+pub(super) const CCONV_WORDS: &[&str] = &[
+    "ccc",
+    "fastcc",
+    "coldcc",
+    "ghccc",
+    "cc",
+    "webkit_jscc",
+    "anyregcc",
+    "preserve_mostcc",
+    "preserve_allcc",
+    "preserve_nonecc",
+    "swiftcc",
+    "swifttailcc",
+    "cxx_fast_tlscc",
+    "tailcc",
+    "cfguard_checkcc",
+    "x86_stdcallcc",
+    "x86_fastcallcc",
+    "x86_thiscallcc",
+    "x86_vectorcallcc",
+    "x86_regcallcc",
+    "x86_intrcc",
+    "x86_64_sysvcc",
+    "win64cc",
+    "arm_apcscc",
+    "arm_aapcscc",
+    "arm_aapcs_vfpcc",
+    "aarch64_vector_pcs",
+    "aarch64_sve_vector_pcs",
+    "aarch64_sme_preservemost_from_x0",
+    "aarch64_sme_preservemost_from_x1",
+    "aarch64_sme_preservemost_from_x2",
+    "msp430_intrcc",
+    "avr_intrcc",
+    "avr_signalcc",
+    "ptx_kernel",
+    "ptx_device",
+    "spir_kernel",
+    "spir_func",
+    "intel_ocl_bicc",
+    "hhvmcc",
+    "hhvm_ccc",
+    "amdgpu_vs",
+    "amdgpu_ls",
+    "amdgpu_hs",
+    "amdgpu_es",
+    "amdgpu_gs",
+    "amdgpu_ps",
+    "amdgpu_cs",
+    "amdgpu_cs_chain",
+    "amdgpu_cs_chain_preserve",
+    "amdgpu_kernel",
+    "amdgpu_gfx",
+    "amdgpu_gfx_whole_wave",
+    "riscv_vector_cc",
+    "m68k_rtdcc",
+    "m68k_intrcc",
+    "graalcc",
+];
+
+/// The token cursor plus module-wide facts the body parser needs.
+pub(super) struct Parser {
+    pub file: String,
+    pub toks: Vec<Token>,
+    pub pos: usize,
+    /// Named struct types, for result types of `extractvalue` (pre-scanned
+    /// so uses may precede definitions).
+    pub named_types: HashMap<String, Option<Type>>,
+    /// Default `alloca` address space from the datalayout's `A<n>`.
+    pub alloca_as: u32,
+    /// `@name` references with the first place each was used, checked
+    /// against the module's globals and functions at the end.
+    pub global_uses: Vec<(String, Span)>,
+    pub global_seen: std::collections::HashSet<String>,
+}
+
+impl Parser {
+    pub fn new(file: &str, toks: Vec<Token>) -> Parser {
+        Parser {
+            file: file.to_string(),
+            toks,
+            pos: 0,
+            named_types: HashMap::new(),
+            alloca_as: 0,
+            global_uses: Vec::new(),
+            global_seen: std::collections::HashSet::new(),
+        }
+    }
+
+    // ---- cursor ----------------------------------------------------------
+
+    pub fn peek(&self) -> &Tok {
+        self.peek_at(0)
+    }
+    pub fn peek_at(&self, n: usize) -> &Tok {
+        let i = (self.pos + n).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+    pub fn span(&self) -> Span {
+        self.toks[self.pos.min(self.toks.len() - 1)].span
+    }
+    pub fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    pub fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Word(x) if x == w)
+    }
+    pub fn is_punct(&self, c: char) -> bool {
+        matches!(self.peek(), Tok::Punct(x) if *x == c)
+    }
+    pub fn eat_word(&mut self, w: &str) -> bool {
+        if self.is_word(w) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    pub fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    pub fn expect_punct(&mut self, c: char) -> Result<(), ParseError> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("'{c}'")))
+        }
+    }
+    pub fn expect_word(&mut self, w: &str) -> Result<(), ParseError> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("'{w}'")))
+        }
+    }
+    pub fn word(&self) -> Option<&str> {
+        match self.peek() {
+            Tok::Word(w) => Some(w),
+            _ => None,
+        }
+    }
+    /// `,` followed by the word `w`: consumes both.
+    pub fn eat_comma_word(&mut self, w: &str) -> bool {
+        if self.is_punct(',') && matches!(self.peek_at(1), Tok::Word(x) if x == w) {
+            self.pos += 2;
+            true
+        } else {
+            false
+        }
+    }
+
+    // ---- errors ----------------------------------------------------------
+
+    pub fn err_at(&self, span: Span, message: impl Into<String>) -> ParseError {
+        ParseError {
+            file: self.file.clone(),
+            span,
+            kind: ParseErrorKind::Syntax,
+            message: message.into(),
+        }
+    }
+    pub fn err(&self, message: impl Into<String>) -> ParseError {
+        self.err_at(self.span(), message)
+    }
+    pub fn expected(&self, what: &str) -> ParseError {
+        let found = match self.peek() {
+            Tok::Eof => "end of file".to_string(),
+            t => format!("'{}'", t.text()),
+        };
+        self.err(format!("expected {what}, found {found}"))
+    }
+    pub fn unsupported_at(&self, span: Span, construct: &str, message: &str) -> ParseError {
+        ParseError {
+            file: self.file.clone(),
+            span,
+            kind: ParseErrorKind::Unsupported {
+                construct: construct.to_string(),
+            },
+            message: message.to_string(),
+        }
+    }
+    pub fn unsupported(&self, construct: &str) -> ParseError {
+        self.unsupported_at(
+            self.span(),
+            construct,
+            "outside the accepted LLVM IR subset (rule P-PROG)",
+        )
+    }
+
+    // ---- small pieces ----------------------------------------------------
+
+    pub fn string(&mut self) -> Result<String, ParseError> {
+        match self.peek().clone() {
+            Tok::Str(s) => {
+                let at = self.span();
+                self.bump();
+                String::from_utf8(s).map_err(|_| self.err_at(at, "string is not valid UTF-8"))
+            }
+            _ => Err(self.expected("a string constant")),
+        }
+    }
+    pub fn uint<T: std::str::FromStr>(&mut self) -> Result<T, ParseError> {
+        match self.peek().clone() {
+            Tok::Int(s) => {
+                let v = s
+                    .parse::<T>()
+                    .map_err(|_| self.err(format!("integer '{s}' out of range")))?;
+                self.bump();
+                Ok(v)
+            }
+            _ => Err(self.expected("an integer")),
+        }
+    }
+    /// `addrspace(N)` after the word `addrspace` was seen.
+    pub fn addrspace(&mut self) -> Result<u32, ParseError> {
+        self.expect_word("addrspace")?;
+        self.expect_punct('(')?;
+        let n = self.uint::<u32>()?;
+        self.expect_punct(')')?;
+        Ok(n)
+    }
+    /// The tokens of a balanced group starting at an opening bracket, as
+    /// normalised text (no space after openers, before closers and commas).
+    pub fn balanced_text(&mut self) -> Result<String, ParseError> {
+        let start = self.span();
+        let mut depth = 0usize;
+        let mut out = String::new();
+        loop {
+            let t = self.peek().clone();
+            match t {
+                Tok::Eof => return Err(self.err_at(start, "unbalanced brackets")),
+                Tok::Punct('(' | '[' | '{' | '<') => depth += 1,
+                Tok::Punct(')' | ']' | '}' | '>') => {
+                    depth = depth.saturating_sub(1);
+                }
+                _ => {}
+            }
+            push_token_text(&mut out, &t);
+            self.bump();
+            if depth == 0 {
+                return Ok(out);
+            }
+        }
+    }
+    /// Skips one metadata value: `!5`, `!"s"`, `!{...}`, `!DIThing(...)`,
+    /// `distinct !{...}`, or a typed value `i32 0` (as in `metadata i32 0`).
+    pub fn skip_md_value(&mut self) -> Result<String, ParseError> {
+        let mut out = String::new();
+        if self.is_word("distinct") {
+            self.bump();
+            out.push_str("distinct ");
+        }
+        match self.peek().clone() {
+            Tok::Meta(m) => {
+                self.bump();
+                out.push('!');
+                out.push_str(&m);
+                if self.is_punct('(') {
+                    out.push_str(&self.balanced_text()?);
+                }
+            }
+            Tok::MetaStr(_) => {
+                out.push_str(&self.bump().text());
+            }
+            Tok::Punct('!') => {
+                self.bump();
+                out.push('!');
+                if !self.is_punct('{') {
+                    return Err(self.expected("'{' after '!'"));
+                }
+                out.push_str(&self.balanced_text()?);
+            }
+            _ => {
+                // A typed value: a type then one value token or group.
+                let start = self.pos;
+                let ty = self.parse_type()?;
+                let _ = ty;
+                let end = self.pos;
+                for t in &self.toks[start..end] {
+                    push_token_text(&mut out, &t.tok);
+                }
+                match self.peek() {
+                    Tok::Punct('<' | '[' | '{') => {
+                        out.push_str(&format!(" {}", self.balanced_text()?))
+                    }
+                    Tok::Eof | Tok::Punct(_) => return Err(self.expected("a metadata value")),
+                    t => {
+                        let s = t.text();
+                        out.push(' ');
+                        out.push_str(&s);
+                        self.bump();
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+    /// `, !name !N` attachments after an instruction or global.
+    pub fn skip_md_attachments(&mut self) -> Result<(), ParseError> {
+        while self.is_punct(',') && matches!(self.peek_at(1), Tok::Meta(_)) {
+            self.pos += 2;
+            self.skip_md_value()?;
+        }
+        Ok(())
+    }
+
+    // ---- module level ----------------------------------------------------
+
+    /// Rule P-PROG, module level.
+    pub fn module(mut self) -> Result<Module, ParseError> {
+        self.prescan_types()?;
+        let mut m = Module::default();
+        let mut seen_groups: HashMap<u32, ()> = HashMap::new();
+        loop {
+            let at = self.span();
+            match self.peek().clone() {
+                Tok::Eof => break,
+                Tok::Word(w) => match w.as_str() {
+                    "source_filename" => {
+                        self.bump();
+                        self.expect_punct('=')?;
+                        m.source_filename = Some(self.string()?);
+                    }
+                    "target" => {
+                        self.bump();
+                        if self.eat_word("datalayout") {
+                            self.expect_punct('=')?;
+                            let dl = self.string()?;
+                            self.alloca_as = alloca_addrspace(&dl);
+                            m.datalayout = Some(dl);
+                        } else if self.eat_word("triple") {
+                            self.expect_punct('=')?;
+                            m.triple = Some(self.string()?);
+                        } else {
+                            return Err(self.expected("'datalayout' or 'triple'"));
+                        }
+                    }
+                    "define" | "declare" => {
+                        let f = self.function()?;
+                        if m.functions.iter().any(|g| g.name == f.name)
+                            || m.globals.iter().any(|g| g.name == f.name)
+                        {
+                            return Err(
+                                self.err_at(f.span, format!("redefinition of '@{}'", f.name))
+                            );
+                        }
+                        m.functions.push(f);
+                    }
+                    "attributes" => {
+                        self.bump();
+                        let id = match self.bump() {
+                            Tok::AttrRef(n) => n,
+                            _ => return Err(self.err_at(at, "expected '#N' after 'attributes'")),
+                        };
+                        self.expect_punct('=')?;
+                        self.expect_punct('{')?;
+                        let attrs = self.attrs(AttrCtx::Group)?;
+                        self.expect_punct('}')?;
+                        if seen_groups.insert(id, ()).is_some() {
+                            return Err(
+                                self.err_at(at, format!("redefinition of attribute group #{id}"))
+                            );
+                        }
+                        m.attr_groups.push(AttrGroup {
+                            id,
+                            attrs,
+                            span: at,
+                        });
+                    }
+                    "module" => return Err(self.unsupported("module asm")),
+                    "uselistorder" | "uselistorder_bb" => return Err(self.unsupported(&w)),
+                    _ if w.starts_with('$') => return Err(self.unsupported("comdat definition")),
+                    _ => return Err(self.expected("a top-level entity")),
+                },
+                Tok::Local(name) => {
+                    self.bump();
+                    self.expect_punct('=')?;
+                    self.expect_word("type")?;
+                    let ty = if self.eat_word("opaque") {
+                        None
+                    } else {
+                        Some(self.parse_type()?)
+                    };
+                    let name = type_name(&name);
+                    if m.types.iter().any(|t| t.name == name) {
+                        return Err(self.err_at(at, format!("redefinition of type '%{name}'")));
+                    }
+                    m.types.push(TypeDef { name, ty, span: at });
+                }
+                Tok::Global(name) => {
+                    let g = self.global(name)?;
+                    if m.globals.iter().any(|x| x.name == g.name) {
+                        return Err(
+                            self.err_at(at, format!("redefinition of global '@{}'", g.name))
+                        );
+                    }
+                    m.globals.push(g);
+                }
+                Tok::Meta(_) => {
+                    self.bump();
+                    self.expect_punct('=')?;
+                    self.skip_md_value()?;
+                }
+                _ => return Err(self.expected("a top-level entity")),
+            }
+        }
+        self.check_globals_defined(&m)?;
+        Ok(m)
+    }
+
+    /// Collects `%T = type ...` definitions first, so instruction result
+    /// types can look structs up even when the definition comes later.
+    fn prescan_types(&mut self) -> Result<(), ParseError> {
+        let mut i = 0;
+        while i + 2 < self.toks.len() {
+            if let (Tok::Local(n), Tok::Punct('='), Tok::Word(w)) = (
+                &self.toks[i].tok,
+                &self.toks[i + 1].tok,
+                &self.toks[i + 2].tok,
+            ) {
+                if w == "type" {
+                    let name = type_name(n);
+                    self.pos = i + 3;
+                    let ty = if self.eat_word("opaque") {
+                        None
+                    } else {
+                        self.parse_type().ok()
+                    };
+                    self.named_types.insert(name, ty);
+                }
+            }
+            i += 1;
+        }
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Every `@name` used by a constant or call refers to a global or
+    /// function of the module (LLVM: "use of undefined value").
+    fn check_globals_defined(&self, m: &Module) -> Result<(), ParseError> {
+        let defined: std::collections::HashSet<&str> = m
+            .globals
+            .iter()
+            .map(|g| g.name.as_str())
+            .chain(m.functions.iter().map(|f| f.name.as_str()))
+            .collect();
+        for (name, span) in self.global_uses.iter() {
+            // LLVM declares intrinsics implicitly when they are called.
+            if !defined.contains(name.as_str()) && !name.starts_with("llvm.") {
+                return Err(self.err_at(*span, format!("use of undefined value '@{name}'")));
+            }
+        }
+        Ok(())
+    }
+
+    /// `@g = [keywords] global|constant T [init] [, trailer]`.
+    fn global(&mut self, name: String) -> Result<Global, ParseError> {
+        let span = self.span();
+        self.bump();
+        self.expect_punct('=')?;
+        let mut keywords = Vec::new();
+        let mut has_decl_linkage = false;
+        loop {
+            let Some(w) = self.word().map(str::to_string) else {
+                return Err(self.expected("'global' or 'constant'"));
+            };
+            match w.as_str() {
+                "global" | "constant" => break,
+                "alias" | "ifunc" => return Err(self.unsupported(&w)),
+                "addrspace" => {
+                    let n = self.addrspace()?;
+                    keywords.push(format!("addrspace({n})"));
+                }
+                "thread_local" => {
+                    self.bump();
+                    if self.is_punct('(') {
+                        let t = self.balanced_text()?;
+                        keywords.push(format!("thread_local{t}"));
+                    } else {
+                        keywords.push(w);
+                    }
+                }
+                _ if LINKAGE_WORDS.contains(&w.as_str())
+                    || matches!(
+                        w.as_str(),
+                        "unnamed_addr" | "local_unnamed_addr" | "externally_initialized"
+                    ) =>
+                {
+                    if w == "external" || w == "extern_weak" {
+                        has_decl_linkage = true;
+                    }
+                    self.bump();
+                    keywords.push(w);
+                }
+                _ => return Err(self.expected("'global' or 'constant'")),
+            }
+        }
+        let is_constant = self.bump() == Tok::Word("constant".into());
+        let ty = self.parse_type()?;
+        let init = if has_decl_linkage {
+            None
+        } else {
+            Some(self.parse_const(&ty)?)
+        };
+        let mut trailer = Vec::new();
+        while self.is_punct(',') {
+            self.bump();
+            let at = self.span();
+            match self.peek().clone() {
+                Tok::Meta(_) => {
+                    self.bump();
+                    self.skip_md_value()?;
+                }
+                Tok::Word(w) => {
+                    self.bump();
+                    match w.as_str() {
+                        "align" => {
+                            let n: u64 = self.uint()?;
+                            trailer.push(format!("align {n}"));
+                        }
+                        "section" | "partition" | "code_model" => {
+                            let s = self.string()?;
+                            trailer.push(format!("{w} {}", crate::ir::print::quote_str(&s)));
+                        }
+                        "comdat" => trailer.push(self.comdat_rest()?),
+                        "no_sanitize_address"
+                        | "no_sanitize_hwaddress"
+                        | "sanitize_memtag"
+                        | "sanitize_address_dyninit" => trailer.push(w),
+                        _ => {
+                            return Err(self.unsupported_at(
+                                at,
+                                &format!("global `{w}`"),
+                                "unknown global variable property",
+                            ))
+                        }
+                    }
+                }
+                _ => return Err(self.expected("a global variable property")),
+            }
+        }
+        if matches!(self.peek(), Tok::AttrRef(_)) {
+            return Err(self.unsupported("global variable attributes"));
+        }
+        Ok(Global {
+            name,
+            keywords,
+            is_constant,
+            ty,
+            init,
+            trailer,
+            span,
+        })
+    }
+
+    /// After `comdat`: optional `($name)`.
+    fn comdat_rest(&mut self) -> Result<String, ParseError> {
+        if self.is_punct('(') {
+            Ok(format!("comdat{}", self.balanced_text()?))
+        } else {
+            Ok("comdat".to_string())
+        }
+    }
+
+    /// `define|declare [linkage] [cconv] [ret attrs] T @f(params) ...`
+    fn function(&mut self) -> Result<Function, ParseError> {
+        let span = self.span();
+        let is_definition = self.bump() == Tok::Word("define".into());
+        let mut linkage = Vec::new();
+        while let Some(w) = self.word() {
+            if LINKAGE_WORDS.contains(&w) {
+                linkage.push(w.to_string());
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        let cconv = self.cconv()?;
+        let ret_attrs = self.attrs(AttrCtx::Ret)?;
+        let ret_ty = self.parse_type()?;
+        let name = match self.peek().clone() {
+            Tok::Global(n) => {
+                self.bump();
+                n
+            }
+            _ => return Err(self.expected("a function name")),
+        };
+        let mut fb = super::names::FnBuilder::new();
+        self.expect_punct('(')?;
+        let mut params = Vec::new();
+        let mut varargs = false;
+        if !self.eat_punct(')') {
+            loop {
+                if self.peek() == &Tok::Ellipsis {
+                    self.bump();
+                    varargs = true;
+                    self.expect_punct(')')?;
+                    break;
+                }
+                let ty = self.parse_type()?;
+                let attrs = self.attrs(AttrCtx::Param)?;
+                let at = self.span();
+                let written = match self.peek().clone() {
+                    Tok::Local(n) => {
+                        self.bump();
+                        Some(n)
+                    }
+                    _ => None,
+                };
+                let (value, decl_name) = if is_definition {
+                    let idx = params.len();
+                    let v = fb.def_arg(self, written, ty.clone(), idx, at)?;
+                    (Some(v), None)
+                } else {
+                    (None, written)
+                };
+                params.push(Param {
+                    ty,
+                    attrs,
+                    value,
+                    decl_name,
+                });
+                if self.eat_punct(')') {
+                    break;
+                }
+                self.expect_punct(',')?;
+            }
+        }
+        let unnamed_addr = match self.word() {
+            Some(w @ ("unnamed_addr" | "local_unnamed_addr")) => {
+                let w = w.to_string();
+                self.bump();
+                Some(w)
+            }
+            _ => None,
+        };
+        let mut trailer = Vec::new();
+        if self.is_word("addrspace") {
+            let n = self.addrspace()?;
+            trailer.push(format!("addrspace({n})"));
+        }
+        let fn_attrs = self.attrs(AttrCtx::FnHeader)?;
+        loop {
+            let at = self.span();
+            match self.peek().clone() {
+                Tok::Word(w) => match w.as_str() {
+                    "section" | "partition" | "gc" => {
+                        self.bump();
+                        let s = self.string()?;
+                        trailer.push(format!("{w} {}", crate::ir::print::quote_str(&s)));
+                    }
+                    "align" => {
+                        self.bump();
+                        let n: u64 = self.uint()?;
+                        trailer.push(format!("align {n}"));
+                    }
+                    "comdat" => {
+                        self.bump();
+                        trailer.push(self.comdat_rest()?);
+                    }
+                    "prefix" | "prologue" | "personality" => {
+                        return Err(self.unsupported_at(
+                            at,
+                            &w,
+                            "outside the accepted LLVM IR subset (rule P-PROG)",
+                        ))
+                    }
+                    _ => break,
+                },
+                Tok::Meta(_) => {
+                    self.bump();
+                    self.skip_md_value()?;
+                }
+                _ => break,
+            }
+        }
+        let mut f = Function {
+            name,
+            is_definition,
+            linkage,
+            cconv,
+            ret_attrs,
+            ret_ty,
+            params,
+            varargs,
+            unnamed_addr,
+            fn_attrs,
+            trailer,
+            blocks: Vec::new(),
+            values: Vec::new(),
+            span,
+        };
+        if is_definition {
+            self.expect_punct('{')?;
+            self.body(&mut f, fb)?;
+        }
+        Ok(f)
+    }
+
+    /// A calling convention keyword or `cc N`.
+    pub fn cconv(&mut self) -> Result<Option<String>, ParseError> {
+        let Some(w) = self.word() else {
+            return Ok(None);
+        };
+        if !CCONV_WORDS.contains(&w) {
+            return Ok(None);
+        }
+        let w = w.to_string();
+        self.bump();
+        if w == "cc" {
+            let n: u32 = self.uint()?;
+            return Ok(Some(format!("cc {n}")));
+        }
+        Ok(Some(w))
+    }
+}
+
+/// The name of a type definition: numbered types keep their digits.
+pub(super) fn type_name(n: &Name) -> String {
+    n.to_string()
+}
+
+/// Appends a token to normalised text: a space between tokens except after
+/// an opener and before a closer or comma.
+pub(super) fn push_token_text(out: &mut String, t: &Tok) {
+    let s = t.text();
+    let no_space_before = matches!(t, Tok::Punct(')' | ']' | '}' | ',' | '>' | ':'));
+    let after_opener = out.ends_with(['(', '[', '{', '<']) || out.is_empty();
+    if !no_space_before && !after_opener && !out.ends_with(' ') {
+        out.push(' ');
+    }
+    out.push_str(&s);
+}
+
+/// The `A<n>` component of a datalayout string: the address space of
+/// `alloca` results when none is written.
+fn alloca_addrspace(dl: &str) -> u32 {
+    dl.split('-')
+        .find_map(|c| c.strip_prefix('A').and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
+}

@@ -1,0 +1,438 @@
+//! Types and constants of the subset (rule P-PROG), and the type relations
+//! the parser checks (a use's written type against its definition).
+
+use super::lexer::Tok;
+use super::parser::Parser;
+use super::ParseError;
+use crate::ir::{Const, Type, TypedConst};
+
+/// Words that start a constant expression; all outside the subset.
+const CONST_EXPR_WORDS: &[&str] = &[
+    "getelementptr",
+    "bitcast",
+    "ptrtoint",
+    "ptrtoaddr",
+    "inttoptr",
+    "addrspacecast",
+    "trunc",
+    "zext",
+    "sext",
+    "fptrunc",
+    "fpext",
+    "fptoui",
+    "fptosi",
+    "uitofp",
+    "sitofp",
+    "add",
+    "sub",
+    "mul",
+    "shl",
+    "lshr",
+    "ashr",
+    "and",
+    "or",
+    "xor",
+    "icmp",
+    "fcmp",
+    "select",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "extractvalue",
+    "insertvalue",
+];
+
+impl Parser {
+    /// A type, including suffixes: `T*`, `T addrspace(N)*` (legacy typed
+    /// pointers) and `T (params)` (function types).
+    pub fn parse_type(&mut self) -> Result<Type, ParseError> {
+        self.parse_type_depth(0)
+    }
+
+    fn parse_type_depth(&mut self, depth: u32) -> Result<Type, ParseError> {
+        if depth > 64 {
+            return Err(self.err("type nested too deeply"));
+        }
+        let at = self.span();
+        let mut ty = match self.peek().clone() {
+            Tok::Word(w) => {
+                self.bump();
+                match w.as_str() {
+                    "void" => Type::Void,
+                    "half" => Type::Half,
+                    "bfloat" => Type::BFloat,
+                    "float" => Type::Float,
+                    "double" => Type::Double,
+                    "x86_fp80" => Type::X86Fp80,
+                    "fp128" => Type::Fp128,
+                    "label" => Type::Label,
+                    "token" => Type::Token,
+                    "metadata" => Type::Metadata,
+                    "ptr" => {
+                        if self.is_word("addrspace") {
+                            Type::Ptr(self.addrspace()?)
+                        } else {
+                            Type::Ptr(0)
+                        }
+                    }
+                    "ppc_fp128" | "x86_amx" | "x86_mmx" | "target" | "opaque" => {
+                        return Err(self.unsupported_at(
+                            at,
+                            &format!("type `{w}`"),
+                            "outside the accepted LLVM IR subset (rule P-PROG)",
+                        ))
+                    }
+                    _ => match w.strip_prefix('i').map(str::parse::<u32>) {
+                        Some(Ok(n)) if (1..=(1 << 23)).contains(&n) => Type::Int(n),
+                        _ => return Err(self.err_at(at, format!("expected a type, found '{w}'"))),
+                    },
+                }
+            }
+            Tok::Local(n) => {
+                self.bump();
+                Type::Named(super::parser::type_name(&n))
+            }
+            Tok::Punct('[') => {
+                self.bump();
+                let len: u64 = self.uint()?;
+                self.expect_word("x")?;
+                let elem = self.parse_type_depth(depth + 1)?;
+                self.expect_punct(']')?;
+                Type::Array {
+                    len,
+                    elem: Box::new(elem),
+                }
+            }
+            Tok::Punct('<') => {
+                self.bump();
+                if self.is_punct('{') {
+                    let fields = self.struct_fields(depth)?;
+                    self.expect_punct('>')?;
+                    Type::Struct {
+                        fields,
+                        packed: true,
+                    }
+                } else {
+                    let scalable = self.eat_word("vscale");
+                    if scalable {
+                        self.expect_word("x")?;
+                    }
+                    let len: u64 = self.uint()?;
+                    self.expect_word("x")?;
+                    let elem = self.parse_type_depth(depth + 1)?;
+                    self.expect_punct('>')?;
+                    Type::Vector {
+                        len,
+                        scalable,
+                        elem: Box::new(elem),
+                    }
+                }
+            }
+            Tok::Punct('{') => Type::Struct {
+                fields: self.struct_fields(depth)?,
+                packed: false,
+            },
+            _ => return Err(self.expected("a type")),
+        };
+        // Suffixes.
+        loop {
+            if self.is_punct('*') {
+                self.bump();
+                ty = Type::TypedPtr {
+                    pointee: Box::new(ty),
+                    addrspace: 0,
+                };
+            } else if self.is_word("addrspace") && matches!(self.peek_at(4), Tok::Punct('*')) {
+                let n = self.addrspace()?;
+                self.expect_punct('*')?;
+                ty = Type::TypedPtr {
+                    pointee: Box::new(ty),
+                    addrspace: n,
+                };
+            } else if self.is_punct('(') {
+                self.bump();
+                let mut params = Vec::new();
+                let mut varargs = false;
+                if !self.eat_punct(')') {
+                    loop {
+                        if self.peek() == &Tok::Ellipsis {
+                            self.bump();
+                            varargs = true;
+                            self.expect_punct(')')?;
+                            break;
+                        }
+                        params.push(self.parse_type_depth(depth + 1)?);
+                        if self.eat_punct(')') {
+                            break;
+                        }
+                        self.expect_punct(',')?;
+                    }
+                }
+                ty = Type::Func {
+                    ret: Box::new(ty),
+                    params,
+                    varargs,
+                };
+            } else {
+                return Ok(ty);
+            }
+        }
+    }
+
+    /// `{ T, T }` (the opening brace is next).
+    fn struct_fields(&mut self, depth: u32) -> Result<Vec<Type>, ParseError> {
+        self.expect_punct('{')?;
+        let mut fields = Vec::new();
+        if self.eat_punct('}') {
+            return Ok(fields);
+        }
+        loop {
+            fields.push(self.parse_type_depth(depth + 1)?);
+            if self.eat_punct('}') {
+                return Ok(fields);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    /// A constant of type `ty`.
+    pub fn parse_const(&mut self, ty: &Type) -> Result<Const, ParseError> {
+        self.parse_const_depth(ty, 0)
+    }
+
+    fn parse_const_depth(&mut self, ty: &Type, depth: u32) -> Result<Const, ParseError> {
+        if depth > 64 {
+            return Err(self.err("constant nested too deeply"));
+        }
+        let at = self.span();
+        match self.peek().clone() {
+            Tok::Int(s) => {
+                let value = s
+                    .parse::<i128>()
+                    .map_err(|_| self.err_at(at, format!("integer constant '{s}' too large")))?;
+                self.bump();
+                Ok(Const::Int {
+                    value,
+                    bool_syntax: false,
+                })
+            }
+            Tok::Float(s) => {
+                self.bump();
+                Ok(Const::Float(s))
+            }
+            Tok::Global(g) => {
+                self.bump();
+                self.note_global_use(g.clone(), at);
+                Ok(Const::Global(g))
+            }
+            Tok::CStr(b) => {
+                self.bump();
+                Ok(Const::CString(b))
+            }
+            Tok::Punct('<') => {
+                self.bump();
+                if self.is_punct('{') {
+                    let fields = self.const_list('}', depth, true)?;
+                    self.expect_punct('>')?;
+                    Ok(Const::Struct {
+                        fields,
+                        packed: true,
+                    })
+                } else {
+                    Ok(Const::Vector(self.const_list('>', depth, false)?))
+                }
+            }
+            Tok::Punct('[') => {
+                self.bump();
+                Ok(Const::Array(self.const_list(']', depth, false)?))
+            }
+            Tok::Punct('{') => Ok(Const::Struct {
+                fields: self.const_list('}', depth, true)?,
+                packed: false,
+            }),
+            Tok::Word(w) => {
+                let c = match w.as_str() {
+                    "true" => Const::Int {
+                        value: 1,
+                        bool_syntax: true,
+                    },
+                    "false" => Const::Int {
+                        value: 0,
+                        bool_syntax: true,
+                    },
+                    "null" => Const::Null,
+                    "none" => Const::None,
+                    "undef" => Const::Undef,
+                    "poison" => Const::Poison,
+                    "zeroinitializer" => Const::ZeroInit,
+                    "splat" => return self.splat(ty, depth),
+                    "asm" => return Err(self.unsupported("inline asm")),
+                    "blockaddress" | "dso_local_equivalent" | "no_cfi" | "ptrauth" => {
+                        return Err(self.unsupported(&w))
+                    }
+                    _ if CONST_EXPR_WORDS.contains(&w.as_str()) => {
+                        return Err(self.unsupported_at(
+                            at,
+                            "constant expression",
+                            &format!("constant expression `{w}` is outside the accepted subset (rule P-PROG)"),
+                        ))
+                    }
+                    _ => return Err(self.expected("a constant")),
+                };
+                self.bump();
+                Ok(c)
+            }
+            Tok::Meta(_) | Tok::MetaStr(_) => Err(self
+                .expected("a constant (metadata is only accepted as a `metadata` call argument)")),
+            _ => Err(self.expected("a constant")),
+        }
+    }
+
+    /// `splat (T v)`: expanded to the vector constant it denotes, which is
+    /// what LLVM's own printer abbreviates.
+    fn splat(&mut self, ty: &Type, depth: u32) -> Result<Const, ParseError> {
+        let at = self.span();
+        self.bump();
+        self.expect_punct('(')?;
+        let ety = self.parse_type()?;
+        let v = self.parse_const_depth(&ety, depth + 1)?;
+        self.expect_punct(')')?;
+        match ty {
+            Type::Vector {
+                len,
+                scalable: false,
+                ..
+            } if *len <= 4096 => Ok(Const::Vector(
+                (0..*len)
+                    .map(|_| TypedConst {
+                        ty: ety.clone(),
+                        value: v.clone(),
+                    })
+                    .collect(),
+            )),
+            _ => Err(self.unsupported_at(
+                at,
+                "splat constant",
+                "`splat` is only accepted for fixed-length vectors",
+            )),
+        }
+    }
+
+    /// Typed constants separated by commas up to `close`; the opener was
+    /// consumed unless `brace` (then `{` is next).
+    fn const_list(
+        &mut self,
+        close: char,
+        depth: u32,
+        brace: bool,
+    ) -> Result<Vec<TypedConst>, ParseError> {
+        if brace {
+            self.expect_punct('{')?;
+        }
+        let mut out = Vec::new();
+        if self.eat_punct(close) {
+            return Ok(out);
+        }
+        loop {
+            let ty = self.parse_type_depth(depth + 1)?;
+            let value = self.parse_const_depth(&ty, depth + 1)?;
+            out.push(TypedConst { ty, value });
+            if self.eat_punct(close) {
+                return Ok(out);
+            }
+            self.expect_punct(',')?;
+        }
+    }
+
+    pub fn note_global_use(&mut self, g: String, at: crate::ir::Span) {
+        if self.global_seen.insert(g.clone()) {
+            self.global_uses.push((g, at));
+        }
+    }
+
+    /// The element type reached by `extractvalue` indices.
+    pub fn aggregate_elem(&self, ty: &Type, idx: &[u32]) -> Option<Type> {
+        let mut t = ty.clone();
+        for &i in idx {
+            t = match self.resolve_named(&t)? {
+                Type::Struct { fields, .. } => fields.get(i as usize)?.clone(),
+                Type::Array { len, elem } if (i as u64) < len => *elem,
+                _ => return None,
+            };
+        }
+        Some(t)
+    }
+
+    /// A named type's definition (one level), other types as they are.
+    pub fn resolve_named(&self, ty: &Type) -> Option<Type> {
+        match ty {
+            Type::Named(n) => self.named_types.get(n).cloned().flatten(),
+            t => Some(t.clone()),
+        }
+    }
+}
+
+/// Type identity as LLVM sees it after parsing: legacy typed pointers are
+/// opaque pointers of their address space; named structs are nominal.
+pub fn same_type(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Ptr(x) | Type::TypedPtr { addrspace: x, .. }, Type::Ptr(y))
+        | (Type::Ptr(x), Type::TypedPtr { addrspace: y, .. }) => x == y,
+        (Type::TypedPtr { addrspace: x, .. }, Type::TypedPtr { addrspace: y, .. }) => x == y,
+        (
+            Type::Vector {
+                len: l1,
+                scalable: s1,
+                elem: e1,
+            },
+            Type::Vector {
+                len: l2,
+                scalable: s2,
+                elem: e2,
+            },
+        ) => l1 == l2 && s1 == s2 && same_type(e1, e2),
+        (Type::Array { len: l1, elem: e1 }, Type::Array { len: l2, elem: e2 }) => {
+            l1 == l2 && same_type(e1, e2)
+        }
+        (
+            Type::Struct {
+                fields: f1,
+                packed: p1,
+            },
+            Type::Struct {
+                fields: f2,
+                packed: p2,
+            },
+        ) => p1 == p2 && f1.len() == f2.len() && f1.iter().zip(f2).all(|(x, y)| same_type(x, y)),
+        (
+            Type::Func {
+                ret: r1,
+                params: p1,
+                varargs: v1,
+            },
+            Type::Func {
+                ret: r2,
+                params: p2,
+                varargs: v2,
+            },
+        ) => {
+            v1 == v2
+                && same_type(r1, r2)
+                && p1.len() == p2.len()
+                && p1.iter().zip(p2).all(|(x, y)| same_type(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+/// `i1`, or a vector of `i1` shaped like `ty` (result of compares).
+pub fn bool_like(ty: &Type) -> Type {
+    match ty {
+        Type::Vector { len, scalable, .. } => Type::Vector {
+            len: *len,
+            scalable: *scalable,
+            elem: Box::new(Type::Int(1)),
+        },
+        _ => Type::Int(1),
+    }
+}
