@@ -1,2 +1,3 @@
 //! One module per `convcheck` subcommand. Each exposes a clap `Args` struct
 //! and `run(&Args) -> Result<u8, CliError>` returning the exit status.
+pub mod verify;
