@@ -34,7 +34,8 @@ fn render_one(v: &Violation, s: &mut String) {
         s.push_str(&format!(" #{i}"));
     }
     s.push_str(": ");
-    s.push_str(&v.message);
+    let prefix = format!("{}: ", v.rule);
+    s.push_str(v.message.strip_prefix(&prefix).unwrap_or(&v.message));
     s.push('\n');
     for site in &v.sites {
         let role = serde_json::to_value(site.role)
