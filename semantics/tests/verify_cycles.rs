@@ -9,7 +9,7 @@ mod support;
 use std::collections::BTreeSet;
 
 use proptest::prelude::{prop_assert_eq, prop_oneof, proptest, ProptestConfig};
-use semantics::rules::{verify_module, Options, RuleId, Role, Violation};
+use semantics::rules::{verify_module, Options, Role, RuleId, Violation};
 use support::{arb_token_prog, Refs};
 
 type Key = (RuleId, String, Vec<(String, Option<usize>)>);
@@ -62,7 +62,11 @@ proptest! {
 #[test]
 fn mc03_sample_exercises_every_cycle_rule() {
     let progs = testgen::sample(
-        &arb_token_prog(testgen::cfg::arb_irreducible_cfg(6), false, Refs::Dominating),
+        &arb_token_prog(
+            testgen::cfg::arb_irreducible_cfg(6),
+            false,
+            Refs::Dominating,
+        ),
         300,
         7,
     );
@@ -73,7 +77,15 @@ fn mc03_sample_exercises_every_cycle_rule() {
             seen.insert(rule);
         }
     }
-    for r in [RuleId::SCycle1, RuleId::SCycle2, RuleId::SCycle3, RuleId::SCycle4] {
-        assert!(seen.contains(&r), "{r} never violated in the sample: {seen:?}");
+    for r in [
+        RuleId::SCycle1,
+        RuleId::SCycle2,
+        RuleId::SCycle3,
+        RuleId::SCycle4,
+    ] {
+        assert!(
+            seen.contains(&r),
+            "{r} never violated in the sample: {seen:?}"
+        );
     }
 }

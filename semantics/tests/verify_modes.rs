@@ -19,13 +19,16 @@ fn llvm() -> Options {
 /// Whether a module has a non-convergent call carrying a bundle (S-1).
 fn has_bundle_on_plain_call(m: &semantics::ir::Module) -> bool {
     m.functions.iter().any(|f| {
-        f.blocks.iter().flat_map(|b| &b.insts).any(|i| match &i.kind {
-            InstKind::Call(c) => {
-                c.convergence_bundles().next().is_some()
-                    && !semantics::rules::facts::is_convergent_llvm(m, c)
-            }
-            _ => false,
-        })
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| match &i.kind {
+                InstKind::Call(c) => {
+                    c.convergence_bundles().next().is_some()
+                        && !semantics::rules::facts::is_convergent_llvm(m, c)
+                }
+                _ => false,
+            })
     })
 }
 
@@ -72,6 +75,9 @@ fn modes_disagree_only_as_recorded_in_findings() {
             s1 += 1;
         }
     }
-    eprintln!("modes: {} modules; S-1 shapes {s1}, S-3 shapes {s3}", mods.len());
+    eprintln!(
+        "modes: {} modules; S-1 shapes {s1}, S-3 shapes {s3}",
+        mods.len()
+    );
     assert!(s3 > 0, "the sample should contain S-3 shapes");
 }
