@@ -18,7 +18,7 @@ use crate::cfg::CycleId;
 use crate::ir::BlockId;
 
 use super::facts::{CtrlKind, FnFacts, TokenUse};
-use super::print::print_block_operand;
+use super::print::{print_block_operand, print_cycle};
 use super::{Role, RuleId, Violation};
 
 pub const MSG_CYCLE_USE: &str = "Convergence token used by an instruction other than llvm.experimental.convergence.loop in a cycle that does not contain the token's definition.";
@@ -39,7 +39,7 @@ impl Region {
     /// Printed as LLVM prints a cycle, or as the closed path's blocks.
     fn text(&self, facts: &FnFacts) -> String {
         match (self.cycle, &self.path_text) {
-            (Some(c), _) => facts.cycle_text(c),
+            (Some(c), _) => print_cycle(facts.func, facts.doc_cycles(), c),
             (None, Some(t)) => t.clone(),
             (None, None) => String::new(),
         }
@@ -79,7 +79,7 @@ fn outside_uses(facts: &FnFacts, r: &Region, sc: &mut Scratch) -> Vec<TokenUse> 
     for b in &r.blocks {
         for &k in &sc.uses_by_block[b.0] {
             let u = facts.uses[k];
-            if facts.reachable[u.block.0] && sc.mark[u.def_block.0] != sc.stamp {
+            if sc.mark[u.def_block.0] != sc.stamp {
                 out.push(u);
             }
         }
@@ -218,11 +218,12 @@ fn check_region(
 /// The cycles of LLVM's hierarchy, innermost first (so a violation is
 /// reported at the smallest cycle that shows it).
 fn cycle_regions(facts: &FnFacts) -> Vec<Region> {
-    let mut ids: Vec<CycleId> = (0..facts.cycles.cycles.len()).map(CycleId).collect();
-    ids.sort_by_key(|c| std::cmp::Reverse(facts.cycles.cycle(*c).depth));
+    let ci = facts.doc_cycles();
+    let mut ids: Vec<CycleId> = (0..ci.cycles.len()).map(CycleId).collect();
+    ids.sort_by_key(|c| std::cmp::Reverse(ci.cycle(*c).depth));
     ids.into_iter()
         .map(|c| Region {
-            blocks: facts.cycles.cycle(c).blocks.clone(),
+            blocks: ci.cycle(c).blocks.clone(),
             cycle: Some(c),
             path_text: None,
         })
@@ -262,13 +263,14 @@ pub fn s_cycle_4(facts: &FnFacts, out: &mut Vec<Violation>) {
 }
 
 /// The block sets of every closed path (closed walk) of 1..=`max_len`
-/// edges among the reachable blocks, deduplicated. Exhaustive: a
+/// edges, deduplicated (unreachable code included: the rules speak of every
+/// closed path in the CFG). Exhaustive: a
 /// breadth-first search over (start, current block, blocks visited) states,
 /// so every closed walk's block set is found once its shortest walk fits.
 pub fn closed_path_sets(facts: &FnFacts, max_len: usize) -> Vec<Vec<bool>> {
     let n = facts.func.blocks.len();
     let mut found: BTreeMap<Vec<bool>, ()> = BTreeMap::new();
-    for s in facts.rpo.iter().copied() {
+    for s in facts.func.block_ids() {
         let mut start = vec![false; n];
         start[s.0] = true;
         let mut seen: HashSet<(usize, Vec<bool>)> = HashSet::new();
