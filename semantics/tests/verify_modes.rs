@@ -108,3 +108,43 @@ fn modes_disagree_only_as_recorded_in_findings() {
     );
     assert!(s3 > 0, "the sample should contain S-3 shapes");
 }
+
+/// S-REGION: the document's definition (points dominated by the definition
+/// from which a use is reachable) and LLVM's live-token walk flag the same
+/// functions, except where the walk does not run (S-4: S-MIX) or a cycle
+/// rule is broken too (S-5: regions over back edges).
+#[test]
+fn s_region_definition_agrees_with_llvm_walk() {
+    let progs = testgen::sample(
+        &support::arb_token_prog(testgen::cfg::arb_cfg(7), false, support::Refs::Dominating),
+        3000,
+        3,
+    );
+    let others = |r: &Report| {
+        r.rules().iter().any(|x| {
+            matches!(
+                x,
+                RuleId::SCycle1
+                    | RuleId::SCycle2
+                    | RuleId::SCycle3
+                    | RuleId::SCycle4
+                    | RuleId::SMix
+            )
+        })
+    };
+    let (mut compared, mut flagged) = (0, 0);
+    for p in &progs {
+        let m = p.to_module();
+        let d = verify_module(&m, &Options::default());
+        let l = verify_module(&m, &llvm());
+        if others(&d) || others(&l) {
+            continue;
+        }
+        compared += 1;
+        let dr = d.rules().contains(&RuleId::SRegion);
+        flagged += usize::from(dr);
+        assert_eq!(dr, l.rules().contains(&RuleId::SRegion), "{}", p.to_ll());
+    }
+    eprintln!("S-REGION: {compared} functions compared, {flagged} flagged by both");
+    assert!(flagged > 20 && compared > 1000, "{flagged} of {compared}");
+}
