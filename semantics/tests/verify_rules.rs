@@ -186,3 +186,51 @@ C:
     assert_eq!(json["violations"][0]["rule"], "S-CYCLE-4");
     assert_eq!(json["violations"][0]["sites"][0]["role"], "use");
 }
+
+/// C-CONV in LLVM mode: target intrinsics LLVM marks convergent whatever
+/// their declaration says (`convergent` comes from the intrinsic tables),
+/// and one it does not; checked against opt-22 when available.
+#[test]
+fn c_conv_target_intrinsics_match_opt() {
+    let calls = [
+        (
+            "i32 @llvm.amdgcn.readfirstlane.i32(i32 %x)",
+            "declare i32 @llvm.amdgcn.readfirstlane.i32(i32)",
+            true,
+        ),
+        (
+            "i64 @llvm.amdgcn.ballot.i64(i1 true)",
+            "declare i64 @llvm.amdgcn.ballot.i64(i1)",
+            true,
+        ),
+        (
+            "i1 @llvm.nvvm.vote.all(i1 true)",
+            "declare i1 @llvm.nvvm.vote.all(i1)",
+            true,
+        ),
+        (
+            "i32 @llvm.amdgcn.workitem.id.x()",
+            "declare i32 @llvm.amdgcn.workitem.id.x()",
+            false,
+        ),
+    ];
+    let opt = testgen::oracle::find_opt();
+    for (call, decl, convergent) in calls {
+        let text = format!(
+            "define void @f(i32 %x) {{\n  %a = call token @llvm.experimental.convergence.anchor()\n  %r = call {call}\n  ret void\n}}\n{decl}\ndeclare token @llvm.experimental.convergence.anchor()\n"
+        );
+        let m = parse_module("t.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+        let l = verify_module(
+            &m,
+            &Options {
+                llvm_compatible: true,
+                closed_paths: None,
+            },
+        );
+        assert_eq!(!l.is_valid(), convergent, "{call}");
+        if let Some(opt) = &opt {
+            let out = testgen::oracle::verify_ll(opt, &text);
+            assert_eq!(out.success(), l.is_valid(), "{call}: opt-22 verdict");
+        }
+    }
+}
