@@ -7,7 +7,7 @@
 //! |-------------------------------------------|-------------------|------------------|
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
-//! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
+//! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
