@@ -5,3 +5,4 @@ pub mod cycles;
 pub mod parse;
 pub mod run;
 pub mod uniformity;
+pub mod verify;
