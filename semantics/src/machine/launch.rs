@@ -163,6 +163,18 @@ pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError>
             "a launch needs at least one thread".into(),
         ));
     }
+    // D-UNCTRL `inferred`: tokens inserted by the inference procedure,
+    // then the token rules apply.
+    let inferred;
+    let module = if opts.uncontrolled == super::Uncontrolled::Inferred {
+        inferred = crate::infer::infer_tokens(module).map_err(|e| RunError::Unsupported {
+            construct: "irreducible cycle in inferred mode".into(),
+            at: e.to_string(),
+        })?;
+        &inferred
+    } else {
+        module
+    };
     let kernel = find_kernel(module, opts)?;
     let prog = Program::new(module, kernel);
     for name in opts.args.keys() {
