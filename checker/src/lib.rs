@@ -1,6 +1,16 @@
-//! The refinement checker (SMT-backed, added later) and the command-line
-//! front end of `convcheck`: [`cli`] holds the conventions every subcommand
-//! follows; [`cmd`] one module per subcommand.
+//! The refinement checker (SMT-backed) and the command-line front end of
+//! `convcheck`.
+//!
+//! | concept | module |
+//! | --- | --- |
+//! | conditions: solver-independent terms, evaluation, SMT-LIB text | [`vc`] |
+//! | the one Z3 user: queries, answers, models, dumps | [`smt`] |
+//! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
+//! | conventions every subcommand follows (exit status, loading) | [`cli`] |
+//! | one module per subcommand | [`cmd`] |
 
+pub mod cegis;
 pub mod cli;
 pub mod cmd;
+pub mod smt;
+pub mod vc;

@@ -4,19 +4,36 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 use checker::cli;
+use checker::cmd;
 
 /// Executable semantics and model checker for GPU convergence in LLVM IR.
+///
+/// Reads textual LLVM IR (the subset documented in the README) and answers
+/// questions about convergence: the cycle hierarchy LLVM computes, the static
+/// token rules, the executions a program allows in N threads, uniformity, and
+/// whether a transformed program refines the original.
+///
+/// Exit status: 0 success, 1 negative verdict (violations, counterexample),
+/// 2 bad input (parse error, unsupported construct), 70 internal error.
 #[derive(Parser)]
-#[command(name = "convcheck", version, about, long_about = None)]
+#[command(name = "convcheck", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Parse a module and print it back, or report file:line:col errors.
+    Parse(cmd::parse::Args),
+    /// Print the cycle hierarchy as `opt -passes='print<cycles>'` does.
+    Cycles(cmd::cycles::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    cli::finish(match cli.command {})
+    cli::finish(match &cli.command {
+        Command::Parse(a) => cmd::parse::run(a),
+        Command::Cycles(a) => cmd::cycles::run(a),
+    })
 }

@@ -1,5 +1,7 @@
-//! Shared proptest generators (CFGs, later token placements and thread
+//! Shared proptest generators (CFGs, convergence-token programs, thread
 //! inputs) rendered as LLVM IR, and helpers that tests of every crate use.
+//! Every strategy is a deterministic function of proptest's RNG and shrinks
+//! towards smaller programs; [`sample`] draws fixed-seed batches.
 //!
 //! Index:
 //! - [`cfg`]: random CFGs (any / reducible / irreducible) as `.ll` functions.
@@ -7,12 +9,15 @@
 //!   reducibility, natural loops, closed walks avoiding a block).
 //! - [`tokens`]: convergence-token programs (arbitrary and likely-valid)
 //!   over generated CFGs, and batched `opt` verdicts per program.
+//! - [`defects`]: token programs with one planted defect labelled by rule ID
+//!   and LLVM message.
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
 
 pub mod cfg;
+pub mod defects;
 pub mod graph;
 pub mod inputs;
 pub mod oracle;

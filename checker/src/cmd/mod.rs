@@ -1,3 +1,6 @@
 //! One module per `convcheck` subcommand. Each exposes a clap `Args` struct
 //! and `run(&Args) -> Result<u8, CliError>` returning the exit status.
+
+pub mod cycles;
+pub mod parse;
 pub mod run;

@@ -357,9 +357,6 @@ impl Dfs {
     }
 }
 
-/// Every cycle hierarchy the CFG admits over all DFS orders, deduplicated
-/// (rule D-HIER). The first element is LLVM's. At most `limit` are returned.
-pub fn all_hierarchies(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
-    let _ = (cfg, limit);
-    todo!("cfg helper")
-}
+/// Every cycle hierarchy the CFG admits over all DFS orders (rule D-HIER);
+/// implemented in [`super::hierarchies`].
+pub use super::hierarchies::all_hierarchies;

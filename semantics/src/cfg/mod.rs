@@ -76,6 +76,7 @@ impl Cfg {
 
 pub mod cycles;
 pub mod dom;
+pub mod hierarchies;
 
 pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
 pub use dom::DomTree;

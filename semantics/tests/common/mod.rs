@@ -84,6 +84,15 @@ impl GenCfg {
 /// CFGs of `1..=max_blocks` blocks. With `entry_preds` false, no edge targets
 /// block 0 (LLVM IR forbids predecessors of the entry block).
 pub fn arb_cfg(max_blocks: usize, entry_preds: bool) -> impl Strategy<Value = GenCfg> {
+    arb_cfg_with(max_blocks, entry_preds, 3)
+}
+
+/// [`arb_cfg`] with switches of at most `max_cases` cases.
+pub fn arb_cfg_with(
+    max_blocks: usize,
+    entry_preds: bool,
+    max_cases: usize,
+) -> impl Strategy<Value = GenCfg> {
     (1..=max_blocks).prop_flat_map(move |n| {
         let lo = if entry_preds || n == 1 { 0 } else { 1 };
         let target = lo..n;
@@ -102,7 +111,10 @@ pub fn arb_cfg(max_blocks: usize, entry_preds: bool) -> impl Strategy<Value = Ge
                 ),
                 (
                     2,
-                    (target.clone(), prop::collection::vec(target.clone(), 1..4))
+                    (
+                        target.clone(),
+                        prop::collection::vec(target.clone(), 1..=max_cases),
+                    )
                         .prop_map(|(d, cs)| Term::Switch(d, cs))
                         .boxed(),
                 ),

@@ -1,0 +1,23 @@
+# The two commands of the README:
+#   make demo   run the main job on the built-in examples
+#   make test   run the test suite (what CI runs)
+# Both install what is missing first (scripts/setup.sh).
+
+CARGO ?= cargo
+
+.PHONY: demo test setup build bench-cycles
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release --bin convcheck
+
+demo: build
+	@scripts/demo.sh
+
+test: setup
+	$(CARGO) test --workspace --release
+
+bench-cycles: build
+	@scripts/bench-cycles.sh

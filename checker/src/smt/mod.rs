@@ -1,0 +1,436 @@
+//! The only module that talks to Z3 (STYLE.md item 8, ARCHITECTURE.md).
+//!
+//! A [`Query`] is a named conjunction of [`Condition`]s over one
+//! [`Terms`] arena with a time limit. [`solve`] translates it, runs Z3 and
+//! answers [`Outcome::Sat`] with a model over the query's own variables,
+//! [`Outcome::Unsat`], or [`Outcome::Unknown`] with the reason. A time-out is
+//! always `Unknown(Timeout)`, never anything else (R-BOUND: "a solver
+//! time-out answers unknown, never refines"). Before a model is returned it is
+//! re-checked by the vc evaluator; a model that does not satisfy the query is
+//! an internal error ([`SmtError::ModelMismatch`]), not an answer.
+//!
+//! [`Query::dump_smt`] writes a query as a standalone SMT-LIB file named after
+//! it, replayable with the `z3` binary; a [`Session`] does that for every
+//! query it runs when given a dump directory (`--dump-smt DIR`).
+//!
+//! # Which Z3 binding, and why
+//!
+//! The `z3` crate is pinned to `=0.22.0` (with `z3-sys =0.14.1`), linked
+//! dynamically through pkg-config to Debian's libz3 4.8.12. It is the newest
+//! release, and it builds and links here without `bindgen` or a download
+//! feature: its bindings are pre-generated, and Rust only links the C
+//! functions actually called, all of which exist in 4.8.12 (115 of the 817
+//! functions z3-sys declares do not: character, finite-set, simplifier,
+//! real-closed-field, parser-context and user-propagator APIs among them;
+//! calling one fails at link time, not at run time). It needs Rust 1.88,
+//! hence the workspace's `rust-version`. z3-sys warns that
+//! it targets Z3 >= 4.13.3 and that `Z3_decl_kind` numbering changed since
+//! 4.8.12 (4.8.16, 4.13.2, 4.14.1, 5.0.0, 5.3.0); this module therefore never
+//! inspects declaration kinds: it builds terms, checks, and reads values by
+//! evaluation, whose enums (`Z3_lbool`, `Z3_sort_kind`) did not change. The
+//! tests of this module pin that behaviour on the installed library (model
+//! values re-checked by our evaluator, Z3's own parse of our dumps agreeing
+//! with the API).
+
+mod model;
+#[cfg(test)]
+pub(crate) mod tests;
+mod translate;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use z3::ast::Bool;
+use z3::{Params, SatResult, Solver};
+
+use crate::vc::eval::Model;
+use crate::vc::{smtlib, Condition, TermId, Terms};
+use translate::Translator;
+
+/// A named satisfiability question.
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// Names the query in logs, dumps and errors, e.g.
+    /// `cegis-cl12-check-3`. Unique within a session for readable dumps.
+    pub name: String,
+    /// Wall-clock limit for the solver; reaching it answers
+    /// `Unknown(Timeout)`.
+    pub timeout: Duration,
+    /// The query asks whether all of these hold at once.
+    pub assertions: Vec<Condition>,
+}
+
+/// The answer to a query.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Satisfiable, with values for every variable and application in the
+    /// assertions (checked against them by the vc evaluator).
+    Sat(Model),
+    Unsat,
+    Unknown(UnknownReason),
+}
+
+/// Why the solver gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnknownReason {
+    /// The query's time limit was reached.
+    Timeout,
+    /// Z3 gave up for another reason (its own words).
+    Solver(String),
+}
+
+impl std::fmt::Display for UnknownReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnknownReason::Timeout => write!(f, "solver time limit reached"),
+            UnknownReason::Solver(why) => write!(f, "solver gave up: {why}"),
+        }
+    }
+}
+
+/// Failures that are not answers: our own bugs or an unusable dump directory.
+#[derive(Debug, thiserror::Error)]
+pub enum SmtError {
+    /// Z3's model does not satisfy the query under the vc evaluator, or could
+    /// not be read back: the translation, the evaluator or Z3 is wrong.
+    #[error("query {query}: internal error: {detail}")]
+    ModelMismatch { query: String, detail: String },
+    #[error("query {query}: cannot write SMT-LIB dump {path}: {source}")]
+    Dump {
+        query: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Query {
+    pub fn new(name: impl Into<String>, timeout: Duration) -> Query {
+        Query {
+            name: name.into(),
+            timeout,
+            assertions: Vec::new(),
+        }
+    }
+
+    /// Adds a condition that must hold.
+    pub fn assert(&mut self, term: TermId, origin: impl Into<String>) {
+        self.assertions.push(Condition::new(term, origin));
+    }
+
+    /// The standalone SMT-LIB script of this query.
+    pub fn to_smtlib(&self, terms: &Terms) -> String {
+        smtlib::script(
+            terms,
+            &self.name,
+            Some(timeout_ms(self.timeout) as u64),
+            &self.assertions,
+        )
+    }
+
+    /// The dump's file name: the query name with every character outside
+    /// `[A-Za-z0-9._-]` replaced by `_`, plus `.smt2`.
+    pub fn file_name(&self) -> String {
+        let stem: String = self
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let stem = if stem.is_empty() || stem.starts_with('.') {
+            format!("q{stem}")
+        } else {
+            stem
+        };
+        format!("{stem}.smt2")
+    }
+
+    /// Writes the query to `dir/<file_name>` (creating `dir`), returning the
+    /// path written.
+    pub fn dump_smt(&self, terms: &Terms, dir: &Path) -> Result<PathBuf, SmtError> {
+        let path = dir.join(self.file_name());
+        let err = |source| SmtError::Dump {
+            query: self.name.clone(),
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(err)?;
+        std::fs::write(&path, self.to_smtlib(terms)).map_err(err)?;
+        Ok(path)
+    }
+}
+
+/// Z3 takes milliseconds as a `u32`; at least 1 (0 would mean "no limit" in
+/// some Z3 versions) and saturating.
+fn timeout_ms(t: Duration) -> u32 {
+    u32::try_from(t.as_millis()).unwrap_or(u32::MAX).max(1)
+}
+
+/// Runs `query` on a fresh Z3 solver of this thread's context.
+pub fn solve(terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
+    run(terms, query, false).map(|(o, _)| o)
+}
+
+/// The answer of [`unsat_core`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoreOutcome {
+    /// Unsatisfiable, and so is the subset of the assertions at these indices
+    /// (into `Query::assertions`, increasing; not necessarily minimal).
+    Unsat { core: Vec<usize> },
+    /// Satisfiable or unknown, as [`solve`] would answer.
+    Other(Outcome),
+}
+
+/// Like [`solve`], but an unsat answer names assertions that conflict: their
+/// origins say which IR conditions exclude each other, e.g. why a program is
+/// always UB (STYLE.md item 9: vacuity is reported with its reason).
+pub fn unsat_core(terms: &Terms, query: &Query) -> Result<CoreOutcome, SmtError> {
+    Ok(match run(terms, query, true)? {
+        (Outcome::Unsat, core) => CoreOutcome::Unsat { core },
+        (other, _) => CoreOutcome::Other(other),
+    })
+}
+
+/// Solves `query`; with `track`, each assertion is guarded by a fresh
+/// tracking literal and an unsat answer comes with the indices in the core.
+fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>), SmtError> {
+    let mut tr = Translator::new();
+    let solver = Solver::new();
+    let mut trackers = Vec::new();
+    for c in &query.assertions {
+        let b = tr.boolean(terms, c.term);
+        if track {
+            let p = Bool::fresh_const("track");
+            solver.assert_and_track(b, &p);
+            trackers.push(p);
+        } else {
+            solver.assert(b);
+        }
+    }
+    let outcome = check(
+        &solver,
+        &mut tr,
+        terms,
+        &query.name,
+        query.timeout,
+        &query.assertions,
+    )?;
+    let mut core = Vec::new();
+    if outcome == Outcome::Unsat && track {
+        let zcore = solver.get_unsat_core();
+        core = (0..trackers.len())
+            .filter(|&i| zcore.contains(&trackers[i]))
+            .collect();
+    }
+    Ok((outcome, core))
+}
+
+/// Checks `solver`, which holds the translations of `assertions`, within
+/// `timeout`, and reads its answer back (a model is re-checked against
+/// `assertions` by the vc evaluator).
+fn check(
+    solver: &Solver,
+    tr: &mut Translator,
+    terms: &Terms,
+    name: &str,
+    timeout: Duration,
+    assertions: &[Condition],
+) -> Result<Outcome, SmtError> {
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms(timeout));
+    solver.set_params(&params);
+    let start = Instant::now();
+    let result = solver.check();
+    let elapsed = start.elapsed();
+    match result {
+        SatResult::Unsat => Ok(Outcome::Unsat),
+        SatResult::Unknown => {
+            let why = solver.get_reason_unknown().unwrap_or_default();
+            // Z3 says "timeout" or "canceled" depending on where the limit
+            // struck; the clock is the fallback for any other wording.
+            let timed_out =
+                why.contains("timeout") || why.contains("canceled") || elapsed >= timeout;
+            Ok(Outcome::Unknown(if timed_out {
+                UnknownReason::Timeout
+            } else {
+                UnknownReason::Solver(why)
+            }))
+        }
+        SatResult::Sat => {
+            let mismatch = |detail: String| SmtError::ModelMismatch {
+                query: name.to_string(),
+                detail,
+            };
+            let zmodel = solver
+                .get_model()
+                .ok_or_else(|| mismatch("Z3 answered sat without a model".into()))?;
+            let roots: Vec<TermId> = assertions.iter().map(|c| c.term).collect();
+            let model = model::extract(tr, &zmodel, terms, &roots).map_err(mismatch)?;
+            check_model(terms, assertions, &model).map_err(mismatch)?;
+            Ok(Outcome::Sat(model))
+        }
+    }
+}
+
+/// A solver that keeps its assertions between checks, so a growing
+/// conjunction (the proposals of CEGIS) is translated once per condition
+/// rather than once per check. Every check still has a name and a time
+/// limit, and [`Incremental::snapshot`] is the standalone query it answers.
+///
+/// All calls must pass the same [`Terms`] arena (it may grow in between).
+pub struct Incremental {
+    solver: Solver,
+    tr: Translator,
+    assertions: Vec<Condition>,
+    /// Limit of each check.
+    pub timeout: Duration,
+}
+
+impl Incremental {
+    pub fn new(timeout: Duration) -> Incremental {
+        Incremental {
+            solver: Solver::new(),
+            tr: Translator::new(),
+            assertions: Vec::new(),
+            timeout,
+        }
+    }
+
+    /// Adds a condition for this and every later check.
+    pub fn assert(&mut self, terms: &Terms, condition: Condition) {
+        let b = self.tr.boolean(terms, condition.term);
+        self.solver.assert(b);
+        self.assertions.push(condition);
+    }
+
+    pub fn assertions(&self) -> &[Condition] {
+        &self.assertions
+    }
+
+    /// The standalone query a check named `name` answers.
+    pub fn snapshot(&self, name: &str) -> Query {
+        Query {
+            name: name.to_string(),
+            timeout: self.timeout,
+            assertions: self.assertions.clone(),
+        }
+    }
+
+    /// Checks the conjunction of everything asserted so far.
+    pub fn check(&mut self, terms: &Terms, name: &str) -> Result<Outcome, SmtError> {
+        check(
+            &self.solver,
+            &mut self.tr,
+            terms,
+            name,
+            self.timeout,
+            &self.assertions,
+        )
+    }
+}
+
+/// Every assertion must evaluate to true in `model`.
+fn check_model(terms: &Terms, assertions: &[Condition], model: &Model) -> Result<(), String> {
+    for c in assertions {
+        match model.eval(terms, c.term) {
+            Ok(v) if v.as_bool() == Some(true) => {}
+            other => {
+                return Err(format!(
+                    "Z3 model does not satisfy assertion ({}) {}: evaluates to {other:?}",
+                    c.origin,
+                    terms.display(c.term)
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One line of a [`Session`]'s log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryRecord {
+    pub name: String,
+    /// `sat`, `unsat` or `unknown`.
+    pub answer: &'static str,
+    pub elapsed: Duration,
+    /// Where the query was dumped, if it was.
+    pub dumped: Option<PathBuf>,
+}
+
+/// Runs queries, optionally dumping each, and keeps a log of them.
+#[derive(Debug, Default)]
+pub struct Session {
+    /// `--dump-smt DIR`: write every query there before solving it.
+    pub dump_dir: Option<PathBuf>,
+    pub log: Vec<QueryRecord>,
+    dumped_names: HashSet<String>,
+}
+
+impl Session {
+    pub fn new(dump_dir: Option<PathBuf>) -> Session {
+        Session {
+            dump_dir,
+            log: Vec::new(),
+            dumped_names: HashSet::new(),
+        }
+    }
+
+    /// Dumps (if configured; a repeated name gets a `.N` suffix rather than
+    /// overwriting an earlier dump) then solves `query`.
+    pub fn solve(&mut self, terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
+        let dumped = self.dump(terms, query)?;
+        let start = Instant::now();
+        let outcome = solve(terms, query)?;
+        self.record(&query.name, &outcome, start, dumped);
+        Ok(outcome)
+    }
+
+    /// Like [`Session::solve`] for a check of an incremental solver; the dump
+    /// is its [`Incremental::snapshot`].
+    pub fn check(
+        &mut self,
+        terms: &Terms,
+        solver: &mut Incremental,
+        name: &str,
+    ) -> Result<Outcome, SmtError> {
+        let dumped = match self.dump_dir {
+            Some(_) => self.dump(terms, &solver.snapshot(name))?,
+            None => None,
+        };
+        let start = Instant::now();
+        let outcome = solver.check(terms, name)?;
+        self.record(name, &outcome, start, dumped);
+        Ok(outcome)
+    }
+
+    fn dump(&mut self, terms: &Terms, query: &Query) -> Result<Option<PathBuf>, SmtError> {
+        let Some(dir) = &self.dump_dir else {
+            return Ok(None);
+        };
+        let mut q = query.clone();
+        let mut n = 1;
+        while !self.dumped_names.insert(q.file_name()) {
+            n += 1;
+            q.name = format!("{}.{n}", query.name);
+        }
+        q.dump_smt(terms, dir).map(Some)
+    }
+
+    fn record(&mut self, name: &str, outcome: &Outcome, start: Instant, dumped: Option<PathBuf>) {
+        self.log.push(QueryRecord {
+            name: name.to_string(),
+            answer: match outcome {
+                Outcome::Sat(_) => "sat",
+                Outcome::Unsat => "unsat",
+                Outcome::Unknown(_) => "unknown",
+            },
+            elapsed: start.elapsed(),
+            dumped,
+        });
+    }
+}

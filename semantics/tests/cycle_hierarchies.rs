@@ -1,0 +1,193 @@
+//! Rule D-HIER: `all_hierarchies` against brute force over every successor
+//! permutation of every block (every DFS order) on small CFGs, plus
+//! hand-checked cases and a cost check on 40-block CFGs.
+
+mod common;
+
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use semantics::cfg::{all_hierarchies, Cfg, CycleInfo};
+use semantics::ir::BlockId;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+type Key = Vec<(usize, Vec<usize>)>;
+
+fn key(ci: &CycleInfo) -> Key {
+    let mut k: Key = ci
+        .cycles
+        .iter()
+        .map(|c| {
+            let mut b: Vec<usize> = c.blocks.iter().map(|b| b.0).collect();
+            b.sort();
+            (c.header().0, b)
+        })
+        .collect();
+    k.sort();
+    k
+}
+
+/// Distinct permutations of a list (duplicates kept as a multiset).
+fn perms(v: &[BlockId]) -> Vec<Vec<BlockId>> {
+    if v.len() <= 1 {
+        return vec![v.to_vec()];
+    }
+    let mut out = BTreeSet::new();
+    for i in 0..v.len() {
+        let mut rest = v.to_vec();
+        let x = rest.remove(i);
+        for mut p in perms(&rest) {
+            p.insert(0, x);
+            out.insert(p);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Every hierarchy LLVM's algorithm builds over all successor orders, or
+/// `None` when there are more than `cap` orders.
+fn brute_force(cfg: &Cfg, cap: usize) -> Option<BTreeSet<Key>> {
+    let options: Vec<Vec<Vec<BlockId>>> = cfg.succs.iter().map(|s| perms(s)).collect();
+    let total = options
+        .iter()
+        .try_fold(1usize, |a, o| a.checked_mul(o.len()))?;
+    if total > cap {
+        return None;
+    }
+    let mut out = BTreeSet::new();
+    let mut idx = vec![0usize; cfg.len()];
+    loop {
+        let permuted = Cfg {
+            succs: idx
+                .iter()
+                .enumerate()
+                .map(|(b, &i)| options[b][i].clone())
+                .collect(),
+            preds: cfg.preds.clone(),
+            names: cfg.names.clone(),
+        };
+        out.insert(key(&CycleInfo::compute(&permuted)));
+        let mut b = 0;
+        loop {
+            if b == idx.len() {
+                return Some(out);
+            }
+            idx[b] += 1;
+            if idx[b] < options[b].len() {
+                break;
+            }
+            idx[b] = 0;
+            b += 1;
+        }
+    }
+}
+
+fn check_against_brute_force(cfg: &Cfg) -> Result<Option<usize>, TestCaseError> {
+    let Some(expected) = brute_force(cfg, 20_000) else {
+        return Ok(None);
+    };
+    let got = all_hierarchies(cfg, usize::MAX);
+    proptest::prop_assert_eq!(key(&got[0]), key(&CycleInfo::compute(cfg)), "LLVM's first");
+    let keys: Vec<Key> = got.iter().map(key).collect();
+    let set: BTreeSet<Key> = keys.iter().cloned().collect();
+    proptest::prop_assert_eq!(set.len(), keys.len(), "duplicates");
+    proptest::prop_assert_eq!(&set, &expected, "succs {:?}", cfg.succs);
+    // `limit` caps the count and keeps LLVM's first.
+    let capped = all_hierarchies(cfg, 1);
+    proptest::prop_assert_eq!(capped.len(), 1);
+    proptest::prop_assert_eq!(&capped[0], &got[0]);
+    Ok(Some(set.len()))
+}
+
+#[test]
+fn hierarchies_match_brute_force_on_small_cfgs() {
+    let checked = AtomicUsize::new(0);
+    let several = AtomicUsize::new(0);
+    for entry_preds in [false, true] {
+        let mut runner = TestRunner::new(Config {
+            cases: 400,
+            ..Config::default()
+        });
+        runner
+            .run(&common::arb_cfg_with(7, entry_preds, 2), |g| {
+                let cfg = Cfg::from_succs(g.succs());
+                if let Some(k) = check_against_brute_force(&cfg)? {
+                    checked.fetch_add(1, Ordering::Relaxed);
+                    if k > 1 {
+                        several.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+    let (checked, several) = (checked.into_inner(), several.into_inner());
+    eprintln!("D-HIER brute force: {checked} CFGs checked, {several} with several hierarchies");
+    assert!(
+        checked >= 600,
+        "only {checked} CFGs small enough for brute force"
+    );
+    assert!(
+        several >= 30,
+        "only {several} CFGs with several hierarchies"
+    );
+}
+
+/// Two irreducible cycles, each entered from both arms of one branch: only
+/// two of the four header combinations are realisable (the choices are
+/// coupled), which a product of per-cycle choices would get wrong.
+#[test]
+fn coupled_header_choices() {
+    // 0=e 1=x 2=y 3=a1 4=b1 5=a2 6=b2
+    let cfg = Cfg::from_succs(vec![
+        vec![1, 2],
+        vec![3, 6],
+        vec![4, 5],
+        vec![4],
+        vec![3],
+        vec![6],
+        vec![5],
+    ]);
+    let got: BTreeSet<Key> = all_hierarchies(&cfg, 100).iter().map(key).collect();
+    let expected: BTreeSet<Key> = [
+        vec![(3, vec![3, 4]), (6, vec![5, 6])],
+        vec![(4, vec![3, 4]), (5, vec![5, 6])],
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(got, expected);
+    assert_eq!(Some(got), brute_force(&cfg, 1000));
+}
+
+/// The figure of ConvergenceAndUniformity.rst "Cycle hierarchies": a
+/// reducible CFG has exactly one hierarchy; a two-entry cycle has two.
+#[test]
+fn reducible_has_one_irreducible_two() {
+    let reducible = Cfg::from_succs(vec![vec![1], vec![2, 3], vec![1], vec![]]);
+    assert_eq!(all_hierarchies(&reducible, 10).len(), 1);
+    let irreducible = Cfg::from_succs(vec![vec![1, 2], vec![2], vec![1, 3], vec![]]);
+    let hs = all_hierarchies(&irreducible, 10);
+    let headers: BTreeSet<usize> = hs.iter().map(|h| h.cycles[0].header().0).collect();
+    assert_eq!(headers, [1, 2].into_iter().collect());
+}
+
+/// No exponential blow-up on 40-block CFGs: every generated CFG is
+/// enumerated (up to 256 hierarchies) within a time budget.
+#[test]
+fn hierarchies_of_40_block_cfgs_are_cheap() {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = TestRunner::deterministic();
+    let strat = common::arb_cfg(40, false);
+    let t = std::time::Instant::now();
+    let mut most = 0;
+    for _ in 0..300 {
+        let g = strat.new_tree(&mut runner).expect("generate").current();
+        let cfg = Cfg::from_succs(g.succs());
+        let hs = all_hierarchies(&cfg, 256);
+        let keys: BTreeSet<Key> = hs.iter().map(key).collect();
+        assert_eq!(keys.len(), hs.len());
+        most = most.max(hs.len());
+    }
+    let el = t.elapsed();
+    eprintln!("300 CFGs of <= 40 blocks in {el:?}; most hierarchies: {most}");
+    assert!(el.as_secs() < 30, "too slow: {el:?}");
+}
