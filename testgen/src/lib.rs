@@ -13,6 +13,8 @@
 //!   and LLVM message.
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
+//! - [`modules`]: random well-formed modules as text covering the whole
+//!   P-PROG subset the parser accepts (round-trip and fuzz tests).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
 
@@ -20,6 +22,7 @@ pub mod cfg;
 pub mod defects;
 pub mod graph;
 pub mod inputs;
+pub mod modules;
 pub mod oracle;
 pub mod tokens;
 

@@ -107,9 +107,9 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Run even if the static rules reject the program. (This branch has no
-    /// static verifier wired in yet: the interpreter reports the
-    /// ill-formedness it meets while running.)
+    /// Run even if the static rules (S-*, `convcheck verify`) reject the
+    /// program; the interpreter then reports what the dynamic rules derive
+    /// (e.g. CL-07's contradiction I1 == I2).
     #[arg(long)]
     pub no_verify: bool,
 }
@@ -184,6 +184,20 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let module = load_module(&args.file)?;
     let opts = options(args)?;
+    if !args.no_verify {
+        let report =
+            semantics::rules::verify_module(&module, &semantics::rules::Options::default());
+        if !report.is_valid() {
+            eprint!(
+                "{}",
+                semantics::rules::render_text(&args.file.display().to_string(), &report)
+            );
+            return Err(CliError {
+                status: EXIT_NEGATIVE,
+                message: "the program breaks the static rules; --no-verify runs it anyway".into(),
+            });
+        }
+    }
     let cond = match &args.exists {
         Some(c) => {
             Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)
