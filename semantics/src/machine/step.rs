@@ -372,7 +372,7 @@ fn size_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<i64> {
         Type::Ptr(_) => 8,
         Type::Array { len, elem } => (*len as i64).wrapping_mul(size_of(cx, loc, elem)?),
         Type::Struct { fields, .. } => {
-            let mut s = 0;
+            let mut s: i64 = 0;
             for f in fields {
                 s = s.wrapping_add(size_of(cx, loc, f)?);
             }
