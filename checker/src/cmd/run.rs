@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
-    explore, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
+    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
     Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
@@ -204,7 +204,29 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         }
         None => None,
     };
-    let ex = explore(&module, &opts).map_err(|e| CliError::bad_input(e.to_string()))?;
+    // A progress spinner on stderr once the enumeration runs longer than a
+    // second.
+    let start = std::time::Instant::now();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |explored: u64, pruned: u64| {
+        if bar.is_none() && start.elapsed() > std::time::Duration::from_secs(1) {
+            bar = Some(indicatif::ProgressBar::new_spinner());
+        }
+        if let Some(b) = &bar {
+            if (explored + pruned) % 64 == 0 {
+                b.set_message(format!(
+                    "{explored} executions explored, {pruned} schedules pruned"
+                ));
+                b.tick();
+            }
+        }
+        true
+    };
+    let result = explore_with(&module, &opts, &mut progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let ex = result.map_err(|e| CliError::bad_input(e.to_string()))?;
     let modes = format!(
         "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
         opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob

@@ -166,6 +166,17 @@ pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
 
 /// Explores every execution of the launch described by `opts` (R-BEHAV).
 pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError> {
+    explore_with(module, opts, &mut |_, _| true)
+}
+
+/// [`explore`], calling `progress(explored, pruned)` after every execution;
+/// when it returns `false` the exploration stops and is reported incomplete
+/// (what was found so far is kept).
+pub fn explore_with(
+    module: &Module,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<Exploration, RunError> {
     if opts.threads == 0 {
         return Err(RunError::BadLaunch(
             "a launch needs at least one thread".into(),
@@ -250,6 +261,10 @@ pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError>
             }
         }
         if !chooser.next_execution() {
+            break;
+        }
+        if !progress(ex.explored, ex.pruned) {
+            ex.complete = false;
             break;
         }
         if ex.explored + ex.pruned >= opts.max_executions {
