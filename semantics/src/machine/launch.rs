@@ -47,6 +47,9 @@ pub struct Execution {
     pub hierarchy: Vec<usize>,
 }
 
+/// Argument values per thread, by parameter name.
+pub type Inputs = Vec<(String, Vec<Val>)>;
+
 /// A (thread, position) pair naming a block visit.
 pub type VisitRef = (usize, usize);
 
@@ -284,7 +287,7 @@ fn launch(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
-) -> Result<(Machine, Vec<(String, Vec<Val>)>), RunError> {
+) -> Result<(Machine, Inputs), RunError> {
     let module = prog.module;
     let hierarchy: Vec<usize> = prog
         .funcs
