@@ -68,7 +68,10 @@ pub fn run_thread(m: &mut Machine, t: usize, cx: &mut Ctx) -> R<()> {
 
 fn run_loop(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx) -> R<()> {
     while matches!(th.status, Status::Running) {
-        th.steps += 1;
+        // A call completed after its set fired was counted when it paused.
+        if th.resume.is_none() {
+            th.steps += 1;
+        }
         if th.steps > cx.opts.max_steps {
             th.status = Status::Done(ThreadEnd::Cut);
             break;
