@@ -11,9 +11,11 @@
 //! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
+//! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //!
 
 pub mod cfg;
+pub mod infer;
 pub mod ir;
 pub mod machine;
 pub mod parse;
