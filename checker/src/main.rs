@@ -28,6 +28,12 @@ enum Command {
     Parse(cmd::parse::Args),
     /// Print the cycle hierarchy as `opt -passes='print<cycles>'` does.
     Cycles(cmd::cycles::Args),
+    /// Check the static convergence rules (S-*), like `opt -passes=verify`.
+    Verify(cmd::verify::Args),
+    /// Run a kernel in N threads and enumerate its executions.
+    Run(cmd::run::Args),
+    /// Uniformity analysis: the text of opt's print<uniformity>, or --json.
+    Uniformity(cmd::uniformity::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,5 +41,8 @@ fn main() -> ExitCode {
     cli::finish(match &cli.command {
         Command::Parse(a) => cmd::parse::run(a),
         Command::Cycles(a) => cmd::cycles::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Uniformity(a) => cmd::uniformity::run(a),
     })
 }
