@@ -8,12 +8,14 @@
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
+//! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
 
 pub mod cfg;
 pub mod ir;
+pub mod machine;
 pub mod parse;
 
 pub use parse::{parse_module, ParseError};

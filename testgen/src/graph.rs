@@ -191,6 +191,35 @@ pub fn retreating_edges(succs: &[Vec<usize>]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Reverse postorder of the blocks reachable from block 0, by a depth-first
+/// search that visits successors in order (the order of LLVM's
+/// `ReversePostOrderTraversal` over a function).
+pub fn reverse_postorder(succs: &[Vec<usize>]) -> Vec<usize> {
+    let n = succs.len();
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return post;
+    }
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        if *i < succs[b].len() {
+            let s = succs[b][*i];
+            *i += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
 /// Natural loop of header `h`: `h` plus every block that reaches a back-edge
 /// tail `t` (with `h` dominating `t`) without passing through `h`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,12 +5,18 @@
 //! - [`cfg`]: random CFGs (any / reducible / irreducible) as `.ll` functions.
 //! - [`graph`]: simple independent graph oracles (dominator sets, T1/T2
 //!   reducibility, natural loops, closed walks avoiding a block).
+//! - [`tokens`]: convergence-token programs (arbitrary and likely-valid)
+//!   over generated CFGs, and batched `opt` verdicts per program.
+//! - [`inputs`]: thread counts, per-thread argument values and launch
+//!   groups for interpreter tests (random and exhaustive).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
 
 pub mod cfg;
 pub mod graph;
+pub mod inputs;
 pub mod oracle;
+pub mod tokens;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

@@ -3,3 +3,4 @@
 
 pub mod cycles;
 pub mod parse;
+pub mod run;
