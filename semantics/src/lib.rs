@@ -9,6 +9,7 @@
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
+//! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
@@ -17,5 +18,6 @@ pub mod cfg;
 pub mod ir;
 pub mod machine;
 pub mod parse;
+pub mod rules;
 
 pub use parse::{parse_module, ParseError};

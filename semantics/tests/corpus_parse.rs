@@ -7,20 +7,16 @@ use std::path::{Path, PathBuf};
 
 use semantics::ir::print::print_module;
 use semantics::parse::{parse_module, ParseErrorKind};
+use testgen::oracle::{corpus_or_skip, find_opt, verify_ll};
 
-/// The shared directory: `$CONVCHECK_SHARED`, else `<workspace>/../shared`,
-/// else `/work/shared`.
-fn shared_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CONVCHECK_SHARED") {
-        return Some(PathBuf::from(p));
+/// Whether `opt -passes=verify` accepts `text`; the error text otherwise.
+fn opt_accepts(opt: &Path, text: &str) -> Result<(), String> {
+    let out = verify_ll(opt, text);
+    if out.success() {
+        Ok(())
+    } else {
+        Err(out.stderr)
     }
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for cand in [ws.join("../shared"), PathBuf::from("/work/shared")] {
-        if cand.join("corpus").is_dir() {
-            return Some(cand);
-        }
-    }
-    None
 }
 
 fn collect_ll(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -39,24 +35,29 @@ fn collect_ll(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_parses_or_is_rejected_as_unsupported() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("SKIP corpus_parse: shared corpus not found (set CONVCHECK_SHARED)");
+    let Some(corpus) = corpus_or_skip("corpus_parse") else {
         return;
     };
     let mut files = Vec::new();
-    collect_ll(&shared.join("corpus"), &mut files);
+    collect_ll(&corpus, &mut files);
     files.sort();
     if files.is_empty() {
-        eprintln!("SKIP corpus_parse: no .ll files under {}", shared.display());
-        return;
+        panic!("no .ll files under {}", corpus.display());
     }
+    let opt = find_opt();
+    if opt.is_none() {
+        eprintln!(
+            "SKIP (partly) corpus_parse: opt-22 not found, printed modules are not checked by LLVM"
+        );
+    }
+    let mut opt_checked = 0;
     let mut failures = Vec::new();
     let mut rejects = Vec::new();
     let mut parsed = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).expect("corpus files are UTF-8");
         let name = path
-            .strip_prefix(&shared)
+            .strip_prefix(&corpus)
             .unwrap_or(path)
             .display()
             .to_string();
@@ -70,6 +71,18 @@ fn corpus_parses_or_is_rejected_as_unsupported() {
                             failures.push(format!("{name}: print is not a fixpoint"));
                         } else {
                             parsed += 1;
+                        }
+                        // The printed module is valid LLVM IR whenever the
+                        // original is.
+                        if let Some(opt) = &opt {
+                            if opt_accepts(opt, &text).is_ok() {
+                                opt_checked += 1;
+                                if let Err(e) = opt_accepts(opt, &printed) {
+                                    failures.push(format!(
+                                        "{name}: opt accepts the original but not the printed module: {e}\n{printed}"
+                                    ));
+                                }
+                            }
                         }
                     }
                     Ok(_) => failures.push(format!("{name}: reparse differs\n{printed}")),
@@ -89,6 +102,7 @@ fn corpus_parses_or_is_rejected_as_unsupported() {
         files.len(),
         rejects.len()
     );
+    eprintln!("corpus_parse: {opt_checked} printed modules checked with opt");
     for r in &rejects {
         eprintln!("  REJECT {r}");
     }

@@ -15,6 +15,7 @@
 pub mod cfg;
 pub mod graph;
 pub mod inputs;
+pub mod modules;
 pub mod oracle;
 pub mod tokens;
 

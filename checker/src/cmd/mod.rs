@@ -4,3 +4,4 @@
 pub mod cycles;
 pub mod parse;
 pub mod run;
+pub mod verify;

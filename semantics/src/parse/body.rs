@@ -875,7 +875,9 @@ impl Parser {
                 st.fb.use_value_opt(self, n, None, callee_at)?
             }
             Tok::Word(w) if w == "asm" => return Err(self.unsupported("inline asm")),
-            _ => return Err(self.expected("a callee")),
+            // Constant callees (`null`, `undef`, ...); constant expressions
+            // and inline asm are rejected inside `parse_const`.
+            _ => Operand::Const(self.parse_const(&Type::Ptr(0))?),
         };
         self.expect_punct('(')?;
         let mut args = Vec::new();
