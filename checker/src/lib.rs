@@ -8,9 +8,11 @@
 //! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
 //! | conventions every subcommand follows (exit status, loading) | [`cli`] |
 //! | one module per subcommand | [`cmd`] |
+//! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
 
 pub mod cegis;
 pub mod cli;
 pub mod cmd;
+pub mod refine;
 pub mod smt;
 pub mod vc;

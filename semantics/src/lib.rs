@@ -8,12 +8,16 @@
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
+//! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
+//! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
 
 pub mod cfg;
 pub mod ir;
+pub mod machine;
 pub mod parse;
+pub mod rules;
 
 pub use parse::{parse_module, ParseError};

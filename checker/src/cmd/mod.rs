@@ -3,3 +3,6 @@
 
 pub mod cycles;
 pub mod parse;
+pub mod refine;
+pub mod run;
+pub mod verify;

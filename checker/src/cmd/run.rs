@@ -1,0 +1,235 @@
+//! `convcheck run`: the reference interpreter (M-OPER) on one launch.
+//!
+//! Prints, for each distinct behaviour, the per-thread table of
+//! ConvergenceAndUniformity (converged block visits in one column) and the
+//! convergent calls with their communicating sets and results, then the
+//! counts: executions explored, distinct behaviours, cut, UB. `--json`
+//! prints one JSON object instead; `--exists` answers a question about all
+//! executions.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use semantics::machine::query::{self, Answer};
+use semantics::machine::{
+    explore, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
+    Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
+};
+
+use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum EnvArg {
+    /// `entry` of the kernel converged within a launch group (OpenCL).
+    Opencl,
+    /// `entry` of the kernel never converged (C/C++ threads).
+    Cxx,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum AnchorArg {
+    /// Every set allowed by D-CW and D-ORDER.
+    All,
+    /// The maximally converged threads (D-MAX-ITER).
+    Maximal,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum UnctrlArg {
+    /// D-MAX.
+    Maximal,
+    /// Token inference of ConvergentOperations "Inferring tokens".
+    Inferred,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum OobArg {
+    Poison,
+    Ub,
+}
+
+/// Run a kernel in N threads and enumerate its executions.
+#[derive(clap::Args, Debug)]
+#[command(after_help = query::HELP)]
+pub struct Args {
+    /// The LLVM IR file.
+    pub file: PathBuf,
+    /// Number of threads.
+    #[arg(long, default_value_t = 2)]
+    pub threads: u32,
+    /// Number of launch groups (contiguous, equal size).
+    #[arg(long, default_value_t = 1)]
+    pub groups: u32,
+    /// Argument values: `name=v` (every thread) or `name=v0,v1,...` (one per
+    /// thread). Arguments not given are enumerated over the input domain.
+    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    pub args: Vec<String>,
+    /// The kernel (default: the module's only definition).
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Per-thread instruction bound; executions exceeding it are reported
+    /// as cut.
+    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// How `entry` of the kernel converges (D-ENTRY-LAUNCH).
+    #[arg(long, value_enum, default_value = "opencl")]
+    pub environment: EnvArg,
+    /// Which sets anchors form (D-ANCHOR).
+    #[arg(long, value_enum, default_value = "all")]
+    pub anchor: AnchorArg,
+    /// Semantics of uncontrolled convergent operations (D-UNCTRL).
+    #[arg(long, value_enum, default_value = "maximal")]
+    pub uncontrolled: UnctrlArg,
+    /// A shuffle reading a thread outside its set yields poison or is UB.
+    #[arg(long, value_enum, default_value = "poison")]
+    pub shuffle_oob: OobArg,
+    /// Values tried for integer inputs that are not given (i1: false, true).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,1,2",
+        allow_hyphen_values = true
+    )]
+    pub domain: Vec<i128>,
+    /// Draw choices at random with this seed instead of enumerating.
+    #[arg(long)]
+    pub random: Option<u64>,
+    /// Executions to run in random mode.
+    #[arg(long, default_value_t = 1000)]
+    pub runs: u64,
+    /// Stop after this many executions.
+    #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
+    pub max_executions: u64,
+    /// Answer Always / Sometimes / Never for CONDITION over all executions,
+    /// with a witness (syntax below).
+    #[arg(long, value_name = "CONDITION")]
+    pub exists: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Run even if the static rules reject the program. (This branch has no
+    /// static verifier wired in yet: the interpreter reports the
+    /// ill-formedness it meets while running.)
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValues>, CliError> {
+    let mut out = BTreeMap::new();
+    for a in list {
+        let (name, vals) = a.split_once('=').ok_or_else(|| {
+            CliError::bad_input(format!("--arg {a}: expected NAME=V or NAME=V0,V1,..."))
+        })?;
+        let name = name.trim_start_matches('%').to_string();
+        let vs: Result<Vec<i128>, _> = vals
+            .split(',')
+            .map(|v| match v.trim() {
+                "true" => Ok(1),
+                "false" => Ok(0),
+                x => x.parse::<i128>(),
+            })
+            .collect();
+        let vs = vs.map_err(|e| CliError::bad_input(format!("--arg {a}: {e}")))?;
+        let v = if vs.len() == 1 {
+            ArgValues::Uniform(vs[0])
+        } else if vs.len() == threads as usize {
+            ArgValues::PerThread(vs)
+        } else {
+            return Err(CliError::bad_input(format!(
+                "--arg {a}: {} values for {threads} threads",
+                vs.len()
+            )));
+        };
+        out.insert(name, v);
+    }
+    Ok(out)
+}
+
+/// Builds the interpreter options from the command line.
+pub fn options(args: &Args) -> Result<Options, CliError> {
+    Ok(Options {
+        entry: args.entry.clone(),
+        threads: args.threads,
+        groups: args.groups,
+        args: parse_args(&args.args, args.threads)?,
+        max_steps: args.max_steps,
+        environment: match args.environment {
+            EnvArg::Opencl => Environment::OpenCl,
+            EnvArg::Cxx => Environment::Cxx,
+        },
+        anchor: match args.anchor {
+            AnchorArg::All => AnchorMode::All,
+            AnchorArg::Maximal => AnchorMode::Maximal,
+        },
+        uncontrolled: match args.uncontrolled {
+            UnctrlArg::Maximal => Uncontrolled::Maximal,
+            UnctrlArg::Inferred => Uncontrolled::Inferred,
+        },
+        shuffle_oob: match args.shuffle_oob {
+            OobArg::Poison => ShuffleOob::Poison,
+            OobArg::Ub => ShuffleOob::Ub,
+        },
+        int_domain: args.domain.clone(),
+        chooser: match args.random {
+            Some(seed) => ChooserMode::Random {
+                seed,
+                runs: args.runs,
+            },
+            None => ChooserMode::Exhaustive,
+        },
+        max_executions: args.max_executions,
+    })
+}
+
+pub fn run(args: &Args) -> Result<u8, CliError> {
+    let module = load_module(&args.file)?;
+    let opts = options(args)?;
+    let cond = match &args.exists {
+        Some(c) => {
+            Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)
+        }
+        None => None,
+    };
+    let ex = explore(&module, &opts).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let modes = format!(
+        "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
+        opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob
+    );
+    if let Some(cond) = cond {
+        let (answer, witness) = query::answer(&module, &cond, &ex);
+        if args.json {
+            let mut j = render::json(&module, &ex);
+            j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
+            println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        } else {
+            println!("{answer}");
+            if let Some(w) = witness {
+                let b = &ex.behaviours[w].execution;
+                println!(
+                    "witness (behaviour {}): {}",
+                    w + 1,
+                    render::outcome_text(&module, &b.outcome)
+                );
+                print!("{}", render::table(&module, &ex.kernel, b));
+                print!("{}", render::events(&module, &ex.kernel, b));
+            }
+            print!("{}", render::counts(&ex));
+            println!("{modes}");
+        }
+        return Ok(if answer == Answer::Never {
+            EXIT_NEGATIVE
+        } else {
+            EXIT_OK
+        });
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&render::json(&module, &ex)).unwrap_or_default()
+        );
+    } else {
+        print!("{}", render::text(&module, &ex));
+        println!("{modes}");
+    }
+    Ok(EXIT_OK)
+}

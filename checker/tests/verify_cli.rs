@@ -1,0 +1,66 @@
+//! `convcheck verify`: exit statuses (0 valid, 1 violations, 2 bad input)
+//! and the options reaching the library.
+
+use std::path::PathBuf;
+
+use checker::cli::{EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK};
+use checker::cmd::verify::{run, Args};
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("convcheck-verify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write temp file");
+    p
+}
+
+fn args(file: PathBuf) -> Args {
+    Args {
+        file,
+        json: false,
+        llvm_compatible: false,
+        closed_paths: None,
+    }
+}
+
+const VALID: &str = "define void @k() convergent {
+entry:
+  %e = call token @llvm.experimental.convergence.entry()
+  br label %h
+h:
+  %l = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %e) ]
+  call void @op() [ \"convergencectrl\"(token %l) ]
+  br label %h
+}
+declare void @op() convergent
+declare token @llvm.experimental.convergence.entry()
+declare token @llvm.experimental.convergence.loop()
+";
+
+#[test]
+fn verify_exit_statuses() {
+    let valid = tmp("valid.ll", VALID);
+    assert_eq!(run(&args(valid.clone())).ok(), Some(EXIT_OK));
+    let mut j = args(valid);
+    j.json = true;
+    j.llvm_compatible = true;
+    assert_eq!(run(&j).ok(), Some(EXIT_OK));
+
+    let cl07 =
+        testgen::oracle::workspace_root().join("examples/cl07-infinite-loop-outer-anchor.ll");
+    assert_eq!(run(&args(cl07.clone())).ok(), Some(EXIT_NEGATIVE));
+    let mut p = args(cl07);
+    p.closed_paths = Some(6);
+    assert_eq!(run(&p).ok(), Some(EXIT_NEGATIVE));
+
+    let bad = tmp("bad.ll", "define void @f( {\n");
+    assert_eq!(
+        run(&args(bad)).err().map(|e| e.status),
+        Some(EXIT_BAD_INPUT)
+    );
+    let missing = PathBuf::from("/nonexistent/definitely-missing.ll");
+    assert_eq!(
+        run(&args(missing)).err().map(|e| e.status),
+        Some(EXIT_BAD_INPUT)
+    );
+}

@@ -1,0 +1,441 @@
+//! Launches (P-LAUNCH, P-INPUT) and the exploration driver that enumerates
+//! every execution through the [`Chooser`] and collects the distinct
+//! behaviours (R-BEHAV).
+
+use std::collections::HashMap;
+
+use im::{HashMap as IMap, HashSet as ISet, Vector};
+
+use crate::ir::{BlockId, Const, Module, Type};
+
+use super::chooser::Chooser;
+use super::dmax::check_order;
+use super::program::Program;
+use super::sched::{run_execution, ExecEnd};
+use super::state::{
+    CallEvent, Frame, KeyNode, Keys, Machine, Observation, Status, ThreadEnd, ThreadState, Visit,
+};
+use super::step::{choose_value, enter_block, Ctx, Stop};
+use super::value::{int, Val};
+use super::{ArgValues, Options, Outcome, RunError};
+
+/// One thread of a finished execution.
+#[derive(Clone, Debug)]
+pub struct ThreadRecord {
+    pub tid: u32,
+    pub group: u32,
+    /// Block visits in order (positions index this list).
+    pub trace: Vec<Visit>,
+    /// Convergent calls in order.
+    pub events: Vec<CallEvent>,
+    /// Observable events (R-OBS).
+    pub observations: Vec<Observation>,
+    /// `None` if the thread was still blocked when the execution ended
+    /// (another thread's contradiction).
+    pub end: Option<ThreadEnd>,
+}
+
+/// One complete execution.
+#[derive(Clone, Debug)]
+pub struct Execution {
+    pub outcome: Outcome,
+    pub threads: Vec<ThreadRecord>,
+    /// Argument values per thread, by parameter name.
+    pub inputs: Vec<(String, Vec<Val>)>,
+    /// The cycle hierarchy used per function (index into
+    /// [`super::program::FuncInfo::hierarchies`]).
+    pub hierarchy: Vec<usize>,
+}
+
+/// A (thread, position) pair naming a block visit.
+pub type VisitRef = (usize, usize);
+
+impl Execution {
+    /// Converged-with classes of block visits (D-CW), each sorted, in order
+    /// of their first member.
+    pub fn visit_classes(&self) -> Vec<Vec<VisitRef>> {
+        let mut by_key: HashMap<super::KeyId, usize> = HashMap::new();
+        let mut classes: Vec<Vec<VisitRef>> = Vec::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for (p, v) in th.trace.iter().enumerate() {
+                let i = *by_key.entry(v.key).or_insert_with(|| {
+                    classes.push(Vec::new());
+                    classes.len() - 1
+                });
+                classes[i].push((t, p));
+            }
+        }
+        classes.sort();
+        classes
+    }
+
+    /// The communicating set of each convergent call (as visit positions),
+    /// per thread and event index.
+    pub fn event_sets(&self) -> Vec<Vec<Vec<VisitRef>>> {
+        let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for e in &th.events {
+                by_key.entry(e.key).or_default().push((t, e.pos));
+            }
+        }
+        self.threads
+            .iter()
+            .map(|th| th.events.iter().map(|e| by_key[&e.key].clone()).collect())
+            .collect()
+    }
+
+    /// A canonical description of what the execution shows (R-BEHAV): paths,
+    /// converged-with classes, convergent calls with sets and results,
+    /// observations, how each thread ended.
+    pub fn behaviour_key(&self) -> String {
+        let mut s = format!("{:?}|{:?}|", self.outcome, self.visit_classes());
+        let sets = self.event_sets();
+        for (t, th) in self.threads.iter().enumerate() {
+            let path: Vec<(usize, BlockId)> = th.trace.iter().map(|v| (v.func, v.block)).collect();
+            let evs: Vec<(&str, Option<Val>, &Vec<VisitRef>)> = th
+                .events
+                .iter()
+                .zip(&sets[t])
+                .map(|(e, s)| (e.callee.as_str(), e.result, s))
+                .collect();
+            s += &format!("{path:?}{evs:?}{:?}{:?};", th.observations, th.end);
+        }
+        s
+    }
+}
+
+/// A distinct behaviour and how many executions showed it.
+#[derive(Clone, Debug)]
+pub struct Behaviour {
+    pub execution: Execution,
+    pub count: u64,
+}
+
+/// Everything found by exploring a launch.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// Distinct behaviours in order of discovery.
+    pub behaviours: Vec<Behaviour>,
+    /// Executions run to the end (every outcome class).
+    pub explored: u64,
+    /// Schedules discarded because a thread reached a fired instance (M-OPER).
+    pub pruned: u64,
+    pub cut: u64,
+    pub ub: u64,
+    pub contradictions: u64,
+    /// Whether every choice was explored (exhaustive mode, within the
+    /// execution budget).
+    pub complete: bool,
+    /// The input domain, as printed with every result (R-BOUND).
+    pub domain: String,
+    /// Name of the kernel.
+    pub kernel: String,
+    /// Number of cycle hierarchies per defined function that has cycles.
+    pub hierarchies: Vec<(String, usize)>,
+}
+
+/// Finds the kernel: `opts.entry` or the only definition.
+pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
+    let defs: Vec<usize> = (0..module.functions.len())
+        .filter(|i| module.functions[*i].is_definition)
+        .collect();
+    match &opts.entry {
+        Some(name) => defs
+            .iter()
+            .copied()
+            .find(|i| &module.functions[*i].name == name)
+            .ok_or_else(|| RunError::BadLaunch(format!("no function definition named @{name}"))),
+        None if defs.len() == 1 => Ok(defs[0]),
+        None if defs.is_empty() => {
+            Err(RunError::BadLaunch("the module defines no function".into()))
+        }
+        None => Err(RunError::BadLaunch(format!(
+            "the module defines {} functions; name the kernel with --entry",
+            defs.len()
+        ))),
+    }
+}
+
+/// Explores every execution of the launch described by `opts` (R-BEHAV).
+pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError> {
+    if opts.threads == 0 {
+        return Err(RunError::BadLaunch(
+            "a launch needs at least one thread".into(),
+        ));
+    }
+    let kernel = find_kernel(module, opts)?;
+    let prog = Program::new(module, kernel);
+    for name in opts.args.keys() {
+        let known = module.functions[kernel].params.iter().any(|p| {
+            p.value
+                .is_some_and(|v| module.functions[kernel].value(v).name.to_string() == *name)
+        });
+        if !known {
+            return Err(RunError::BadLaunch(format!(
+                "@{} has no parameter %{name}",
+                module.functions[kernel].name
+            )));
+        }
+    }
+    let mut chooser = Chooser::new(opts.chooser);
+    let mut ex = Exploration {
+        behaviours: Vec::new(),
+        explored: 0,
+        pruned: 0,
+        cut: 0,
+        ub: 0,
+        contradictions: 0,
+        complete: true,
+        domain: format!(
+            "i1 inputs over {{false, true}}; other integer inputs over {:?}",
+            opts.int_domain
+        ),
+        kernel: module.functions[kernel].name.clone(),
+        hierarchies: prog
+            .funcs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                f.as_ref()
+                    .filter(|f| f.hierarchies.iter().any(|h| !h.cycles.is_empty()))
+                    .map(|f| (module.functions[i].name.clone(), f.hierarchies.len()))
+            })
+            .collect(),
+    };
+    let mut index: HashMap<String, usize> = HashMap::new();
+    loop {
+        let (mut m, inputs) = launch(&prog, opts, &mut chooser)?;
+        let end = run_execution(&prog, opts, &mut chooser, &mut m)?;
+        if end == ExecEnd::Killed {
+            ex.pruned += 1;
+        } else {
+            ex.explored += 1;
+            let exec = record(&m, end, inputs);
+            match &exec.outcome {
+                Outcome::Cut { .. } => ex.cut += 1,
+                Outcome::Ub { .. } => ex.ub += 1,
+                Outcome::Contradiction { .. } => ex.contradictions += 1,
+                Outcome::Finished => {}
+            }
+            let key = exec.behaviour_key();
+            match index.get(&key) {
+                Some(i) => ex.behaviours[*i].count += 1,
+                None => {
+                    index.insert(key, ex.behaviours.len());
+                    ex.behaviours.push(Behaviour {
+                        execution: exec,
+                        count: 1,
+                    });
+                }
+            }
+        }
+        if !chooser.next_execution() {
+            break;
+        }
+        if ex.explored + ex.pruned >= opts.max_executions {
+            ex.complete = false;
+            break;
+        }
+    }
+    if !matches!(opts.chooser, super::ChooserMode::Exhaustive) {
+        ex.complete = false;
+    }
+    Ok(ex)
+}
+
+/// Builds the initial machine: hierarchies (D-HIER), arguments (P-INPUT),
+/// globals, one frame per thread at the kernel's entry block.
+fn launch(
+    prog: &Program,
+    opts: &Options,
+    chooser: &mut Chooser,
+) -> Result<(Machine, Vec<(String, Vec<Val>)>), RunError> {
+    let module = prog.module;
+    let hierarchy: Vec<usize> = prog
+        .funcs
+        .iter()
+        .map(|f| {
+            f.as_ref()
+                .map_or(0, |f| chooser.choose(f.hierarchies.len()))
+        })
+        .collect();
+    let mut m = Machine {
+        threads: Vector::new(),
+        memory: IMap::new(),
+        input_objects: ISet::new(),
+        private_objects: ISet::new(),
+        next_object: module.globals.len() as u32 + 1,
+        keys: Keys::default(),
+        fired: ISet::new(),
+        memo: IMap::new(),
+        next_fresh: 0,
+        hierarchy,
+    };
+    for (i, g) in module.globals.iter().enumerate() {
+        if let Some(init) = &g.init {
+            init_memory(&mut m, i as u32 + 1, 0, &g.ty, init);
+        }
+    }
+    let kf = prog.func(prog.kernel);
+    let kernel_cc = kf.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
+    let n = opts.threads as usize;
+    let mut per_thread: Vec<Vec<Val>> = vec![Vec::new(); n];
+    let mut inputs = Vec::new();
+    for p in &kf.params {
+        let Some(v) = p.value else { continue };
+        let name = kf.value(v).name.to_string();
+        let uniform = kernel_cc || module.has_attr(&p.attrs, "inreg");
+        let vals: Vec<Val> = match (opts.args.get(&name), &p.ty) {
+            (Some(ArgValues::Uniform(x)), Type::Int(b)) => vec![int(*b, *x); n],
+            (Some(ArgValues::PerThread(xs)), Type::Int(b)) => {
+                if xs.len() != n {
+                    return Err(RunError::BadLaunch(format!(
+                        "--arg {name}: {} values for {n} threads",
+                        xs.len()
+                    )));
+                }
+                xs.iter().map(|x| int(*b, *x)).collect()
+            }
+            (Some(_), _) => {
+                return Err(RunError::BadLaunch(format!(
+                    "--arg {name}: only integer arguments can be given"
+                )))
+            }
+            (None, Type::Ptr(_)) => vec![choose_value(&mut m, chooser, opts, &p.ty); n],
+            (None, ty) if uniform => vec![choose_value(&mut m, chooser, opts, ty); n],
+            (None, ty) => (0..n)
+                .map(|_| choose_value(&mut m, chooser, opts, ty))
+                .collect(),
+        };
+        for (t, x) in vals.iter().enumerate() {
+            per_thread[t].push(*x);
+        }
+        inputs.push((name, vals));
+    }
+    for (t, args) in per_thread.into_iter().enumerate() {
+        let group = opts.group_of(t as u32);
+        let ctx = m.keys.intern(KeyNode::Group(group));
+        let mut values = IMap::new();
+        for (p, a) in kf.params.iter().filter(|p| p.value.is_some()).zip(args) {
+            values.insert(p.value.expect("filtered"), a);
+        }
+        let mut th = ThreadState {
+            tid: t as u32,
+            group,
+            frames: Vector::unit(Frame {
+                func: prog.kernel,
+                block: BlockId(0),
+                index: 0,
+                values,
+                ctx,
+                block_key: ctx,
+                last_header: IMap::new(),
+                ret_to: None,
+            }),
+            status: Status::Running,
+            trace: Vector::new(),
+            events: Vector::new(),
+            observations: Vector::new(),
+            steps: 0,
+            loop_counts: IMap::new(),
+            used_keys: ISet::new(),
+            seq: 0,
+            resume: None,
+        };
+        let mut cx = Ctx {
+            prog,
+            opts,
+            chooser,
+        };
+        match enter_block(&mut m, &mut th, &mut cx, None) {
+            Ok(()) => {}
+            Err(Stop::Error(e)) => return Err(e),
+            Err(Stop::Contradiction { detail, .. }) => return Err(RunError::BadLaunch(detail)),
+        }
+        m.threads.push_back(th);
+    }
+    Ok((m, inputs))
+}
+
+fn init_memory(m: &mut Machine, obj: u32, off: i64, ty: &Type, c: &Const) {
+    match (ty, c) {
+        (Type::Int(b), Const::Int { value, .. }) => {
+            m.memory.insert((obj, off), int(*b, *value));
+        }
+        (Type::Int(b), Const::ZeroInit) => {
+            m.memory.insert((obj, off), int(*b, 0));
+        }
+        (Type::Array { len, elem }, Const::ZeroInit) => {
+            if let Type::Int(b) = **elem {
+                let size = ((b as u64).div_ceil(8).max(1).next_power_of_two()) as i64;
+                for i in 0..*len as i64 {
+                    m.memory.insert((obj, off + i * size), int(b, 0));
+                }
+            }
+        }
+        (Type::Array { elem, .. }, Const::Array(items)) => {
+            if let Type::Int(b) = **elem {
+                let size = ((b as u64).div_ceil(8).max(1).next_power_of_two()) as i64;
+                for (i, it) in items.iter().enumerate() {
+                    init_memory(m, obj, off + i as i64 * size, &it.ty, &it.value);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Turns the final machine into an [`Execution`], classifying the outcome
+/// and checking D-ORDER on the converged-with relation it produced.
+fn record(m: &Machine, end: ExecEnd, inputs: Vec<(String, Vec<Val>)>) -> Execution {
+    let threads: Vec<ThreadRecord> = m
+        .threads
+        .iter()
+        .map(|th| ThreadRecord {
+            tid: th.tid,
+            group: th.group,
+            trace: th.trace.iter().cloned().collect(),
+            events: th.events.iter().cloned().collect(),
+            observations: th.observations.iter().cloned().collect(),
+            end: match &th.status {
+                Status::Done(e) => Some(e.clone()),
+                _ => None,
+            },
+        })
+        .collect();
+    let mut exec = Execution {
+        outcome: Outcome::Finished,
+        threads,
+        inputs,
+        hierarchy: m.hierarchy.clone(),
+    };
+    exec.outcome = match end {
+        ExecEnd::Contradiction { rule, detail } => Outcome::Contradiction { rule, detail },
+        _ => {
+            let ub = exec.threads.iter().find_map(|t| match &t.end {
+                Some(ThreadEnd::Ub { loc, why }) => Some(Outcome::Ub {
+                    thread: t.tid,
+                    loc: *loc,
+                    why: why.clone(),
+                }),
+                _ => None,
+            });
+            let cut: Vec<u32> = exec
+                .threads
+                .iter()
+                .filter(|t| t.end == Some(ThreadEnd::Cut))
+                .map(|t| t.tid)
+                .collect();
+            match (ub, check_order(&exec)) {
+                (Some(u), _) => u,
+                (None, Err(detail)) => Outcome::Contradiction {
+                    rule: "D-ORDER",
+                    detail,
+                },
+                (None, Ok(())) if !cut.is_empty() => Outcome::Cut { threads: cut },
+                (None, Ok(())) => Outcome::Finished,
+            }
+        }
+    };
+    exec
+}

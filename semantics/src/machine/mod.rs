@@ -1,0 +1,188 @@
+//! The reference interpreter (M-OPER): the operational semantics of
+//! `../shared/SEMANTICS.md` §1, §2 and §4 on concrete launches.
+//!
+//! | concept                                        | module        | rules |
+//! |------------------------------------------------|---------------|-------|
+//! | values, integer arithmetic, poison             | [`value`]     | P-THREAD |
+//! | machine state, dynamic-instance keys           | [`state`]     | D-INST, D-CW |
+//! | callee classification, cycles, reachability    | [`program`]   | C-CONV, C-INTR, C-OPS, D-HIER |
+//! | single-thread step rules                       | [`step`]      | P-THREAD, P-INPUT, D-CTRL, D-LOOP, D-ENTRY-*, D-MAX-ITER |
+//! | scheduler: firing communicating sets           | [`sched`]     | M-OPER, C-OPS, D-ANCHOR |
+//! | literal maximal convergence, order checks      | [`dmax`]      | D-MAX, D-ORDER, D-CW |
+//! | the one source of nondeterminism               | [`chooser`]   | — |
+//! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
+//! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
+//!
+//! How an execution runs: every thread executes on its own until it reaches
+//! a convergent operation whose result depends on its communicating set
+//! (C-OPS), or an anchor whose set is chosen (D-ANCHOR `all`). The
+//! scheduler then fires one set at a time. A set is identified by the *key*
+//! of its dynamic instance (see [`state`]); a thread that later reaches an
+//! instance that has already fired shows that the schedule was impossible,
+//! and the execution is discarded (counted as pruned). Converged-with for
+//! block visits follows D-MAX, computed operationally (D-MAX-ITER) while
+//! running and checked against the literal definition in [`dmax`].
+
+pub mod chooser;
+pub mod dmax;
+pub mod launch;
+pub mod program;
+pub mod query;
+pub mod render;
+pub mod sched;
+pub mod state;
+pub mod step;
+pub mod value;
+
+use std::collections::BTreeMap;
+
+pub use chooser::{Chooser, ChooserMode};
+pub use launch::{explore, Exploration};
+pub use state::{KeyId, Loc};
+pub use value::Val;
+
+/// D-ENTRY-LAUNCH: how `entry` of the launched kernel converges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    /// Threads of the same launch group are converged (OpenCL workgroup).
+    OpenCl,
+    /// Never converged (C/C++ threads).
+    Cxx,
+}
+
+/// D-ANCHOR: which sets an anchor may form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnchorMode {
+    /// Every choice allowed by D-CW and D-ORDER.
+    All,
+    /// The threads maximally converged at the anchor (D-MAX-ITER).
+    Maximal,
+}
+
+/// D-UNCTRL: semantics of uncontrolled convergent operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uncontrolled {
+    /// D-MAX.
+    Maximal,
+    /// Tokens inserted by the inference procedure, then D-CTRL/D-LOOP.
+    Inferred,
+}
+
+/// C-OPS: a shuffle reading a thread outside the communicating set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleOob {
+    Poison,
+    Ub,
+}
+
+/// Values of one kernel argument (P-INPUT).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgValues {
+    /// The same value in every thread.
+    Uniform(i128),
+    /// One value per thread, in thread order.
+    PerThread(Vec<i128>),
+}
+
+/// Everything that defines a launch and how it is explored.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Name of the kernel; `None`: the module's only definition.
+    pub entry: Option<String>,
+    /// Number of threads (P-LAUNCH).
+    pub threads: u32,
+    /// Number of launch groups; threads are split into contiguous groups
+    /// of equal size (the last may be smaller).
+    pub groups: u32,
+    /// Given argument values; the others are enumerated over the domain.
+    pub args: BTreeMap<String, ArgValues>,
+    /// Per-thread instruction bound; a thread exceeding it is cut.
+    pub max_steps: u64,
+    pub environment: Environment,
+    pub anchor: AnchorMode,
+    pub uncontrolled: Uncontrolled,
+    pub shuffle_oob: ShuffleOob,
+    /// Values tried for integer inputs that are not given (`i1` inputs
+    /// always range over false/true).
+    pub int_domain: Vec<i128>,
+    pub chooser: ChooserMode,
+    /// Stop after this many executions (the exploration is then reported
+    /// incomplete).
+    pub max_executions: u64,
+}
+
+/// Default per-thread step bound.
+pub const DEFAULT_MAX_STEPS: u64 = 1000;
+/// Default number of executions explored before stopping.
+pub const DEFAULT_MAX_EXECUTIONS: u64 = 100_000;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            entry: None,
+            threads: 2,
+            groups: 1,
+            args: BTreeMap::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            environment: Environment::OpenCl,
+            anchor: AnchorMode::All,
+            uncontrolled: Uncontrolled::Maximal,
+            shuffle_oob: ShuffleOob::Poison,
+            int_domain: vec![0, 1, 2],
+            chooser: ChooserMode::Exhaustive,
+            max_executions: DEFAULT_MAX_EXECUTIONS,
+        }
+    }
+}
+
+impl Options {
+    /// The launch group of thread `t`.
+    pub fn group_of(&self, t: u32) -> u32 {
+        let groups = self.groups.clamp(1, self.threads.max(1));
+        let size = self.threads.div_ceil(groups).max(1);
+        t / size
+    }
+}
+
+/// How one execution ended (STYLE 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every thread returned.
+    Finished,
+    /// Undefined behaviour in `thread` at `loc`.
+    Ub { thread: u32, loc: Loc, why: String },
+    /// Some threads exceeded the step bound (and none hit UB).
+    Cut { threads: Vec<u32> },
+    /// The rules derive a contradiction (e.g. D-INST: two instances of one
+    /// thread converged, CL-07; D-ORDER: a cycle in convergence-before).
+    Contradiction { rule: &'static str, detail: String },
+}
+
+impl Outcome {
+    pub fn class(&self) -> &'static str {
+        match self {
+            Outcome::Finished => "finished",
+            Outcome::Ub { .. } => "undefined behaviour",
+            Outcome::Cut { .. } => "cut by step bound",
+            Outcome::Contradiction { .. } => "contradiction",
+        }
+    }
+}
+
+/// Why a launch could not be explored at all (STYLE 3).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// The program breaks a static rule the interpreter relies on.
+    #[error("ill-formed program ({rule}) at {at}: {message}")]
+    IllFormed {
+        rule: &'static str,
+        at: String,
+        message: String,
+    },
+    /// A construct outside the executable subset (P-PROG).
+    #[error("unsupported construct `{construct}` at {at}")]
+    Unsupported { construct: String, at: String },
+    /// The launch description is wrong (no kernel, bad argument).
+    #[error("bad launch: {0}")]
+    BadLaunch(String),
+}

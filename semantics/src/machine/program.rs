@@ -1,0 +1,485 @@
+//! Static facts about the launched module that the machine consults while
+//! running: callee classification (C-CONV, C-INTR, C-OPS, P-INPUT), cycle
+//! hierarchies per function (D-MAX-ITER, D-HIER), and reachability used by
+//! the scheduler to fire a communicating set only when no other thread can
+//! still join it (M-OPER).
+
+use std::collections::HashMap;
+
+use crate::cfg::{Cfg, CycleInfo};
+use crate::ir::{Attr, BlockId, Call, Const, Function, InstKind, Module, Operand};
+
+use super::state::Loc;
+
+/// At most this many cycle hierarchies per function are explored (D-HIER).
+pub const HIERARCHY_LIMIT: usize = 16;
+
+/// A reduction of C-OPS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduce {
+    Add,
+    Min,
+    Max,
+    UMin,
+    UMax,
+    And,
+    Or,
+    Xor,
+}
+
+/// What a call does, by callee.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CalleeKind {
+    /// `llvm.experimental.convergence.entry` (D-ENTRY-LAUNCH, D-ENTRY-CALL).
+    Entry,
+    /// `llvm.experimental.convergence.anchor` (D-ANCHOR).
+    Anchor,
+    /// `llvm.experimental.convergence.loop` (D-LOOP).
+    Loop,
+    /// A thread-id intrinsic (P-LAUNCH).
+    ThreadId,
+    /// C-OPS ballot: bit mask of members whose argument `arg` is true.
+    Ballot { arg: usize },
+    /// C-OPS read-first-lane / broadcast-first.
+    ReadFirst { arg: usize },
+    /// C-OPS reduction.
+    Reduce { op: Reduce, arg: usize },
+    /// C-OPS shuffle: value `val` of the member whose id is `idx / scale`.
+    Shuffle { val: usize, idx: usize, scale: u128 },
+    /// A function with a body.
+    Defined(usize),
+    /// A declared convergent function without a model: uninterpreted value
+    /// of the communicating set (C-OPS).
+    UnknownConvergent,
+    /// A declared `readnone` / `memory(none)` function: uninterpreted
+    /// function of (arguments, thread id) (P-INPUT).
+    UnknownPure,
+    /// Any other declared function: result from the thread's input stream,
+    /// the call is observable (P-INPUT, R-OBS).
+    UnknownStream,
+    /// A modelled pure intrinsic (`llvm.ctpop`, `llvm.umin`, ...).
+    PureIntrinsic(String),
+    /// An intrinsic without semantic effect here (`llvm.assume`,
+    /// `llvm.lifetime.*`, `llvm.dbg.*`).
+    Ignored,
+}
+
+impl CalleeKind {
+    /// Whether the result depends on the communicating set, so that the
+    /// thread must wait for the set to fire (M-OPER).
+    pub fn needs_set(&self) -> bool {
+        matches!(
+            self,
+            CalleeKind::Ballot { .. }
+                | CalleeKind::ReadFirst { .. }
+                | CalleeKind::Reduce { .. }
+                | CalleeKind::Shuffle { .. }
+                | CalleeKind::UnknownConvergent
+        )
+    }
+}
+
+/// Classifies a callee by name (C-INTR, C-OPS, P-INPUT).
+pub fn classify(module: &Module, call: &Call) -> CalleeKind {
+    let Some(name) = call.callee_name() else {
+        return CalleeKind::UnknownStream;
+    };
+    match name {
+        "llvm.experimental.convergence.entry" => return CalleeKind::Entry,
+        "llvm.experimental.convergence.anchor" => return CalleeKind::Anchor,
+        "llvm.experimental.convergence.loop" => return CalleeKind::Loop,
+        "llvm.amdgcn.workitem.id.x" | "llvm.nvvm.read.ptx.sreg.tid.x" | "tid" => {
+            return CalleeKind::ThreadId
+        }
+        "subgroupBallot" => return CalleeKind::Ballot { arg: 0 },
+        "subgroupBroadcastFirst" => return CalleeKind::ReadFirst { arg: 0 },
+        "subgroupAdd" => {
+            return CalleeKind::Reduce {
+                op: Reduce::Add,
+                arg: 0,
+            }
+        }
+        "subgroupShuffle" => {
+            return CalleeKind::Shuffle {
+                val: 0,
+                idx: 1,
+                scale: 1,
+            }
+        }
+        "llvm.nvvm.vote.ballot.sync" => return CalleeKind::Ballot { arg: 1 },
+        "llvm.nvvm.shfl.sync.idx.i32" => {
+            return CalleeKind::Shuffle {
+                val: 1,
+                idx: 2,
+                scale: 1,
+            }
+        }
+        "llvm.amdgcn.ds.bpermute" => {
+            return CalleeKind::Shuffle {
+                val: 1,
+                idx: 0,
+                scale: 4,
+            }
+        }
+        _ => {}
+    }
+    if name.starts_with("llvm.amdgcn.ballot") {
+        return CalleeKind::Ballot { arg: 0 };
+    }
+    if name.starts_with("llvm.amdgcn.readfirstlane") {
+        return CalleeKind::ReadFirst { arg: 0 };
+    }
+    for (prefix, arg) in [
+        ("llvm.amdgcn.wave.reduce.", 0),
+        ("llvm.nvvm.redux.sync.", 0),
+    ] {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            let op = match rest.split('.').next().unwrap_or("") {
+                "add" => Reduce::Add,
+                "min" => Reduce::Min,
+                "max" => Reduce::Max,
+                "umin" => Reduce::UMin,
+                "umax" => Reduce::UMax,
+                "and" => Reduce::And,
+                "or" => Reduce::Or,
+                "xor" => Reduce::Xor,
+                _ => return CalleeKind::UnknownConvergent,
+            };
+            return CalleeKind::Reduce { op, arg };
+        }
+    }
+    for p in [
+        "llvm.ctpop.",
+        "llvm.umin.",
+        "llvm.umax.",
+        "llvm.smin.",
+        "llvm.smax.",
+    ] {
+        if name.starts_with(p) {
+            return CalleeKind::PureIntrinsic(p.trim_end_matches('.').to_string());
+        }
+    }
+    if name == "llvm.assume" || name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.")
+    {
+        return CalleeKind::Ignored;
+    }
+    if let Some(i) = module.functions.iter().position(|f| f.name == name) {
+        let f = &module.functions[i];
+        if f.is_definition {
+            return CalleeKind::Defined(i);
+        }
+        if is_convergent_call(module, call) {
+            return CalleeKind::UnknownConvergent;
+        }
+        if is_readnone(module, &f.fn_attrs) || is_readnone(module, &call.fn_attrs) {
+            return CalleeKind::UnknownPure;
+        }
+    } else if is_convergent_call(module, call) {
+        return CalleeKind::UnknownConvergent;
+    }
+    CalleeKind::UnknownStream
+}
+
+fn is_readnone(module: &Module, attrs: &[Attr]) -> bool {
+    module.expand_attrs(attrs).iter().any(|a| match a {
+        Attr::Word(w) => w == "readnone",
+        Attr::Paren { name, args } => name == "memory" && args == "none",
+        _ => false,
+    })
+}
+
+/// Rule C-CONV: the callee or the call has `convergent`, or the call has a
+/// `"convergencectrl"` bundle. Control intrinsics and C-OPS intrinsics are
+/// convergent by definition, whatever their declaration says.
+pub fn is_convergent_call(module: &Module, call: &Call) -> bool {
+    if call.convergence_bundles().next().is_some() || module.has_attr(&call.fn_attrs, "convergent")
+    {
+        return true;
+    }
+    let Some(name) = call.callee_name() else {
+        return false;
+    };
+    if let Some(f) = module.function(name) {
+        if module.has_attr(&f.fn_attrs, "convergent") {
+            return true;
+        }
+    }
+    name.starts_with("llvm.experimental.convergence.")
+        || name.starts_with("subgroup")
+        || name.starts_with("llvm.amdgcn.ballot")
+        || name.starts_with("llvm.amdgcn.readfirstlane")
+        || name.starts_with("llvm.amdgcn.wave.reduce.")
+        || name.starts_with("llvm.amdgcn.ds.bpermute")
+        || name.starts_with("llvm.nvvm.vote.")
+        || name.starts_with("llvm.nvvm.shfl.")
+        || name.starts_with("llvm.nvvm.redux.")
+}
+
+/// Static facts about one function.
+#[derive(Clone, Debug)]
+pub struct FuncInfo {
+    pub cfg: Cfg,
+    /// Every cycle hierarchy (D-HIER), LLVM's first.
+    pub hierarchies: Vec<CycleInfo>,
+    /// `headers[h][b]`: headers of the cycles of hierarchy `h` containing
+    /// block `b`.
+    pub headers: Vec<Vec<Vec<BlockId>>>,
+    /// `is_header[h][b]`.
+    pub is_header: Vec<Vec<bool>>,
+    /// `reach[b][c]`: `c` is reachable from `b` along at least one edge.
+    pub reach: Vec<Vec<bool>>,
+}
+
+/// The launched module with its static facts.
+#[derive(Debug)]
+pub struct Program<'m> {
+    pub module: &'m Module,
+    /// Index of the kernel in `module.functions`.
+    pub kernel: usize,
+    /// Per function (empty info for declarations).
+    pub funcs: Vec<Option<FuncInfo>>,
+    /// `may_enter[f][g]`: a call from `f` can (transitively) run code of
+    /// defined function `g`, `f` itself included.
+    pub may_enter: Vec<Vec<bool>>,
+    /// Object id of each global (by name).
+    pub globals: HashMap<String, u32>,
+}
+
+impl<'m> Program<'m> {
+    pub fn new(module: &'m Module, kernel: usize) -> Program<'m> {
+        let n = module.functions.len();
+        let funcs: Vec<Option<FuncInfo>> = module
+            .functions
+            .iter()
+            .map(|f| f.is_definition.then(|| func_info(f)))
+            .collect();
+        let mut may_enter = vec![vec![false; n]; n];
+        for (i, f) in module.functions.iter().enumerate() {
+            may_enter[i][i] = f.is_definition;
+            for g in direct_callees(module, f) {
+                may_enter[i][g] = true;
+            }
+        }
+        // Transitive closure (Floyd-Warshall on booleans).
+        for k in 0..n {
+            for i in 0..n {
+                if may_enter[i][k] {
+                    for j in 0..n {
+                        if may_enter[k][j] {
+                            may_enter[i][j] = true;
+                        }
+                    }
+                }
+            }
+        }
+        let globals = module
+            .globals
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.name.clone(), i as u32 + 1))
+            .collect();
+        Program {
+            module,
+            kernel,
+            funcs,
+            may_enter,
+            globals,
+        }
+    }
+
+    pub fn func(&self, f: usize) -> &'m Function {
+        &self.module.functions[f]
+    }
+
+    pub fn info(&self, f: usize) -> &FuncInfo {
+        self.funcs[f]
+            .as_ref()
+            .expect("only defined functions are executed")
+    }
+
+    /// Whether a thread whose frames will next execute the instructions
+    /// `frames` (innermost first; outer frames at their return points) may
+    /// later execute `target`. Over-approximates: used to decide that firing a
+    /// set now cannot be invalidated by a late arrival (M-OPER).
+    pub fn may_reach(&self, frames: &[Loc], target: Loc) -> bool {
+        for at in frames {
+            let info = self.info(at.func);
+            let f = self.func(at.func);
+            let mut blocks: Vec<BlockId> = vec![at.block];
+            blocks.extend(f.block_ids().filter(|c| info.reach[at.block.0][c.0]));
+            for b in blocks {
+                let from = if b == at.block && !info.reach[b.0][b.0] {
+                    at.index
+                } else {
+                    0
+                };
+                if at.func == target.func && b == target.block && target.index >= from {
+                    return true;
+                }
+                for inst in &f.block(b).insts[from.min(f.block(b).insts.len())..] {
+                    if let InstKind::Call(c) = &inst.kind {
+                        if let Some(g) = c
+                            .callee_name()
+                            .and_then(|n| self.module.functions.iter().position(|x| x.name == n))
+                        {
+                            if self.may_enter[g][target.func] {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+fn direct_callees(module: &Module, f: &Function) -> Vec<usize> {
+    let mut out = Vec::new();
+    for b in &f.blocks {
+        for inst in &b.insts {
+            if let InstKind::Call(c) = &inst.kind {
+                if let Operand::Const(Const::Global(name)) = &c.callee {
+                    if let Some(g) = module
+                        .functions
+                        .iter()
+                        .position(|x| &x.name == name && x.is_definition)
+                    {
+                        out.push(g);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn func_info(f: &Function) -> FuncInfo {
+    let cfg = Cfg::from_function(f);
+    let n = cfg.len();
+    let hierarchies = hierarchies(&cfg, HIERARCHY_LIMIT);
+    let mut headers = Vec::new();
+    let mut is_header = Vec::new();
+    for h in &hierarchies {
+        let mut hs = vec![Vec::new(); n];
+        let mut ih = vec![false; n];
+        for b in 0..n {
+            if h.innermost.get(b).copied().flatten().is_some() {
+                hs[b] = h
+                    .cycles_containing(BlockId(b))
+                    .into_iter()
+                    .map(|c| h.cycle(c).header())
+                    .collect();
+            }
+        }
+        for c in &h.cycles {
+            ih[c.header().0] = true;
+        }
+        headers.push(hs);
+        is_header.push(ih);
+    }
+    let mut reach = vec![vec![false; n]; n];
+    for (b, row) in reach.iter_mut().enumerate() {
+        let mut stack: Vec<BlockId> = cfg.succs[b].clone();
+        while let Some(c) = stack.pop() {
+            if !row[c.0] {
+                row[c.0] = true;
+                stack.extend(cfg.succs[c.0].iter().copied());
+            }
+        }
+    }
+    FuncInfo {
+        cfg,
+        hierarchies,
+        headers,
+        is_header,
+        reach,
+    }
+}
+
+/// Every cycle hierarchy of `cfg` (D-HIER), LLVM's first, at most `limit`.
+///
+/// A hierarchy is what GenericCycleInfo computes for one DFS order; the
+/// DFS visits successors in list order, so running [`CycleInfo::compute`]
+/// on every permutation of the successor lists yields every hierarchy.
+/// Reducible CFGs have exactly one hierarchy, so the enumeration runs only
+/// when LLVM's hierarchy has an irreducible cycle, and tries at most
+/// [`PERMUTATION_LIMIT`] orders. (`cfg::all_hierarchies` is the shared API
+/// for this; this local enumeration keeps the interpreter independent of
+/// its progress and serves as a cross-check for it.)
+pub fn hierarchies(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
+    let llvm = CycleInfo::compute(cfg);
+    let mut out = vec![llvm.clone()];
+    if llvm.cycles.iter().all(|c| c.is_reducible()) {
+        return out;
+    }
+    let shape = |h: &CycleInfo| {
+        let mut v: Vec<(BlockId, Vec<BlockId>)> = h
+            .cycles
+            .iter()
+            .map(|c| {
+                let mut b = c.blocks.clone();
+                b.sort();
+                (c.header(), b)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let mut seen = vec![shape(&llvm)];
+    let branching: Vec<usize> = (0..cfg.len()).filter(|b| cfg.succs[*b].len() > 1).collect();
+    let mut tried = 0usize;
+    // Odometer over the permutations of each branching block's successors.
+    let mut perm_index = vec![0usize; branching.len()];
+    loop {
+        let mut c = cfg.clone();
+        for (k, b) in branching.iter().enumerate() {
+            c.succs[*b] = nth_permutation(&cfg.succs[*b], perm_index[k]);
+        }
+        let h = CycleInfo::compute(&c);
+        let sh = shape(&h);
+        if !seen.contains(&sh) {
+            seen.push(sh);
+            out.push(h);
+            if out.len() >= limit {
+                break;
+            }
+        }
+        tried += 1;
+        if tried >= PERMUTATION_LIMIT {
+            break;
+        }
+        let mut k = 0;
+        loop {
+            if k == branching.len() {
+                return out;
+            }
+            perm_index[k] += 1;
+            if perm_index[k] < factorial(cfg.succs[branching[k]].len()) {
+                break;
+            }
+            perm_index[k] = 0;
+            k += 1;
+        }
+    }
+    out
+}
+
+/// Most DFS orders tried when enumerating hierarchies.
+pub const PERMUTATION_LIMIT: usize = 4096;
+
+fn factorial(n: usize) -> usize {
+    (1..=n).product::<usize>().max(1)
+}
+
+fn nth_permutation<T: Clone>(items: &[T], mut n: usize) -> Vec<T> {
+    let mut pool: Vec<T> = items.to_vec();
+    let mut out = Vec::with_capacity(items.len());
+    while !pool.is_empty() {
+        let f = factorial(pool.len() - 1);
+        let i = (n / f).min(pool.len() - 1);
+        n %= f;
+        out.push(pool.remove(i));
+    }
+    out
+}

@@ -1,0 +1,390 @@
+//! `--exists CONDITION`: a small language of conditions on one execution's
+//! results and communicating sets, answered Always / Sometimes / Never over
+//! every explored execution.
+
+use std::fmt;
+
+use super::launch::{Execution, Exploration, VisitRef};
+use super::value::{int, Val};
+use super::Outcome;
+
+/// The syntax, as printed by `--help`.
+pub const HELP: &str = "\
+CONDITION syntax (--exists):
+  COND  := COND || COND | COND && COND | !COND | (COND) | ATOM
+  ATOM  := finished | ub | cut | contradiction
+         | REF ~ REF        the two are converged (same communicating set / column)
+         | REF !~ REF       both exist and are not converged
+         | REF == VALUE     the call returned VALUE (REF != VALUE: returned something else)
+         | size(REF) OP N   size of REF's communicating set; OP one of == != < <= > >=
+         | exists(REF)      the thread made that call / visit
+  REF   := tT@NAME[K]       the K-th (from 0, default 0) convergent call to @NAME by thread T
+         | tT%NAME[K]       the K-th visit of block %NAME by thread T
+  VALUE := integer | true | false | poison
+A REF that does not exist makes its atom false.
+Example: --exists 't0@subgroupAdd[0] == 3 && t0@subgroupAdd ~ t1@subgroupAdd'";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ref {
+    Call {
+        thread: usize,
+        name: String,
+        k: usize,
+    },
+    Visit {
+        thread: usize,
+        name: String,
+        k: usize,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Or(Box<Cond>, Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+    Outcome(&'static str),
+    Conv(Ref, Ref, bool),
+    Value(Ref, Option<i128>, bool),
+    Size(Ref, Cmp, usize),
+    Exists(Ref),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Always,
+    Sometimes,
+    Never,
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Answer::Always => "Always",
+            Answer::Sometimes => "Sometimes",
+            Answer::Never => "Never",
+        })
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+    fn eat(&mut self, tok: &str) -> bool {
+        self.ws();
+        if self.s[self.i..].starts_with(tok.as_bytes()) {
+            self.i += tok.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        Err(format!("expected {what} at column {}", self.i + 1))
+    }
+    fn word(&mut self) -> String {
+        self.ws();
+        let start = self.i;
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || b"_.$-".contains(&self.s[self.i]))
+        {
+            self.i += 1;
+        }
+        String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
+    }
+    fn number(&mut self) -> Result<i128, String> {
+        let w = self.word();
+        w.parse().or_else(|_| self.err("a number"))
+    }
+    fn or(&mut self) -> Result<Cond, String> {
+        let mut l = self.and()?;
+        while self.eat("||") {
+            l = Cond::Or(Box::new(l), Box::new(self.and()?));
+        }
+        Ok(l)
+    }
+    fn and(&mut self) -> Result<Cond, String> {
+        let mut l = self.unary()?;
+        while self.eat("&&") {
+            l = Cond::And(Box::new(l), Box::new(self.unary()?));
+        }
+        Ok(l)
+    }
+    fn unary(&mut self) -> Result<Cond, String> {
+        if self.eat("!") {
+            return Ok(Cond::Not(Box::new(self.unary()?)));
+        }
+        if self.eat("(") {
+            let c = self.or()?;
+            if !self.eat(")") {
+                return self.err("`)`");
+            }
+            return Ok(c);
+        }
+        self.atom()
+    }
+    fn reference(&mut self) -> Result<Ref, String> {
+        if !self.eat("t") {
+            return self.err("a reference tT@NAME or tT%NAME");
+        }
+        let thread = self.number()? as usize;
+        let call = if self.eat("@") {
+            true
+        } else if self.eat("%") {
+            false
+        } else {
+            return self.err("`@` or `%`");
+        };
+        let name = self.word();
+        if name.is_empty() {
+            return self.err("a name");
+        }
+        let k = if self.eat("[") {
+            let k = self.number()? as usize;
+            if !self.eat("]") {
+                return self.err("`]`");
+            }
+            k
+        } else {
+            0
+        };
+        Ok(if call {
+            Ref::Call { thread, name, k }
+        } else {
+            Ref::Visit { thread, name, k }
+        })
+    }
+    fn atom(&mut self) -> Result<Cond, String> {
+        for w in ["finished", "ub", "cut", "contradiction"] {
+            let save = self.i;
+            if self.word() == w {
+                return Ok(Cond::Outcome(w));
+            }
+            self.i = save;
+        }
+        if self.eat("exists(") {
+            let r = self.reference()?;
+            return if self.eat(")") {
+                Ok(Cond::Exists(r))
+            } else {
+                self.err("`)`")
+            };
+        }
+        if self.eat("size(") {
+            let r = self.reference()?;
+            if !self.eat(")") {
+                return self.err("`)`");
+            }
+            let cmp = [
+                ("==", Cmp::Eq),
+                ("!=", Cmp::Ne),
+                ("<=", Cmp::Le),
+                (">=", Cmp::Ge),
+                ("<", Cmp::Lt),
+                (">", Cmp::Gt),
+            ]
+            .into_iter()
+            .find(|(t, _)| self.eat(t))
+            .map(|(_, c)| c);
+            let Some(cmp) = cmp else {
+                return self.err("a comparison");
+            };
+            return Ok(Cond::Size(r, cmp, self.number()? as usize));
+        }
+        let l = self.reference()?;
+        if self.eat("!~") {
+            return Ok(Cond::Conv(l, self.reference()?, false));
+        }
+        if self.eat("~") {
+            return Ok(Cond::Conv(l, self.reference()?, true));
+        }
+        let eq = if self.eat("==") {
+            true
+        } else if self.eat("!=") {
+            false
+        } else {
+            return self.err("`~`, `!~`, `==` or `!=`");
+        };
+        let save = self.i;
+        let v = match self.word().as_str() {
+            "true" => Some(1),
+            "false" => Some(0),
+            "poison" => None,
+            _ => {
+                self.i = save;
+                Some(self.number()?)
+            }
+        };
+        Ok(Cond::Value(l, v, eq))
+    }
+}
+
+/// Parses a condition (syntax in [`HELP`]).
+pub fn parse(text: &str) -> Result<Cond, String> {
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+    };
+    let c = p.or()?;
+    p.ws();
+    if p.i != p.s.len() {
+        return p.err("end of condition");
+    }
+    Ok(c)
+}
+
+/// The visit a reference names, and for calls the event index.
+fn resolve(
+    exec: &Execution,
+    module_names: &dyn Fn(usize, crate::ir::BlockId) -> String,
+    r: &Ref,
+) -> Option<(VisitRef, Option<usize>)> {
+    match r {
+        Ref::Call { thread, name, k } => {
+            let th = exec.threads.get(*thread)?;
+            let (i, e) = th
+                .events
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| &e.callee == name)
+                .nth(*k)?;
+            Some(((*thread, e.pos), Some(i)))
+        }
+        Ref::Visit { thread, name, k } => {
+            let th = exec.threads.get(*thread)?;
+            let p = th
+                .trace
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| module_names(v.func, v.block) == *name)
+                .nth(*k)?
+                .0;
+            Some(((*thread, p), None))
+        }
+    }
+}
+
+/// Evaluates a condition on one execution.
+pub fn eval(module: &crate::ir::Module, exec: &Execution, c: &Cond) -> bool {
+    let names = |f: usize, b: crate::ir::BlockId| module.functions[f].block_name(b);
+    let sets = exec.event_sets();
+    let classes = exec.visit_classes();
+    let set_of = |r: &Ref| -> Option<Vec<VisitRef>> {
+        let (v, e) = resolve(exec, &names, r)?;
+        Some(match e {
+            Some(i) => sets[v.0][i].clone(),
+            None => classes.iter().find(|c| c.contains(&v))?.clone(),
+        })
+    };
+    match c {
+        Cond::Or(a, b) => eval(module, exec, a) || eval(module, exec, b),
+        Cond::And(a, b) => eval(module, exec, a) && eval(module, exec, b),
+        Cond::Not(a) => !eval(module, exec, a),
+        Cond::Outcome(w) => matches!(
+            (*w, &exec.outcome),
+            ("finished", Outcome::Finished)
+                | ("ub", Outcome::Ub { .. })
+                | ("cut", Outcome::Cut { .. })
+                | ("contradiction", Outcome::Contradiction { .. })
+        ),
+        Cond::Exists(r) => resolve(exec, &names, r).is_some(),
+        Cond::Conv(a, b, want) => match (resolve(exec, &names, a), set_of(a)) {
+            (Some(_), Some(sa)) => match resolve(exec, &names, b) {
+                Some((vb, _)) => sa.contains(&vb) == *want,
+                None => false,
+            },
+            _ => false,
+        },
+        Cond::Size(r, cmp, n) => set_of(r).is_some_and(|s| {
+            let l = s.len();
+            match cmp {
+                Cmp::Eq => l == *n,
+                Cmp::Ne => l != *n,
+                Cmp::Lt => l < *n,
+                Cmp::Le => l <= *n,
+                Cmp::Gt => l > *n,
+                Cmp::Ge => l >= *n,
+            }
+        }),
+        Cond::Value(r, v, eq) => {
+            let Some((vr, Some(i))) = resolve(exec, &names, r) else {
+                return false;
+            };
+            let Some(got) = exec.threads[vr.0].events[i].result else {
+                return false;
+            };
+            let same = match (got, v) {
+                (Val::Poison, None) => true,
+                (Val::Int { bits, v: x }, Some(want)) => {
+                    int(bits, *want) == Val::Int { bits, v: x }
+                }
+                _ => false,
+            };
+            same == *eq
+        }
+    }
+}
+
+/// Always / Sometimes / Never over the explored behaviours, with the index
+/// of a behaviour where the condition holds (if any).
+pub fn answer(module: &crate::ir::Module, c: &Cond, ex: &Exploration) -> (Answer, Option<usize>) {
+    let results: Vec<bool> = ex
+        .behaviours
+        .iter()
+        .map(|b| eval(module, &b.execution, c))
+        .collect();
+    let witness = results.iter().position(|r| *r);
+    let a = if results.iter().all(|r| *r) && !results.is_empty() {
+        Answer::Always
+    } else if witness.is_some() {
+        Answer::Sometimes
+    } else {
+        Answer::Never
+    };
+    (a, witness)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        let c = parse("t0@subgroupAdd[0] == 3 && t0@subgroupAdd ~ t1@subgroupAdd").expect("parses");
+        assert!(matches!(c, Cond::And(..)));
+        assert!(matches!(parse("!(ub || cut)"), Ok(Cond::Not(_))));
+        assert!(matches!(
+            parse("size(t1%B[2]) >= 2"),
+            Ok(Cond::Size(_, Cmp::Ge, 2))
+        ));
+        assert!(matches!(
+            parse("t0%H[1] !~ t1%H[2]"),
+            Ok(Cond::Conv(_, _, false))
+        ));
+        assert!(matches!(
+            parse("t0@f == poison"),
+            Ok(Cond::Value(_, None, true))
+        ));
+        assert!(parse("t0@f ==").is_err());
+        assert!(parse("t0 f").is_err());
+        assert!(parse("ub extra").is_err());
+    }
+}

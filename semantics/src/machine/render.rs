@@ -1,0 +1,341 @@
+//! Output of the interpreter, as pure functions returning `String`:
+//! the per-thread tables of ConvergenceAndUniformity (R-CEX layout), the
+//! exploration counts (R-BOUND), and JSON.
+//!
+//! Table layout: one row per thread; the visits of one converged-with
+//! class (D-CW) share a column and no other visit is in it; columns follow
+//! a linear extension of convergence-before (D-ORDER), see [`columns`]. Instance numbering
+//! follows the document's habit: the visits of a block are numbered 1, 2,
+//! ... in column order, threads top to bottom within a column; blocks
+//! visited once, the entry block and returning blocks are written without
+//! a number (as `P`, `T`, `Entry` and `Exit` are in the document's tables).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use serde_json::{json, Value};
+
+use crate::ir::{Module, TermKind};
+
+use super::launch::{Execution, Exploration, VisitRef};
+use super::state::{Observation, ThreadEnd};
+use super::Outcome;
+
+/// The column of every visit: `columns[t][p]`. Each converged-with class
+/// gets its own column, so that a column never holds visits that are not
+/// converged; classes are ordered by the length of the longest
+/// program-order path of classes leading to them (a linear extension of
+/// convergence-before), ties broken by their first member.
+pub fn columns(exec: &Execution) -> Vec<Vec<usize>> {
+    let classes = exec.visit_classes();
+    let mut class_of: HashMap<VisitRef, usize> = HashMap::new();
+    for (i, c) in classes.iter().enumerate() {
+        for v in c {
+            class_of.insert(*v, i);
+        }
+    }
+    let n = classes.len();
+    let mut level = vec![0usize; n];
+    let positions = || -> Vec<Vec<usize>> {
+        exec.threads
+            .iter()
+            .map(|th| (0..th.trace.len()).collect())
+            .collect()
+    };
+    // Longest path by relaxation; at most n rounds on an acyclic graph.
+    let mut settled = false;
+    for _ in 0..=n {
+        let mut changed = false;
+        for (t, th) in exec.threads.iter().enumerate() {
+            for p in 1..th.trace.len() {
+                let (a, b) = (class_of[&(t, p - 1)], class_of[&(t, p)]);
+                if level[b] < level[a] + 1 {
+                    level[b] = level[a] + 1;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            settled = true;
+            break;
+        }
+    }
+    if !settled {
+        // A cycle (D-ORDER violated, reported separately): positions.
+        return positions();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|c| (level[*c], classes[*c][0]));
+    let mut col = vec![0usize; n];
+    for (rank, c) in order.into_iter().enumerate() {
+        col[c] = rank;
+    }
+    exec.threads
+        .iter()
+        .enumerate()
+        .map(|(t, th)| {
+            (0..th.trace.len())
+                .map(|p| col[class_of[&(t, p)]])
+                .collect()
+        })
+        .collect()
+}
+
+fn block_label(module: &Module, kernel: &str, func: usize, block: crate::ir::BlockId) -> String {
+    let f = &module.functions[func];
+    let name = f.block_name(block);
+    if f.name == kernel {
+        name
+    } else {
+        format!("{}.{name}", f.name)
+    }
+}
+
+/// The printed name of every visit: `labels[t][p]` (see module doc).
+pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String>> {
+    let cols = columns(exec);
+    let mut order: Vec<(usize, usize, usize)> = Vec::new();
+    for (t, th) in exec.threads.iter().enumerate() {
+        for p in 0..th.trace.len() {
+            order.push((cols[t][p], t, p));
+        }
+    }
+    order.sort();
+    let mut counter: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
+    let mut total: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
+    for th in &exec.threads {
+        for v in &th.trace {
+            *total.entry((v.func, v.block)).or_insert(0) += 1;
+        }
+    }
+    let mut out: Vec<Vec<String>> = exec
+        .threads
+        .iter()
+        .map(|th| vec![String::new(); th.trace.len()])
+        .collect();
+    for (_, t, p) in order {
+        let v = &exec.threads[t].trace[p];
+        let f = &module.functions[v.func];
+        let base = block_label(module, kernel, v.func, v.block);
+        let plain = v.block.0 == 0
+            || matches!(f.block(v.block).term.kind, TermKind::Ret(_))
+            || total[&(v.func, v.block)] == 1;
+        out[t][p] = if plain {
+            base
+        } else {
+            let c = counter.entry((v.func, v.block)).or_insert(0);
+            *c += 1;
+            format!("{base}{c}")
+        };
+    }
+    out
+}
+
+/// The per-thread table of one execution (CU layout).
+pub fn table(module: &Module, kernel: &str, exec: &Execution) -> String {
+    let cols = columns(exec);
+    let labels = labels(module, kernel, exec);
+    let ncols = cols.iter().flatten().copied().max().map_or(0, |m| m + 1);
+    let mut grid: Vec<Vec<String>> = vec![vec![String::new(); ncols]; exec.threads.len()];
+    for (t, row) in cols.iter().enumerate() {
+        for (p, c) in row.iter().enumerate() {
+            grid[t][*c] = labels[t][p].clone();
+        }
+    }
+    let head: Vec<String> = (0..ncols).map(|c| c.to_string()).collect();
+    let mut width: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for row in &grid {
+        for (c, cell) in row.iter().enumerate() {
+            width[c] = width[c].max(cell.len());
+        }
+    }
+    let tw = exec
+        .threads
+        .iter()
+        .map(|t| format!("t{}", t.tid).len())
+        .max()
+        .unwrap_or(2);
+    let mut s = String::new();
+    let line = |first: &str, cells: &[String]| {
+        let mut l = format!("{first:tw$} |");
+        for (c, cell) in cells.iter().enumerate() {
+            let _ = write!(l, " {cell:w$} |", w = width[c]);
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    s += &line("", &head);
+    for (t, row) in grid.iter().enumerate() {
+        s += &line(&format!("t{}", exec.threads[t].tid), row);
+    }
+    s
+}
+
+/// The convergent calls of an execution, one line each.
+pub fn events(module: &Module, kernel: &str, exec: &Execution) -> String {
+    let labels = labels(module, kernel, exec);
+    let sets = exec.event_sets();
+    let mut s = String::new();
+    for (t, th) in exec.threads.iter().enumerate() {
+        for (e, set) in th.events.iter().zip(&sets[t]) {
+            let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
+            let members: Vec<String> = set
+                .iter()
+                .map(|(u, p)| format!("t{}@{}", exec.threads[*u].tid, labels[*u][*p]))
+                .collect();
+            let result = e.result.map_or("-".to_string(), |r| r.to_string());
+            let _ = writeln!(
+                s,
+                "  t{} at {}: @{}({}) = {} with {{{}}}",
+                th.tid,
+                labels[t][e.pos],
+                e.callee,
+                args.join(", "),
+                result,
+                members.join(", ")
+            );
+        }
+    }
+    s
+}
+
+pub fn outcome_text(module: &Module, outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Finished => "finished".into(),
+        Outcome::Ub { thread, loc, why } => {
+            let f = &module.functions[loc.func];
+            format!(
+                "undefined behaviour in t{thread} at @{}:%{} instruction {}: {why}",
+                f.name,
+                f.block_name(loc.block),
+                loc.index
+            )
+        }
+        Outcome::Cut { threads } => format!("cut by the step bound in threads {threads:?}"),
+        Outcome::Contradiction { rule, detail } => format!("contradiction ({rule}): {detail}"),
+    }
+}
+
+/// The default text output: each distinct behaviour's table, then counts.
+pub fn text(module: &Module, ex: &Exploration) -> String {
+    let mut s = String::new();
+    for (i, b) in ex.behaviours.iter().enumerate() {
+        let e = &b.execution;
+        let _ = writeln!(
+            s,
+            "behaviour {} ({} execution{}): {}",
+            i + 1,
+            b.count,
+            if b.count == 1 { "" } else { "s" },
+            outcome_text(module, &e.outcome)
+        );
+        for (name, vals) in &e.inputs {
+            let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(s, "  %{name} = [{}]", vs.join(", "));
+        }
+        s += &table(module, &ex.kernel, e);
+        s += &events(module, &ex.kernel, e);
+        s += "\n";
+    }
+    s += &counts(ex);
+    s
+}
+
+/// The counts line(s) (R-BOUND).
+pub fn counts(ex: &Exploration) -> String {
+    format!(
+        "executions explored: {}, distinct behaviours: {}, cut: {}, undefined behaviour: {}, contradictions: {}, pruned schedules: {}{}\ninput domain: {}\n",
+        ex.explored,
+        ex.behaviours.len(),
+        ex.cut,
+        ex.ub,
+        ex.contradictions,
+        ex.pruned,
+        if ex.complete { "" } else { " (INCOMPLETE: budget or random mode)" },
+        ex.domain
+    )
+}
+
+/// JSON: `{"executions": [{"traces", "converged", "events", ...}], ...}`.
+pub fn json(module: &Module, ex: &Exploration) -> Value {
+    let execs: Vec<Value> = ex
+        .behaviours
+        .iter()
+        .map(|b| {
+            let e = &b.execution;
+            let traces: Vec<Vec<String>> = e
+                .threads
+                .iter()
+                .map(|th| {
+                    th.trace
+                        .iter()
+                        .map(|v| block_label(module, &ex.kernel, v.func, v.block))
+                        .collect()
+                })
+                .collect();
+            let sets = e.event_sets();
+            let mut events = Vec::new();
+            for (t, th) in e.threads.iter().enumerate() {
+                for (ev, set) in th.events.iter().zip(&sets[t]) {
+                    events.push(json!({
+                        "thread": t,
+                        "position": ev.pos,
+                        "callee": ev.callee,
+                        "args": ev.args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+                        "set": set.iter().map(|(u, p)| [*u, *p]).collect::<Vec<_>>(),
+                        "result": ev.result.map(|r| r.to_string()),
+                    }));
+                }
+            }
+            let ends: Vec<Value> = e
+                .threads
+                .iter()
+                .map(|th| match &th.end {
+                    Some(ThreadEnd::Returned(v)) => json!({"returned": v.to_string()}),
+                    Some(ThreadEnd::Ub { why, .. }) => json!({"ub": why}),
+                    Some(ThreadEnd::Cut) => json!("cut"),
+                    None => Value::Null,
+                })
+                .collect();
+            let observations: Vec<Vec<String>> = e
+                .threads
+                .iter()
+                .map(|th| {
+                    th.observations
+                        .iter()
+                        .map(|o| match o {
+                            Observation::Store { obj, off, value } => {
+                                format!("store obj{obj}+{off} = {value}")
+                            }
+                            Observation::Call { callee, args, result } => {
+                                let a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+                                format!("call @{callee}({}) = {result}", a.join(", "))
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            json!({
+                "count": b.count,
+                "outcome": outcome_text(module, &e.outcome),
+                "inputs": e.inputs.iter().map(|(n, v)| (n.clone(), v.iter().map(|x| x.to_string()).collect::<Vec<_>>())).collect::<std::collections::BTreeMap<_, _>>(),
+                "traces": traces,
+                "converged": e.visit_classes().iter().map(|c| c.iter().map(|(t, p)| [*t, *p]).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                "events": events,
+                "ends": ends,
+                "observations": observations,
+            })
+        })
+        .collect();
+    json!({
+        "kernel": ex.kernel,
+        "executions": execs,
+        "explored": ex.explored,
+        "distinct": ex.behaviours.len(),
+        "cut": ex.cut,
+        "ub": ex.ub,
+        "contradictions": ex.contradictions,
+        "pruned": ex.pruned,
+        "complete": ex.complete,
+        "domain": ex.domain,
+    })
+}

@@ -1,0 +1,323 @@
+//! The scheduler of M-OPER: runs every thread until it blocks, then fires
+//! one communicating set at a time, and computes the results of C-OPS over
+//! the set.
+//!
+//! Which set fires next: a set is *safe* when no thread outside it can
+//! still reach its instruction ([`Program::may_reach`]); firing a safe set
+//! can never be invalidated by a late arrival, and since a set's key and
+//! members are then fixed, firing it first loses no behaviour. Only when no
+//! safe set exists does the chooser pick among all waiting sets; a thread
+//! that afterwards reaches an instance that already fired marks the
+//! schedule impossible (the execution is discarded as pruned).
+
+use std::collections::BTreeMap;
+
+use super::chooser::Chooser;
+use super::program::{classify, CalleeKind, Program, Reduce};
+use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Resume, Status, ThreadEnd};
+use super::step::{run_thread, Ctx, Stop};
+use super::value::{mask, signed, Val};
+use super::{Options, RunError, ShuffleOob};
+
+/// How the scheduling of one execution ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecEnd {
+    /// Every thread ended (returned, UB or cut).
+    Done,
+    /// A thread reached an already-fired instance: impossible schedule.
+    Killed,
+    /// The rules contradict themselves (D-INST, D-ORDER).
+    Contradiction { rule: &'static str, detail: String },
+}
+
+/// A set that may fire.
+#[derive(Clone, Debug)]
+enum Candidate {
+    /// All threads waiting with this key.
+    Key {
+        key: KeyId,
+        loc: Loc,
+        members: Vec<usize>,
+    },
+    /// Threads waiting at an anchor in mode `all`; a nonempty subset fires.
+    Anchor { members: Vec<usize> },
+}
+
+/// Runs the launched machine to the end of one execution.
+pub fn run_execution(
+    prog: &Program,
+    opts: &Options,
+    chooser: &mut Chooser,
+    m: &mut Machine,
+) -> Result<ExecEnd, RunError> {
+    let n = m.threads.len();
+    loop {
+        for t in 0..n {
+            if matches!(m.threads[t].status, Status::Running) {
+                let mut cx = Ctx {
+                    prog,
+                    opts,
+                    chooser,
+                };
+                match run_thread(m, t, &mut cx) {
+                    Ok(()) => {}
+                    Err(Stop::Error(e)) => return Err(e),
+                    Err(Stop::Contradiction { rule, detail }) => {
+                        return Ok(ExecEnd::Contradiction { rule, detail })
+                    }
+                }
+            }
+        }
+        if m.threads.iter().any(|t| matches!(t.status, Status::Killed)) {
+            return Ok(ExecEnd::Killed);
+        }
+        let cands = candidates(m);
+        if cands.is_empty() {
+            return Ok(ExecEnd::Done);
+        }
+        let pick = cands
+            .iter()
+            .position(|c| is_safe(prog, m, c))
+            .unwrap_or_else(|| chooser.choose(cands.len()));
+        fire(prog, opts, chooser, m, &cands[pick]);
+    }
+}
+
+fn candidates(m: &Machine) -> Vec<Candidate> {
+    let mut keyed: BTreeMap<(Loc, KeyId), Vec<usize>> = BTreeMap::new();
+    let mut anchors: BTreeMap<Loc, Vec<usize>> = BTreeMap::new();
+    for (t, th) in m.threads.iter().enumerate() {
+        if let Status::Waiting(p) = &th.status {
+            match p.key {
+                Some(k) => keyed.entry((p.loc, k)).or_default().push(t),
+                None => anchors.entry(p.loc).or_default().push(t),
+            }
+        }
+    }
+    let mut out: Vec<Candidate> = keyed
+        .into_iter()
+        .map(|((loc, key), members)| Candidate::Key { key, loc, members })
+        .collect();
+    out.extend(
+        anchors
+            .into_iter()
+            .map(|(_, members)| Candidate::Anchor { members }),
+    );
+    out
+}
+
+/// M-OPER: no thread outside the set can still reach the instruction.
+fn is_safe(prog: &Program, m: &Machine, c: &Candidate) -> bool {
+    let Candidate::Key { loc, members, .. } = c else {
+        return false;
+    };
+    m.threads.iter().enumerate().all(|(t, th)| {
+        if members.contains(&t) {
+            return true;
+        }
+        let Status::Waiting(p) = &th.status else {
+            return true;
+        };
+        let mut at: Vec<Loc> = Vec::new();
+        for (i, fr) in th.frames.iter().enumerate().rev() {
+            let index = if i + 1 == th.frames.len() {
+                p.loc.index + 1
+            } else {
+                fr.index
+            };
+            at.push(Loc {
+                func: fr.func,
+                block: fr.block,
+                index,
+            });
+        }
+        !prog.may_reach(&at, *loc)
+    })
+}
+
+fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, c: &Candidate) {
+    match c {
+        Candidate::Key { key, loc, members } => {
+            m.fired.insert(*key);
+            let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
+            let needs_set = match &inst.kind {
+                crate::ir::InstKind::Call(c) => {
+                    classify(prog.module, c).needs_set() && c.ty != crate::ir::Type::Void
+                }
+                _ => false,
+            };
+            let results: Vec<Result<Option<Val>, String>> = if needs_set {
+                op_results(prog, opts, chooser, m, *loc, members)
+                    .into_iter()
+                    .map(|r| r.map(Some))
+                    .collect()
+            } else {
+                vec![Ok(None); members.len()]
+            };
+            for (t, r) in members.iter().zip(results) {
+                resume(m, *t, *key, r);
+            }
+        }
+        Candidate::Anchor { members, .. } => {
+            // D-ANCHOR `all`: any subset containing the lowest waiting
+            // thread fires now; the others stay and fire later as separate
+            // instances.
+            let mut chosen = vec![members[0]];
+            for t in &members[1..] {
+                if chooser.choose(2) == 1 {
+                    chosen.push(*t);
+                }
+            }
+            let k = m.keys.intern(KeyNode::Fresh(m.next_fresh));
+            m.next_fresh += 1;
+            m.fired.insert(k);
+            for t in chosen {
+                let th = &mut m.threads[t];
+                if let Status::Waiting(p) = &th.status {
+                    let ev = p.event;
+                    if let Some(e) = th.events.get_mut(ev) {
+                        e.key = k;
+                    }
+                    th.used_keys.insert(k);
+                }
+                resume(m, t, k, Ok(None));
+            }
+        }
+    }
+}
+
+/// Lets a member of a fired set complete its call (it re-executes the
+/// call with [`super::state::ThreadState::resume`] set), or ends it with UB.
+fn resume(m: &mut Machine, t: usize, key: KeyId, r: Result<Option<Val>, String>) {
+    let th = &mut m.threads[t];
+    let Status::Waiting(Pending { loc, event, .. }) = th.status.clone() else {
+        return;
+    };
+    match r {
+        Ok(value) => {
+            th.resume = Some(Resume {
+                loc,
+                key,
+                event,
+                value,
+            });
+            th.status = Status::Running;
+        }
+        Err(why) => th.status = Status::Done(ThreadEnd::Ub { loc, why }),
+    }
+}
+
+/// C-OPS: the result of the operation at `loc` in each member, in order.
+fn op_results(
+    prog: &Program,
+    opts: &Options,
+    chooser: &mut Chooser,
+    m: &mut Machine,
+    loc: Loc,
+    members: &[usize],
+) -> Vec<Result<Val, String>> {
+    let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
+    let crate::ir::InstKind::Call(call) = &inst.kind else {
+        unreachable!("M-OPER: only calls wait for a communicating set");
+    };
+    let ret_bits = match &call.ty {
+        crate::ir::Type::Int(b) => *b,
+        crate::ir::Type::Func { ret, .. } => ret.int_bits().unwrap_or(32),
+        _ => 32,
+    };
+    let args: Vec<(u32, Vec<Val>)> = members
+        .iter()
+        .map(|t| {
+            let th = &m.threads[*t];
+            let Status::Waiting(p) = &th.status else {
+                unreachable!("M-OPER: members of a firing set are waiting");
+            };
+            (th.tid, p.args.clone())
+        })
+        .collect();
+    let arg = |i: usize, k: usize| args[i].1.get(k).copied().unwrap_or(Val::Poison);
+    let same = |v: Val| vec![Ok(v); members.len()];
+    match classify(prog.module, call) {
+        CalleeKind::Ballot { arg: a } => {
+            let mut bits: u128 = 0;
+            for (i, (tid, _)) in args.iter().enumerate() {
+                match arg(i, a) {
+                    Val::Int { v: 1, .. } => bits |= 1u128.checked_shl(*tid).unwrap_or(0),
+                    Val::Int { .. } => {}
+                    _ => return same(Val::Poison),
+                }
+            }
+            same(Val::Int {
+                bits: ret_bits,
+                v: bits & mask(ret_bits),
+            })
+        }
+        CalleeKind::ReadFirst { arg: a } => same(arg(0, a)),
+        CalleeKind::Reduce { op, arg: a } => {
+            let mut acc: Option<(u32, u128)> = None;
+            for i in 0..args.len() {
+                let Val::Int { bits, v } = arg(i, a) else {
+                    return same(Val::Poison);
+                };
+                acc = Some(match acc {
+                    None => (bits, v),
+                    Some((_, x)) => (bits, reduce(op, bits, x, v)),
+                });
+            }
+            match acc {
+                Some((bits, v)) => same(Val::Int { bits, v }),
+                None => same(Val::Poison),
+            }
+        }
+        CalleeKind::Shuffle { val, idx, scale } => (0..args.len())
+            .map(|i| match arg(i, idx) {
+                Val::Int { v, .. } => {
+                    let want = v / scale;
+                    match args.iter().position(|(tid, _)| *tid as u128 == want) {
+                        Some(j) => Ok(arg(j, val)),
+                        None => match opts.shuffle_oob {
+                            ShuffleOob::Poison => Ok(Val::Poison),
+                            ShuffleOob::Ub => Err(format!(
+                                "shuffle reads thread {want}, which is not in the communicating set"
+                            )),
+                        },
+                    }
+                }
+                _ => Ok(Val::Poison),
+            })
+            .collect(),
+        _ => {
+            // An unknown convergent function: uninterpreted function of the
+            // multiset of (thread id, arguments) over the set (C-OPS).
+            let memo = format!("conv:{:?}:{:?}:{args:?}", call.callee_name(), loc);
+            let v = match m.memo.get(&memo) {
+                Some(v) => *v,
+                None => {
+                    let ty = match &call.ty {
+                        crate::ir::Type::Func { ret, .. } => (**ret).clone(),
+                        t => t.clone(),
+                    };
+                    let v = super::step::choose_value(m, chooser, opts, &ty);
+                    m.memo.insert(memo, v);
+                    v
+                }
+            };
+            same(v)
+        }
+    }
+}
+
+fn reduce(op: Reduce, bits: u32, a: u128, b: u128) -> u128 {
+    let (sa, sb) = (signed(bits, a), signed(bits, b));
+    let r = match op {
+        Reduce::Add => a.wrapping_add(b),
+        Reduce::Min => sa.min(sb) as u128,
+        Reduce::Max => sa.max(sb) as u128,
+        Reduce::UMin => a.min(b),
+        Reduce::UMax => a.max(b),
+        Reduce::And => a & b,
+        Reduce::Or => a | b,
+        Reduce::Xor => a ^ b,
+    };
+    r & mask(bits)
+}

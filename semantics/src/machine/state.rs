@@ -1,0 +1,249 @@
+//! The machine state (STYLE 2): one struct, [`Machine`], holds everything an
+//! execution needs; persistent `im` collections make a copy of the state
+//! cheap, so a search can fork it.
+//!
+//! Dynamic-instance identity is a *key* (D-INST, D-CW): two dynamic instances
+//! of the same static instance in different threads are converged iff their
+//! keys are equal. Keys are hash-consed trees ([`KeyNode`]) whose shape
+//! follows the rule that created them (D-CTRL, D-LOOP, D-ENTRY-*, D-ANCHOR,
+//! D-MAX-ITER).
+
+use im::{HashMap, HashSet, Vector};
+
+use crate::ir::{BlockId, ValueId};
+
+use super::value::Val;
+
+/// An interned key; equal ids mean equal keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyId(pub u32);
+
+/// A static instruction: function index in the module, block, and index in
+/// the block (`insts.len()` names the terminator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc {
+    pub func: usize,
+    pub block: BlockId,
+    pub index: usize,
+}
+
+/// The node of a key tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyNode {
+    /// Launch group `g`: the context of the kernel invocation of every thread
+    /// of the group (D-MAX outside cycles; D-ENTRY-LAUNCH `opencl`).
+    Group(u32),
+    /// A single thread: D-ENTRY-LAUNCH `cxx` (never converged).
+    Thread(u32),
+    /// A visit of `block` of function `func` whose last point of convergence
+    /// is `parent` (D-MAX-ITER): the key of the most recent instance of a
+    /// header of a cycle containing the block, or the invocation context.
+    Block {
+        func: usize,
+        block: BlockId,
+        parent: KeyId,
+    },
+    /// An instance of the instruction at `loc` derived from `parent`; `n`
+    /// is the D-LOOP iteration count (0 for every other rule).
+    Inst { loc: Loc, parent: KeyId, n: u32 },
+    /// An anchor instance whose set was chosen by the scheduler (D-ANCHOR,
+    /// mode `all`): a fresh identity.
+    Fresh(u32),
+}
+
+/// Hash-consing table of keys.
+#[derive(Clone, Debug, Default)]
+pub struct Keys {
+    /// Key id -> node.
+    nodes: Vector<KeyNode>,
+    /// Node -> key id.
+    ids: HashMap<KeyNode, KeyId>,
+}
+
+impl Keys {
+    pub fn intern(&mut self, node: KeyNode) -> KeyId {
+        if let Some(id) = self.ids.get(&node) {
+            return *id;
+        }
+        let id = KeyId(self.nodes.len() as u32);
+        self.nodes.push_back(node);
+        self.ids.insert(node, id);
+        id
+    }
+    pub fn node(&self, k: KeyId) -> KeyNode {
+        self.nodes[k.0 as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// One activation of a function in one thread.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Function index in the module.
+    pub func: usize,
+    /// Current block.
+    pub block: BlockId,
+    /// Index of the next instruction of `block` to execute
+    /// (`insts.len()` = the terminator).
+    pub index: usize,
+    /// SSA values defined so far in this activation.
+    pub values: HashMap<ValueId, Val>,
+    /// Invocation context for D-MAX: the launch group for the kernel, the
+    /// key of the call-site instance for a callee (D-ENTRY-CALL, D-MAX
+    /// "inside a called function").
+    pub ctx: KeyId,
+    /// Key of the current block visit (D-MAX-ITER).
+    pub block_key: KeyId,
+    /// Most recent instance of each cycle header in this activation:
+    /// (thread-local sequence number, key). D-MAX-ITER picks, among the
+    /// headers of the cycles containing a block, the most recent one.
+    pub last_header: HashMap<BlockId, (u64, KeyId)>,
+    /// Where the caller stores the returned value.
+    pub ret_to: Option<ValueId>,
+}
+
+/// A visit of a block by a thread: one entry of the thread's trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Visit {
+    pub func: usize,
+    pub block: BlockId,
+    /// D-MAX-ITER key: visits with equal keys are converged.
+    pub key: KeyId,
+}
+
+/// How a thread ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadEnd {
+    /// Returned from the kernel with this value.
+    Returned(Val),
+    /// Undefined behaviour at an instruction.
+    Ub { loc: Loc, why: String },
+    /// Exceeded the per-thread step bound.
+    Cut,
+}
+
+/// A convergent operation a thread is blocked at (M-OPER): its result
+/// depends on the communicating set, so it waits until the scheduler fires
+/// its set.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    pub loc: Loc,
+    /// The instance key; `None` for an anchor in mode `all`, whose identity
+    /// the scheduler chooses (D-ANCHOR).
+    pub key: Option<KeyId>,
+    /// Evaluated arguments.
+    pub args: Vec<Val>,
+    /// Index of the event this call recorded in [`ThreadState::events`].
+    pub event: usize,
+}
+
+/// A fired convergent call the thread is about to complete.
+#[derive(Clone, Debug)]
+pub struct Resume {
+    pub loc: Loc,
+    /// The instance key (for an anchor in mode `all`, the chosen identity).
+    pub key: KeyId,
+    /// Index of the call's event.
+    pub event: usize,
+    /// The result over the communicating set (C-OPS), if the operation has one.
+    pub value: Option<Val>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Status {
+    /// Executing instructions.
+    Running,
+    /// Blocked at a convergent operation.
+    Waiting(Pending),
+    /// Reached an already-fired instance: this schedule is impossible
+    /// (M-OPER) and the execution is discarded.
+    Killed,
+    Done(ThreadEnd),
+}
+
+/// A convergent call as the thread saw it.
+#[derive(Clone, Debug)]
+pub struct CallEvent {
+    pub loc: Loc,
+    /// Callee name.
+    pub callee: String,
+    /// Position of the enclosing block visit in the thread's trace.
+    pub pos: usize,
+    pub key: KeyId,
+    pub args: Vec<Val>,
+    /// `None` until the operation fired.
+    pub result: Option<Val>,
+}
+
+/// An observable event (R-OBS) other than convergent calls.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Observation {
+    Store {
+        obj: u32,
+        off: i64,
+        value: Val,
+    },
+    Call {
+        callee: String,
+        args: Vec<Val>,
+        result: Val,
+    },
+}
+
+/// Per-thread state.
+#[derive(Clone, Debug)]
+pub struct ThreadState {
+    pub tid: u32,
+    pub group: u32,
+    /// Call stack, innermost last.
+    pub frames: Vector<Frame>,
+    pub status: Status,
+    /// Block visits in order.
+    pub trace: Vector<Visit>,
+    /// Convergent calls in order.
+    pub events: Vector<CallEvent>,
+    /// Observable events in order (R-OBS).
+    pub observations: Vector<Observation>,
+    /// Instructions executed (compared with `max_steps`).
+    pub steps: u64,
+    /// D-LOOP: executions of each `loop` intrinsic per token value.
+    pub loop_counts: HashMap<(Loc, KeyId), u32>,
+    /// Keys of this thread's convergent-call instances (D-INST: a thread
+    /// never has two converged instances).
+    pub used_keys: HashSet<KeyId>,
+    /// Thread-local counter ordering header visits (D-MAX-ITER).
+    pub seq: u64,
+    /// Set by the scheduler when this thread's set fired (M-OPER).
+    pub resume: Option<Resume>,
+}
+
+/// The whole machine.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub threads: Vector<ThreadState>,
+    /// Memory: (object, byte offset) -> value stored there.
+    pub memory: HashMap<(u32, i64), Val>,
+    /// Objects whose unwritten cells are inputs (pointer arguments), chosen
+    /// on first read (P-INPUT "loads from input memory").
+    pub input_objects: HashSet<u32>,
+    /// Objects created by `alloca`: stores to them are not observable.
+    pub private_objects: HashSet<u32>,
+    /// Next fresh object id (0 is null).
+    pub next_object: u32,
+    pub keys: Keys,
+    /// Instances of convergent operations that have fired (M-OPER): a thread
+    /// reaching one later makes the schedule impossible.
+    pub fired: HashSet<KeyId>,
+    /// Uninterpreted functions (P-INPUT readnone calls, C-OPS unknown
+    /// convergent calls): argument tuple -> chosen result.
+    pub memo: HashMap<String, Val>,
+    /// Next fresh anchor identity (D-ANCHOR `all`).
+    pub next_fresh: u32,
+    /// Chosen cycle hierarchy per function (D-HIER).
+    pub hierarchy: Vec<usize>,
+}

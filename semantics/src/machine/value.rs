@@ -1,0 +1,256 @@
+//! Runtime values and the integer semantics of the P-PROG subset
+//! (LangRef: arithmetic with `nuw`/`nsw`/`exact` flags yields poison on
+//! overflow; shifts by at least the bit width yield poison; division by zero
+//! is undefined behaviour, reported by the caller).
+
+use std::fmt;
+
+use crate::ir::{BinOp, ICmpPred};
+
+use super::state::KeyId;
+
+/// A runtime value. Integers are kept zero-extended in a `u128` and masked
+/// to their width after every operation, so equal values compare equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Val {
+    /// `iN` value, `bits <= 128`, `v < 2^bits`.
+    Int { bits: u32, v: u128 },
+    /// LLVM poison (and `undef`, which the subset reads as poison: a
+    /// stricter reading, stated in the README's limits).
+    Poison,
+    /// A pointer into memory object `obj` at byte offset `off`; object 0 is
+    /// the null object.
+    Ptr { obj: u32, off: i64 },
+    /// A convergence token (C-INTR): the key of the dynamic instance of the
+    /// control intrinsic that produced it.
+    Token(KeyId),
+    /// The result of a `void` call.
+    Void,
+}
+
+impl fmt::Display for Val {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Val::Int { bits: 1, v } => write!(f, "{}", if *v == 1 { "true" } else { "false" }),
+            Val::Int { bits, v } => write!(f, "{}", signed(*bits, *v)),
+            Val::Poison => f.write_str("poison"),
+            Val::Ptr { obj: 0, off } => write!(f, "null+{off}"),
+            Val::Ptr { obj, off } => write!(f, "obj{obj}+{off}"),
+            Val::Token(k) => write!(f, "token#{}", k.0),
+            Val::Void => f.write_str("void"),
+        }
+    }
+}
+
+/// `2^bits - 1`.
+pub fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Builds an `iN` value from a signed or unsigned literal (two's complement).
+pub fn int(bits: u32, value: i128) -> Val {
+    Val::Int {
+        bits,
+        v: (value as u128) & mask(bits),
+    }
+}
+
+/// The two's-complement reading of a `bits`-wide value.
+pub fn signed(bits: u32, v: u128) -> i128 {
+    if bits == 0 {
+        return 0;
+    }
+    if bits >= 128 {
+        return v as i128;
+    }
+    let sign = 1u128 << (bits - 1);
+    if v & sign != 0 {
+        (v | !mask(bits)) as i128
+    } else {
+        v as i128
+    }
+}
+
+/// Result of an integer binary operation: a value, or undefined behaviour
+/// with its reason.
+pub enum Arith {
+    Val(Val),
+    Ub(&'static str),
+}
+
+/// LangRef integer binary operators with their poison-generating flags.
+pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith {
+    let has = |f: &str| flags.iter().any(|x| x == f);
+    let m = mask(bits);
+    let (sa, sb) = (signed(bits, a), signed(bits, b));
+    let poison = Arith::Val(Val::Poison);
+    let ok = |v: u128| Arith::Val(Val::Int { bits, v: v & m });
+    match op {
+        BinOp::Add => {
+            let (r, carry) = a.overflowing_add(b);
+            if has("nuw") && (carry || r & !m != 0) {
+                return poison;
+            }
+            if has("nsw") && sa.checked_add(sb).is_none_or(|s| s != signed(bits, r & m)) {
+                return poison;
+            }
+            ok(r)
+        }
+        BinOp::Sub => {
+            if has("nuw") && b > a {
+                return poison;
+            }
+            let r = a.wrapping_sub(b);
+            if has("nsw") && sa.checked_sub(sb).is_none_or(|s| s != signed(bits, r & m)) {
+                return poison;
+            }
+            ok(r)
+        }
+        BinOp::Mul => {
+            if has("nuw") && a.checked_mul(b).is_none_or(|r| r & !m != 0) {
+                return poison;
+            }
+            let r = a.wrapping_mul(b);
+            if has("nsw") && sa.checked_mul(sb).is_none_or(|s| s != signed(bits, r & m)) {
+                return poison;
+            }
+            ok(r)
+        }
+        BinOp::UDiv | BinOp::URem => {
+            if b == 0 {
+                return Arith::Ub("division by zero");
+            }
+            if op == BinOp::UDiv {
+                if has("exact") && a % b != 0 {
+                    return poison;
+                }
+                ok(a / b)
+            } else {
+                ok(a % b)
+            }
+        }
+        BinOp::SDiv | BinOp::SRem => {
+            if b == 0 {
+                return Arith::Ub("division by zero");
+            }
+            let min = signed(bits, 1u128 << (bits - 1));
+            if sa == min && sb == -1 {
+                return Arith::Ub("signed division overflow (INT_MIN / -1)");
+            }
+            if op == BinOp::SDiv {
+                if has("exact") && sa % sb != 0 {
+                    return poison;
+                }
+                ok((sa / sb) as u128)
+            } else {
+                ok((sa % sb) as u128)
+            }
+        }
+        BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+            if b >= bits as u128 {
+                return poison;
+            }
+            let s = b as u32;
+            match op {
+                BinOp::Shl => {
+                    let r = (a << s) & m;
+                    if has("nuw") && (r >> s) != a {
+                        return poison;
+                    }
+                    if has("nsw") && signed(bits, r) >> s != sa {
+                        return poison;
+                    }
+                    ok(r)
+                }
+                BinOp::LShr => {
+                    if has("exact") && (a >> s) << s != a {
+                        return poison;
+                    }
+                    ok(a >> s)
+                }
+                _ => {
+                    if has("exact") && (a >> s) << s != a {
+                        return poison;
+                    }
+                    ok((sa >> s) as u128)
+                }
+            }
+        }
+        BinOp::And => ok(a & b),
+        BinOp::Or => {
+            if has("disjoint") && a & b != 0 {
+                return poison;
+            }
+            ok(a | b)
+        }
+        BinOp::Xor => ok(a ^ b),
+        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
+            Arith::Ub("floating-point arithmetic reached the integer evaluator")
+        }
+    }
+}
+
+/// `icmp` on two integers of width `bits`.
+pub fn icmp(pred: ICmpPred, bits: u32, a: u128, b: u128) -> bool {
+    let (sa, sb) = (signed(bits, a), signed(bits, b));
+    match pred {
+        ICmpPred::Eq => a == b,
+        ICmpPred::Ne => a != b,
+        ICmpPred::Ugt => a > b,
+        ICmpPred::Uge => a >= b,
+        ICmpPred::Ult => a < b,
+        ICmpPred::Ule => a <= b,
+        ICmpPred::Sgt => sa > sb,
+        ICmpPred::Sge => sa >= sb,
+        ICmpPred::Slt => sa < sb,
+        ICmpPred::Sle => sa <= sb,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(a: Arith) -> Option<Val> {
+        match a {
+            Arith::Val(v) => Some(v),
+            Arith::Ub(_) => None,
+        }
+    }
+
+    #[test]
+    fn add_flags_make_poison_on_overflow() {
+        let nsw = vec!["nsw".to_string()];
+        let nuw = vec!["nuw".to_string()];
+        assert_eq!(v(binary(BinOp::Add, &nsw, 8, 127, 1)), Some(Val::Poison));
+        assert_eq!(v(binary(BinOp::Add, &[], 8, 127, 1)), Some(int(8, -128)));
+        assert_eq!(v(binary(BinOp::Add, &nuw, 8, 255, 1)), Some(Val::Poison));
+        assert_eq!(v(binary(BinOp::Add, &nsw, 8, 255, 1)), Some(int(8, 0)));
+    }
+
+    #[test]
+    fn division_by_zero_is_ub_and_shift_overflow_is_poison() {
+        assert!(v(binary(BinOp::SDiv, &[], 32, 5, 0)).is_none());
+        assert!(v(binary(BinOp::SDiv, &[], 8, 128, 255)).is_none());
+        assert_eq!(v(binary(BinOp::Shl, &[], 8, 1, 8)), Some(Val::Poison));
+        assert_eq!(v(binary(BinOp::AShr, &[], 8, 0x80, 7)), Some(int(8, -1)));
+        assert_eq!(
+            v(binary(BinOp::SRem, &[], 8, signed_u(8, -7), 2)),
+            Some(int(8, -1))
+        );
+    }
+
+    fn signed_u(bits: u32, x: i128) -> u128 {
+        (x as u128) & mask(bits)
+    }
+
+    #[test]
+    fn icmp_signedness() {
+        assert!(icmp(ICmpPred::Slt, 8, 0xff, 0));
+        assert!(!icmp(ICmpPred::Ult, 8, 0xff, 0));
+    }
+}

@@ -1,0 +1,193 @@
+//! Snapshot tests of the reference interpreter on the claim examples
+//! (examples/interp/*.ll). The expected tables were reviewed by hand
+//! against the documents' tables (CU "Maximal Convergence", the nested
+//! irreducible example, "Convergence"; CO "Extended Cycles"); the counts of
+//! explored executions are pinned (a change is a reviewed change).
+
+use semantics::ir::Module;
+use semantics::machine::dmax::{convergence_before, not_m_converged};
+use semantics::machine::launch::{Execution, Exploration};
+use semantics::machine::query::{self, Answer};
+use semantics::machine::{explore, render, ArgValues, Options, Outcome};
+use semantics::parse_module;
+
+fn load(name: &str) -> Module {
+    let path = format!("{}/../examples/interp/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    parse_module(&path, &text).expect("example parses")
+}
+
+fn run(name: &str, opts: &Options) -> (Module, Exploration) {
+    let m = load(name);
+    let ex = explore(&m, opts).expect("launch explores");
+    (m, ex)
+}
+
+fn threads(n: u32) -> Options {
+    Options {
+        threads: n,
+        ..Options::default()
+    }
+}
+
+/// A table literal written from its second line (the first is empty).
+fn lit(s: &str) -> String {
+    s.strip_prefix('\n').unwrap_or(s).to_string()
+}
+
+/// Asserts `--exists`-style conditions on one execution.
+fn holds(m: &Module, e: &Execution, cond: &str) -> bool {
+    query::eval(m, e, &query::parse(cond).expect("condition parses"))
+}
+
+/// CL-21 (CU "Maximal Convergence"): the document's table, with
+/// B1 and B2 in different columns and H3/H4 in one.
+#[test]
+fn cl21_maximal_convergence_table() {
+    let (m, ex) = run("cl21-maximal-convergence.ll", &threads(2));
+    assert_eq!((ex.explored, ex.pruned, ex.behaviours.len()), (1, 0, 1));
+    let e = &ex.behaviours[0].execution;
+    assert_eq!(e.outcome, Outcome::Finished);
+    let expected = lit("
+   | 0     | 1  | 2  | 3  | 4  | 5  | 6  | 7  | 8  | 9  | 10   |
+t0 | Entry | H1 | B1 | L1 | H3 |    | L3 |    |    |    | Exit |
+t1 | Entry | H2 |    | L2 | H4 | B2 | L4 | H5 | B3 | L5 | Exit |
+");
+    assert_eq!(render::table(&m, &ex.kernel, e), expected);
+    // The document's bullet list, one by one (positions name H1.. as above).
+    for c in [
+        "t0%H[0] ~ t1%H[0]",  // H1 ~ H2
+        "t0%B[0] !~ t1%B[0]", // B1 !~ B2
+        "t0%H[1] ~ t1%H[1]",  // H3 ~ H4
+        "t0%H[1] !~ t1%H[2]", // H3 !~ H5
+        "t0%L[0] ~ t1%L[0]",  // L1 ~ L2
+        "t0%L[1] ~ t1%L[1]",  // L3 ~ L4
+        "t0%L[1] !~ t1%L[2]", // L3 !~ L5
+        "t0%Entry ~ t1%Entry",
+    ] {
+        assert!(holds(&m, e, c), "CL-21: {c}");
+    }
+}
+
+/// CL-22 (CU, nested irreducible cycles with headers R and S): in LLVM's
+/// hierarchy (R outer, S inner) the document's table; P2/P3 and Q2/Q3
+/// separated, R1, R2, R3 joined. Other hierarchies give other relations
+/// (D-HIER), so the blocks of the irreducible cycles are not m-converged.
+#[test]
+fn cl22_nested_irreducible_table() {
+    let (m, ex) = run("cl22-nested-irreducible.ll", &threads(3));
+    // One launch, one execution per cycle hierarchy.
+    assert_eq!((ex.explored, ex.pruned), (2, 0));
+    assert_eq!(ex.hierarchies, vec![("kernel".to_string(), 2)]);
+    let llvm = ex
+        .behaviours
+        .iter()
+        .map(|b| &b.execution)
+        .find(|e| e.hierarchy[0] == 0)
+        .expect("LLVM's hierarchy is explored");
+    let expected = lit("
+   | 0     | 1  | 2  | 3  | 4  | 5  | 6  | 7  | 8    |
+t0 | Entry | P1 | Q1 | S1 | P3 | Q3 | R1 | S2 | Exit |
+t1 | Entry | P2 | Q2 |    |    |    | R2 | S3 | Exit |
+t2 | Entry |    |    |    |    |    | R3 | S4 | Exit |
+");
+    assert_eq!(render::table(&m, &ex.kernel, llvm), expected);
+    for c in [
+        "t1%P[0] !~ t0%P[1]",         // P2 !~ P3
+        "t1%Q[0] !~ t0%Q[1]",         // Q2 !~ Q3
+        "t0%S[0] !~ t1%S[0]",         // S1 !~ S3
+        "t0%S[0] !~ t2%S[0]",         // S1 !~ S4
+        "t0%R ~ t1%R && t1%R ~ t2%R", // R1 ~ R2 ~ R3
+        "t0%S[1] ~ t1%S[0] && t1%S[0] ~ t2%S[0]",
+    ] {
+        assert!(holds(&m, llvm, c), "CL-22: {c}");
+    }
+    let names: Vec<String> = not_m_converged(&ex)
+        .into_iter()
+        .map(|(f, b)| m.functions[f].block_name(b))
+        .collect();
+    // For this launch: in the other hierarchy (one cycle with header P,
+    // entries P and R), thread 2 enters at R without a header instance
+    // while threads 0 and 1 reach R after instances of P, so R (and S after
+    // it) are converged differently; P and Q happen to get the same
+    // relation in both hierarchies on these paths (checked by hand against
+    // both tables).
+    assert_eq!(names, vec!["R", "S"]);
+}
+
+/// CL-25 (CU "Convergence"): convergence-before contains P -> Q2,
+/// Q1 -> R, P -> R, P -> T (t0 = Thread 1, t1 = Thread 2, t2 = Thread 3).
+#[test]
+fn cl25_convergence_order() {
+    let (m, ex) = run("cl25-convergence-order.ll", &threads(3));
+    assert_eq!((ex.explored, ex.behaviours.len()), (1, 1));
+    let e = &ex.behaviours[0].execution;
+    let expected = lit("
+   | 0     | 1 | 2  | 3 | 4    | 5  | 6 | 7    |
+t0 | Entry |   |    |   |      | S1 | T | Exit |
+t1 | Entry |   | Q1 | R |      | S2 |   | Exit |
+t2 | Entry | P | Q2 |   | Done |    |   |      |
+");
+    assert_eq!(render::table(&m, &ex.kernel, e), expected);
+    assert!(holds(&m, e, "t1%Q ~ t2%Q && t0%S ~ t1%S"));
+    let (p, q_of_t2, q_of_t1, r, t) = ((2, 1), (2, 2), (1, 1), (1, 2), (0, 2));
+    assert!(convergence_before(e, p, q_of_t1), "P -> Q2");
+    assert!(convergence_before(e, q_of_t2, r), "Q1 -> R");
+    assert!(convergence_before(e, p, r), "P -> R");
+    assert!(convergence_before(e, p, t), "P -> T");
+    // and not the other way round, nor between unrelated visits
+    assert!(!convergence_before(e, t, p));
+    assert!(!convergence_before(e, r, p));
+    assert!(
+        !convergence_before(e, (2, 3), (0, 2)),
+        "Done is not before T"
+    );
+}
+
+fn ballots(e: &Execution) -> Vec<String> {
+    e.threads
+        .iter()
+        .map(|t| {
+            t.events
+                .iter()
+                .filter(|ev| ev.callee == "subgroupBallot")
+                .map(|ev| ev.result.map_or("-".into(), |r| r.to_string()))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+/// CL-05 (CO "Extended Cycles: Divergent Exit from a Loop"): with the
+/// loop token only threads leaving in the same iteration communicate; with
+/// the entry token every thread reaching C does.
+#[test]
+fn cl05_loop_token_versus_entry_token() {
+    let mut o = threads(3);
+    o.args
+        .insert("n".into(), ArgValues::PerThread(vec![0, 1, 1]));
+    let (_, lp) = run("cl05-exit-loop-token.ll", &o);
+    let (_, en) = run("cl05-exit-entry-token.ll", &o);
+    assert_eq!((lp.explored, en.explored), (1, 1));
+    // Ballot masks: thread 0 alone (iteration 0) vs threads 1, 2 (iteration 1).
+    assert_eq!(ballots(&lp.behaviours[0].execution), vec!["1", "6", "6"]);
+    assert_eq!(ballots(&en.behaviours[0].execution), vec!["7", "7", "7"]);
+
+    // Exit iterations not given: enumerated over the domain {0, 1, 2} per
+    // thread (2 threads: 9 launches). The loop token converges the calls
+    // exactly when the iterations are equal; the entry token always.
+    let (m, lp) = run("cl05-exit-loop-token.ll", &threads(2));
+    let (_, en) = run("cl05-exit-entry-token.ll", &threads(2));
+    assert_eq!((lp.explored, en.explored), (9, 9));
+    let same = query::parse("t0@subgroupBallot ~ t1@subgroupBallot").expect("parses");
+    assert_eq!(query::answer(&m, &same, &lp).0, Answer::Sometimes);
+    assert_eq!(query::answer(&m, &same, &en).0, Answer::Always);
+    for b in &lp.behaviours {
+        let e = &b.execution;
+        let n: Vec<String> = e.inputs[0].1.iter().map(|v| v.to_string()).collect();
+        assert_eq!(
+            holds(&m, e, "t0@subgroupBallot ~ t1@subgroupBallot"),
+            n[0] == n[1]
+        );
+    }
+}
