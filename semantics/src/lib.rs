@@ -8,6 +8,7 @@
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
+//! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //!
@@ -15,6 +16,7 @@
 //! added as their own modules and listed here.
 
 pub mod cfg;
+pub mod infer;
 pub mod ir;
 pub mod machine;
 pub mod parse;

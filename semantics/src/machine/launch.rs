@@ -92,11 +92,19 @@ impl Execution {
         let sets = self.event_sets();
         for (t, th) in self.threads.iter().enumerate() {
             let path: Vec<(usize, BlockId)> = th.trace.iter().map(|v| (v.func, v.block)).collect();
+            // Token values are key ids, which depend on the order keys were
+            // interned; the sets already say which instances are converged.
             let evs: Vec<(&str, Option<Val>, &Vec<VisitRef>)> = th
                 .events
                 .iter()
                 .zip(&sets[t])
-                .map(|(e, s)| (e.callee.as_str(), e.result, s))
+                .map(|(e, s)| {
+                    let r = match e.result {
+                        Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                        r => r,
+                    };
+                    (e.callee.as_str(), r, s)
+                })
                 .collect();
             s += &format!("{path:?}{evs:?}{:?}{:?};", th.observations, th.end);
         }
@@ -163,6 +171,18 @@ pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError>
             "a launch needs at least one thread".into(),
         ));
     }
+    // D-UNCTRL `inferred`: tokens inserted by the inference procedure,
+    // then the token rules apply.
+    let inferred;
+    let module = if opts.uncontrolled == super::Uncontrolled::Inferred {
+        inferred = crate::infer::infer_tokens(module).map_err(|e| RunError::Unsupported {
+            construct: "irreducible cycle in inferred mode".into(),
+            at: e.to_string(),
+        })?;
+        &inferred
+    } else {
+        module
+    };
     let kernel = find_kernel(module, opts)?;
     let prog = Program::new(module, kernel);
     for name in opts.args.keys() {
