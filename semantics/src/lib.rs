@@ -11,6 +11,7 @@
 //! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
+//! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //!
 //! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
 //! added as their own modules and listed here.
@@ -21,5 +22,6 @@ pub mod ir;
 pub mod machine;
 pub mod parse;
 pub mod rules;
+pub mod uniformity;
 
 pub use parse::{parse_module, ParseError};

@@ -17,6 +17,8 @@
 //!   P-PROG subset the parser accepts (round-trip and fuzz tests).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
+//! - [`uniformity`]: whole programs (values, phis, thread ids, stores) for
+//!   the uniformity analysis (rules U-*).
 
 pub mod cfg;
 pub mod defects;
@@ -25,6 +27,7 @@ pub mod inputs;
 pub mod modules;
 pub mod oracle;
 pub mod tokens;
+pub mod uniformity;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
