@@ -36,6 +36,10 @@ enum Command {
     Uniformity(cmd::uniformity::Args),
     /// Check that a target program refines a source program (R-REF).
     Refine(cmd::refine::Args),
+    /// Check every claim of the documents (proofs/*.claim) and print the table.
+    Prove(cmd::prove::Args),
+    /// The main demonstration: the suite's headline, a counterexample and a proof.
+    Demo(cmd::demo::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,5 +51,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Uniformity(a) => cmd::uniformity::run(a),
         Command::Refine(a) => cmd::refine::run(a),
+        Command::Prove(a) => cmd::prove::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
     })
 }
