@@ -169,11 +169,11 @@ fn verify(base: &Path, a: &cmd::verify::Args, expect: &str) -> Obtained {
 /// the interpreter explores within the bounds.
 fn run(base: &Path, a: &cmd::run::Args, expect: &str) -> Obtained {
     let bounds = format!(
-        "threads {}, max-steps {}, anchor {:?}, uncontrolled {:?}{}",
+        "threads {}, steps {}, anchor {}, {}{}",
         a.threads,
         a.max_steps,
-        a.anchor,
-        a.uncontrolled,
+        format!("{:?}", a.anchor).to_lowercase(),
+        format!("{:?}", a.uncontrolled).to_lowercase(),
         if a.args.is_empty() {
             String::new()
         } else {
@@ -277,6 +277,8 @@ fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
 /// A refinement check and its printed report.
 pub struct RefineRun {
     pub verdict: String,
+    /// The checker cannot encode a construct (a missing capability).
+    pub unsupported: bool,
     pub bounds: String,
     pub text: String,
 }
@@ -297,6 +299,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     let tgt = load_module(&tgt_path).map_err(|e| e.message)?;
     let invalid = |text: String| RefineRun {
         verdict: "invalid".into(),
+        unsupported: false,
         bounds: bounds.clone(),
         text,
     };
@@ -317,13 +320,22 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             .next()
             .ok_or("the source defines no function")?,
     };
+    let unsupported = |u: crate::refine::prog::Unsupported| RefineRun {
+        verdict: "not checked (unsupported)".into(),
+        unsupported: true,
+        bounds: bounds.clone(),
+        text: format!(
+            "unsupported by the refinement checker: {} at {}",
+            u.construct, u.at
+        ),
+    };
     let ps = match prepare(&src, &kernel) {
         Ok(p) => p,
-        Err(u) => return Ok(invalid(format!("unsupported: {} at {}", u.construct, u.at))),
+        Err(u) => return Ok(unsupported(u)),
     };
     let pt = match prepare(&tgt, &kernel) {
         Ok(p) => p,
-        Err(u) => return Ok(invalid(format!("unsupported: {} at {}", u.construct, u.at))),
+        Err(u) => return Ok(unsupported(u)),
     };
     if a.uncontrolled == cmd::refine::UncontrolledArg::Inferred {
         return Err("--uncontrolled inferred is not implemented by refine".into());
@@ -380,6 +392,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     };
     Ok(RefineRun {
         verdict,
+        unsupported: false,
         bounds,
         text,
     })
@@ -388,11 +401,11 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
 fn refine(base: &Path, a: &cmd::refine::Args, expect: &str) -> Obtained {
     match refine_check(base, a) {
         Ok(r) => Obtained {
-            agrees: r.verdict.split(' ').next() == Some(expect),
+            agrees: !r.unsupported && r.verdict.split(' ').next() == Some(expect),
             verdict: r.verdict,
             bounds: r.bounds,
             detail: r.text,
-            not_checked: false,
+            not_checked: r.unsupported,
         },
         Err(e) => Obtained::error(format!("threads {}, K={}", a.threads, a.max_steps), e),
     }
