@@ -90,6 +90,10 @@ pub struct Args {
     /// Print the verdict as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML page (CFGs of source and target as
+    /// SVG with each thread's path, the first difference) to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
     /// Print every solver query with its answer and time to stderr.
     #[arg(long)]
     pub stats: bool,
@@ -239,6 +243,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         src_module: &src,
         tgt_module: &tgt,
     };
+    if let Some(out) = &args.report {
+        let html =
+            crate::html::refine_page(&src, &tgt, &kernel, &outcome.verdict, &render_text(&report));
+        std::fs::write(out, html).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
+    }
     let text = if args.json {
         format!("{}\n", render_json(&report))
     } else {
