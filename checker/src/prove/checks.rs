@@ -274,10 +274,16 @@ fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
     }
 }
 
+/// CEGIS iterations per thread count in the suite (the command's default
+/// is 64): keeps the suite within its time budget; a check that needs more
+/// answers `unknown`, reported as not checked.
+pub const PROVE_MAX_ITERATIONS: usize = 16;
+
 /// A refinement check and its printed report.
 pub struct RefineRun {
     pub verdict: String,
-    /// The checker cannot encode a construct (a missing capability).
+    /// No verdict: the checker cannot encode a construct, or it answered
+    /// unknown within its limits (a missing capability, not a verdict).
     pub unsupported: bool,
     pub bounds: String,
     pub text: String,
@@ -350,6 +356,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         },
         uncontrolled: Uncontrolled::Maximal,
         timeout: Duration::from_secs(a.timeout),
+        max_iterations: PROVE_MAX_ITERATIONS,
         ..Options::default()
     };
     let mut session = Session::new(None);
@@ -384,6 +391,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             "R-CEX: the interpreter does not confirm the counterexample: {e}"
         ));
     }
+    let unknown = matches!(outcome.verdict, Verdict::Unknown(_));
     let verdict = match &outcome.verdict {
         Verdict::Refines { cut: false } => "refines".to_string(),
         Verdict::Refines { cut: true } => "refines".to_string(),
@@ -392,7 +400,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     };
     Ok(RefineRun {
         verdict,
-        unsupported: false,
+        unsupported: unknown,
         bounds,
         text,
     })
