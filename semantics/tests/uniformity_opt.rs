@@ -190,3 +190,62 @@ fn opt_can_print(
         })
     })
 }
+
+/// U-BRANCH, U-EXIT, U-MCONV on arbitrary CFGs from `testgen::cfg`
+/// (duplicate successors, switches, self loops, unreachable blocks,
+/// irreducible regions), each block holding a thread id and an
+/// always-uniform read of it; conditions are arguments, `inreg` (uniform)
+/// for the first one in half of the functions. Verdicts and block text must
+/// equal opt's (modulo U-9 reruns); headers must agree on what LLVM fixes.
+#[test]
+fn arbitrary_cfgs_match_opt() {
+    let Some(opt) = testgen::oracle::opt_or_skip("arbitrary_cfgs_match_opt") else {
+        return;
+    };
+    let cfgs = testgen::sample(&testgen::cfg::arb_cfg(10), 1500, 11);
+    let mut problems = Vec::new();
+    let (mut checked, mut with_cycles) = (0, 0);
+    for (batch, chunk) in cfgs.chunks(250).enumerate() {
+        let mut text = String::new();
+        for (i, g) in chunk.iter().enumerate() {
+            let body = |b: usize| {
+                vec![
+                    format!("%t{b} = call i32 @llvm.amdgcn.workitem.id.x()"),
+                    format!("%r{b} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %t{b})"),
+                ]
+            };
+            let mut f = g.to_ll_with(&format!("g{batch}_{i}"), "", &body);
+            if i % 2 == 0 {
+                f = f.replacen("(i1 %c0", "(i1 inreg %c0", 1);
+            }
+            text.push_str(&f);
+        }
+        text.push_str(testgen::uniformity::DECLARATIONS);
+        let module = semantics::parse_module("cfgs.ll", &text).expect("generated CFGs parse");
+        let out = ugen::run_opt(&opt, &text).expect("opt accepts generated CFGs");
+        let theirs = ugen::split_sections(&out);
+        let ours = uniformity::analyze_module(&module);
+        assert_eq!(theirs.len(), ours.len());
+        for ((name, their), our) in theirs.iter().zip(&ours) {
+            checked += 1;
+            with_cycles += usize::from(their.contains("CYCLES"));
+            let our_text = uniformity::render_function(our);
+            let (th, tb) = ugen::parse_section(their);
+            let (oh, ob) = ugen::parse_section(&our_text);
+            if tb != ob {
+                problems.push(format!("--- {name} (blocks)\n{}", line_diff(&tb, &ob)));
+            } else if let Err(e) = ugen::headers_agree(&th, &oh) {
+                problems.push(format!("--- {name} (header) {e}"));
+            }
+        }
+    }
+    eprintln!(
+        "arbitrary CFGs vs opt-22: {checked} functions ({with_cycles} with cycle lists), {} differences",
+        problems.len()
+    );
+    assert!(
+        checked >= 1500 && with_cycles >= 100,
+        "{checked} {with_cycles}"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
