@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build bench-cycles bench-uniformity
+.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify
 
 setup:
 	@scripts/setup.sh
@@ -24,3 +24,6 @@ bench-cycles: build
 
 bench-uniformity: setup
 	@scripts/bench-uniformity.sh
+
+bench-verify: build
+	@scripts/bench-verify.sh

@@ -93,3 +93,26 @@ fn examples_run_in_every_mode() {
     let missing = args(&["/nonexistent.ll"]);
     assert_eq!(run(&missing).expect_err("no file").status, EXIT_BAD_INPUT);
 }
+
+/// CL-07: rejected by the static rules unless `--no-verify`, which shows the
+/// contradiction the dynamic rules derive.
+#[test]
+fn verification_gate_and_no_verify() {
+    let dir = std::env::temp_dir().join(format!("convcheck-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("cl07.ll");
+    std::fs::write(
+        &f,
+        "define void @k() {\nentry:\n  %anchor = call token @llvm.experimental.convergence.anchor()\n  br label %loop\nloop:\n  %x = call i32 @subgroupBallot(i1 true) [ \"convergencectrl\"(token %anchor) ]\n  br label %loop\n}\ndeclare token @llvm.experimental.convergence.anchor()\ndeclare i32 @subgroupBallot(i1) convergent\n",
+    )
+    .expect("write");
+    let f = f.display().to_string();
+    assert_eq!(
+        run(&args(&[&f])).expect_err("rejected").status,
+        EXIT_NEGATIVE
+    );
+    assert_eq!(
+        run(&args(&[&f, "--no-verify", "--exists", "contradiction"])).expect("runs"),
+        EXIT_OK
+    );
+}

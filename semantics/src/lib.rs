@@ -13,8 +13,6 @@
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //!
-//! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
-//! added as their own modules and listed here.
 
 pub mod cfg;
 pub mod infer;

@@ -47,6 +47,9 @@ pub struct Execution {
     pub hierarchy: Vec<usize>,
 }
 
+/// Argument values per thread, by parameter name.
+pub type Inputs = Vec<(String, Vec<Val>)>;
+
 /// A (thread, position) pair naming a block visit.
 pub type VisitRef = (usize, usize);
 
@@ -166,6 +169,17 @@ pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
 
 /// Explores every execution of the launch described by `opts` (R-BEHAV).
 pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError> {
+    explore_with(module, opts, &mut |_, _| true)
+}
+
+/// [`explore`], calling `progress(explored, pruned)` after every execution;
+/// when it returns `false` the exploration stops and is reported incomplete
+/// (what was found so far is kept).
+pub fn explore_with(
+    module: &Module,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<Exploration, RunError> {
     if opts.threads == 0 {
         return Err(RunError::BadLaunch(
             "a launch needs at least one thread".into(),
@@ -252,6 +266,10 @@ pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError>
         if !chooser.next_execution() {
             break;
         }
+        if !progress(ex.explored, ex.pruned) {
+            ex.complete = false;
+            break;
+        }
         if ex.explored + ex.pruned >= opts.max_executions {
             ex.complete = false;
             break;
@@ -269,7 +287,7 @@ fn launch(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
-) -> Result<(Machine, Vec<(String, Vec<Val>)>), RunError> {
+) -> Result<(Machine, Inputs), RunError> {
     let module = prog.module;
     let hierarchy: Vec<usize> = prog
         .funcs

@@ -39,7 +39,7 @@ pub mod value;
 use std::collections::BTreeMap;
 
 pub use chooser::{Chooser, ChooserMode};
-pub use launch::{explore, Exploration};
+pub use launch::{explore, explore_with, Exploration};
 pub use state::{KeyId, Loc};
 pub use value::Val;
 

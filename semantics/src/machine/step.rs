@@ -68,7 +68,10 @@ pub fn run_thread(m: &mut Machine, t: usize, cx: &mut Ctx) -> R<()> {
 
 fn run_loop(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx) -> R<()> {
     while matches!(th.status, Status::Running) {
-        th.steps += 1;
+        // A call completed after its set fired was counted when it paused.
+        if th.resume.is_none() {
+            th.steps += 1;
+        }
         if th.steps > cx.opts.max_steps {
             th.status = Status::Done(ThreadEnd::Cut);
             break;
@@ -130,7 +133,9 @@ pub(super) fn eval(
 
 fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
     match (c, ty) {
-        (Const::Int { value, .. }, Type::Int(bits)) => Ok(int(*bits, *value)),
+        (Const::Int { value, .. }, Type::Int(bits)) if (1..=128).contains(bits) => {
+            Ok(int(*bits, *value))
+        }
         (Const::Null, _) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Poison | Const::Undef, _) => Ok(Val::Poison),
         (Const::ZeroInit, Type::Int(bits)) => Ok(int(*bits, 0)),
@@ -172,8 +177,11 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
 }
 
 fn bits_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<u32> {
-    ty.int_bits()
-        .ok_or_else(|| unsupported(cx.prog, loc, "non-integer arithmetic"))
+    match ty.int_bits() {
+        Some(b) if (1..=128).contains(&b) => Ok(b),
+        Some(_) => Err(unsupported(cx.prog, loc, "integer wider than 128 bits")),
+        None => Err(unsupported(cx.prog, loc, "non-integer arithmetic")),
+    }
 }
 
 fn exec_inst(
@@ -319,18 +327,18 @@ fn exec_inst(
                     }
                 };
                 if k == 0 {
-                    off += i * size_of(cx, loc, &ty)?;
+                    off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &ty)?));
                 } else {
                     match ty.clone() {
                         Type::Array { elem, .. } | Type::Vector { elem, .. } => {
-                            off += i * size_of(cx, loc, &elem)?;
+                            off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &elem)?));
                             ty = *elem;
                         }
                         Type::Struct { fields, .. } => {
                             let i = usize::try_from(i)
                                 .map_err(|_| unsupported(cx.prog, loc, "negative struct index"))?;
                             for f in fields.iter().take(i) {
-                                off += size_of(cx, loc, f)?;
+                                off = off.wrapping_add(size_of(cx, loc, f)?);
                             }
                             ty = fields
                                 .get(i)
@@ -342,7 +350,10 @@ fn exec_inst(
                 }
             }
             let v = match p {
-                Val::Ptr { obj, off: o } if !poison => Val::Ptr { obj, off: o + off },
+                Val::Ptr { obj, off: o } if !poison => Val::Ptr {
+                    obj,
+                    off: o.wrapping_add(off),
+                },
                 _ => Val::Poison,
             };
             set(th, res, v);
@@ -362,11 +373,11 @@ fn size_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<i64> {
     Ok(match ty {
         Type::Int(bits) => ((*bits as u64).div_ceil(8).max(1).next_power_of_two()) as i64,
         Type::Ptr(_) => 8,
-        Type::Array { len, elem } => *len as i64 * size_of(cx, loc, elem)?,
+        Type::Array { len, elem } => (*len as i64).wrapping_mul(size_of(cx, loc, elem)?),
         Type::Struct { fields, .. } => {
-            let mut s = 0;
+            let mut s: i64 = 0;
             for f in fields {
-                s += size_of(cx, loc, f)?;
+                s = s.wrapping_add(size_of(cx, loc, f)?);
             }
             s
         }
