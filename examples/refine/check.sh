@@ -9,7 +9,10 @@
 #   - OPT-VERIFY: `ok` files pass `opt-22 -passes=verify`, `error "MSG"` files
 #     fail it with MSG in the diagnostics;
 #   - the project's parser accepts the file (`convcheck parse --quiet`), when
-#     the binary is available ($CONVCHECK, or target/release/convcheck).
+#     the binary is available ($CONVCHECK, or target/release/convcheck);
+#   - DISTINGUISH: `convcheck run FILE FLAGS --exists COND` answers Never on
+#     the source and Sometimes or Always on the target, when the binary has
+#     the `run` subcommand ($CONVCHECK_RUN, default $CONVCHECK).
 # Usage: examples/refine/check.sh   (exit 0 when everything holds)
 set -u
 cd "$(dirname "$0")"
@@ -40,18 +43,24 @@ if [ ! -x "$CONVCHECK" ]; then
   CONVCHECK=""
 fi
 
+RUN=${CONVCHECK_RUN:-$CONVCHECK}
+if [ -n "$RUN" ] && ! "$RUN" run --help >/dev/null 2>&1; then
+  echo "SKIP: $RUN has no 'run' subcommand; DISTINGUISH not checked" >&2
+  RUN=""
+fi
+
 n=0
 for f in cl*.ll; do
   n=$((n + 1))
   # every header key is known
   unknown=$(awk '/^;$/{exit} /^; [A-Z][A-Z-]*: /{k=$2; sub(/:$/,"",k); print k; next} {exit}' "$f" |
-    grep -v -x -E 'CLAIM|SOURCE|ROLE|PAIR|KERNEL|EXPECT|MODES|EXPECT-IN|WITNESS|PROPERTY|OPT-VERIFY')
+    grep -v -x -E 'CLAIM|SOURCE|ROLE|PAIR|KERNEL|EXPECT|MODES|EXPECT-IN|WITNESS|DISTINGUISH|PROPERTY|OPT-VERIFY')
   [ -n "$unknown" ] && bad "$f" "unknown header key(s): $unknown"
   for k in CLAIM SOURCE ROLE PAIR KERNEL EXPECT OPT-VERIFY; do
     c=$(header "$f" "$k" | wc -l)
     [ "$c" = 1 ] || bad "$f" "header key $k occurs $c times (want 1)"
   done
-  for k in MODES WITNESS PROPERTY; do
+  for k in MODES WITNESS DISTINGUISH PROPERTY; do
     c=$(header "$f" "$k" | wc -l)
     [ "$c" -le 1 ] || bad "$f" "header key $k occurs $c times (want at most 1)"
   done
@@ -80,7 +89,7 @@ for f in cl*.ll; do
       bad "$f" "PAIR $pair does not exist"
     else
       [ "$(header "$pair" PAIR)" = "$f" ] || bad "$f" "PAIR $pair does not point back"
-      for k in CLAIM SOURCE KERNEL EXPECT MODES EXPECT-IN WITNESS; do
+      for k in CLAIM SOURCE KERNEL EXPECT MODES EXPECT-IN WITNESS DISTINGUISH; do
         [ "$(header "$f" "$k")" = "$(header "$pair" "$k")" ] ||
           bad "$f" "$k differs from $pair"
       done
@@ -88,16 +97,38 @@ for f in cl*.ll; do
   fi
   modes=$(header "$f" MODES)
   if [ -n "$modes" ]; then
-    echo "$modes" | grep -q -x -E '(--(observe|uncontrolled) [a-z]+ ?)+' ||
+    echo "$modes" | grep -q -x -E '(--(observe|uncontrolled|shuffle-oob) [a-z]+ ?)+' ||
       bad "$f" "MODES '$modes' is not a list of --observe/--uncontrolled flags"
   fi
   header "$f" EXPECT-IN | while read -r line; do
-    echo "$line" | grep -q -x -E '(--(observe|uncontrolled) [a-z]+ ?)+ => (refines|counterexample|valid|invalid\([A-Z0-9-]+\))' ||
+    echo "$line" | grep -q -x -E '(--(observe|uncontrolled|shuffle-oob) [a-z]+ ?)+ => (refines|counterexample|valid|invalid\([A-Z0-9-]+\))' ||
       { echo "FAIL $f: EXPECT-IN '$line' is not '<flags> => <verdict>'"; exit 1; }
   done || fail=1
   # the explanation paragraph follows the header's terminating ';'
   awk '/^;$/{found=1; next} found && /^; ./{print; exit}' "$f" | grep -q . ||
     bad "$f" "no explanation paragraph after the header"
+  dist=$(header "$f" DISTINGUISH)
+  if [ -n "$dist" ]; then
+    case "$dist" in
+      *" :: "*) ;;
+      *) bad "$f" "DISTINGUISH is not '<run flags> :: <condition>'" ;;
+    esac
+    [ "$expect" = counterexample ] || bad "$f" "DISTINGUISH on a pair that does not expect a counterexample"
+    if [ -n "$RUN" ] && [ "$role" = source ]; then
+      flags=${dist%% :: *}
+      cond=${dist#* :: }
+      kname=$(header "$f" KERNEL)
+      # shellcheck disable=SC2086
+      a=$("$RUN" run "$f" --entry "${kname#@}" $flags --exists "$cond" 2>&1 | head -1)
+      # shellcheck disable=SC2086
+      b=$("$RUN" run "$pair" --entry "${kname#@}" $flags --exists "$cond" 2>&1 | head -1)
+      [ "$a" = Never ] || bad "$f" "DISTINGUISH: source answers '$a', want Never"
+      case "$b" in
+        Sometimes | Always) ;;
+        *) bad "$f" "DISTINGUISH: target $pair answers '$b', want Sometimes or Always" ;;
+      esac
+    fi
+  fi
   kernel=$(header "$f" KERNEL)
   grep -q -E "^define .*${kernel}\(" "$f" || bad "$f" "KERNEL $kernel is not defined here"
 

@@ -5,6 +5,7 @@
 ; KERNEL: @example_shader
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %condition = true in one thread, false in the other
+; DISTINGUISH: --threads 2 --arg condition=true,false --arg texture=0 --arg coordinates=0 :: size(t0@textureSample) == 1
 ; OPT-VERIFY: ok
 ;
 ; The source with @textureSample sunk into the `if` (the transform that

@@ -5,6 +5,7 @@
 ; KERNEL: @example_kernel
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %delta = 1 in one thread, -1 in the other (total_gains is 1 in the source, 0 in the target)
+; DISTINGUISH: --threads 2 --arg delta=1,-1 :: t0@subgroupAdd == 0
 ; OPT-VERIFY: ok
 ;
 ; The two @subgroupAdd calls of the source hoisted above the branch on the

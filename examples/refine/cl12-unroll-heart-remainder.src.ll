@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads with converged %outer; %counter = 3 and 4 (source traces A B B B C / A B B B B C; target A B C D E / A B B C E)
+; DISTINGUISH: --threads 2 --arg counter=3,4 :: t0@convergent.operation[0] ~ t1@convergent.operation[0] && t0@convergent.operation[2] !~ t1@convergent.operation[2]
 ; OPT-VERIFY: ok
 ;
 ; The document's second unrolling example: the loop's heart %inner is

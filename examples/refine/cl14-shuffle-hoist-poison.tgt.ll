@@ -4,8 +4,8 @@
 ; PAIR: cl14-shuffle-hoist-poison.src.ll
 ; KERNEL: @example
 ; EXPECT: refines
-; MODES: --observe auto
-; EXPECT-IN: --observe sets => counterexample
+; MODES: --observe auto --shuffle-oob poison
+; EXPECT-IN: --observe sets --shuffle-oob poison => counterexample
 ; OPT-VERIFY: ok
 ;
 ; Both @subgroupShuffle calls hoisted above the branch into one call under

@@ -4,8 +4,8 @@
 ; PAIR: cl14-shuffle-hoist-ub.tgt.ll
 ; KERNEL: @example
 ; EXPECT: refines
-; MODES: --observe auto
-; EXPECT-IN: --observe sets => counterexample
+; MODES: --observe auto --shuffle-oob ub
+; EXPECT-IN: --observe sets --shuffle-oob ub => counterexample
 ; OPT-VERIFY: ok
 ;
 ; The document's first @subgroupShuffle example: both arms of a branch on

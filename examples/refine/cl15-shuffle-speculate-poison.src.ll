@@ -4,8 +4,8 @@
 ; PAIR: cl15-shuffle-speculate-poison.tgt.ll
 ; KERNEL: @example
 ; EXPECT: refines
-; MODES: --observe auto
-; EXPECT-IN: --observe sets => counterexample
+; MODES: --observe auto --shuffle-oob poison
+; EXPECT-IN: --observe sets --shuffle-oob poison => counterexample
 ; OPT-VERIFY: ok
 ;
 ; The document's second @subgroupShuffle example: a single `if` on the

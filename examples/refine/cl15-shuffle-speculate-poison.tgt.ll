@@ -4,8 +4,8 @@
 ; PAIR: cl15-shuffle-speculate-poison.src.ll
 ; KERNEL: @example
 ; EXPECT: refines
-; MODES: --observe auto
-; EXPECT-IN: --observe sets => counterexample
+; MODES: --observe auto --shuffle-oob poison
+; EXPECT-IN: --observe sets --shuffle-oob poison => counterexample
 ; OPT-VERIFY: ok
 ;
 ; The shuffle speculated out of the `if` into the entry block, executed by

@@ -4,7 +4,9 @@
 ; PAIR: cl15-shuffle-speculate-ub.tgt.ll
 ; KERNEL: @example
 ; EXPECT: counterexample
+; MODES: --shuffle-oob ub
 ; WITNESS: 2 threads; thread 0: %condition = true, %id = 0; thread 1: %condition = false, %id = 5 (no such thread: UB in the target only)
+; DISTINGUISH: --threads 2 --shuffle-oob ub --arg condition=true,false --arg data=7 --arg id=0,5 :: ub
 ; OPT-VERIFY: ok
 ;
 ; The document's second @subgroupShuffle example: a single `if` on the

@@ -4,7 +4,9 @@
 ; PAIR: cl15-shuffle-speculate-ub.src.ll
 ; KERNEL: @example
 ; EXPECT: counterexample
+; MODES: --shuffle-oob ub
 ; WITNESS: 2 threads; thread 0: %condition = true, %id = 0; thread 1: %condition = false, %id = 5 (no such thread: UB in the target only)
+; DISTINGUISH: --threads 2 --shuffle-oob ub --arg condition=true,false --arg data=7 --arg id=0,5 :: ub
 ; OPT-VERIFY: ok
 ;
 ; The shuffle speculated out of the `if` into the entry block, executed by

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %condition = true in one thread, false in the other; the target's anchor groups both
+; DISTINGUISH: --threads 2 --arg condition=true,false :: t0@convergent.operation ~ t1@convergent.operation
 ; OPT-VERIFY: ok
 ;
 ; The same source as cl17-anchor-hoist (one anchor and one operation per arm

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads, %counter = 2 in both, converged in the target's 1st-iteration anchor and not in its 2nd
+; DISTINGUISH: --threads 2 --arg counter=2,2 :: t0@convergent.operation[0] ~ t1@convergent.operation[0] && t0@convergent.operation[1] !~ t1@convergent.operation[1]
 ; OPT-VERIFY: ok
 ;
 ; The anchor sunk into the loop. A `loop` intrinsic must precede every other

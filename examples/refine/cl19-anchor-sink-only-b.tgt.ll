@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %condition = true in one thread, false in the other; the anchor groups both
+; DISTINGUISH: --threads 2 --arg condition=true,false --arg x=0 --arg y=0 :: size(t0@pure.convergent.operation[0]) == 2 && size(t0@pure.convergent.operation[1]) == 1
 ; OPT-VERIFY: ok
 ;
 ; Only %b sunk into the conditional block; the anchor and %a stay in the

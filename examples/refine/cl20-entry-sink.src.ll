@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %condition = true in one thread, false in the other
+; DISTINGUISH: --threads 2 --arg condition=true,false --arg x=0 --arg y=0 :: size(t0@pure.convergent.operation[0]) == 1
 ; OPT-VERIFY: ok
 ;
 ; The CL-19 code with the token from `entry` instead of an anchor (the

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %cc = true in one thread, false in the other (source results 0b01 / 0b10, target 0b11 in both)
+; DISTINGUISH: --threads 2 --arg cc=true,false :: t0@subgroupBallot == 3
 ; OPT-VERIFY: ok
 ;
 ; The convergence-intrinsics RFC (spec/seeds/004_b0d572e3198739da.txt):

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %c = true in one thread, false in the other
+; DISTINGUISH: --threads 2 --arg c=true,false --arg tex=0 --arg r0=0 --arg k=0 :: size(t1@texture2D) == 1
 ; OPT-VERIFY: ok
 ;
 ; The 2015 `convergent` RFC (spec/seeds/001_b3839f6f2d0f0f63.txt): a texture

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %c = true in one thread, false in the other
+; DISTINGUISH: --threads 2 --arg c=true,false --arg tex=0 --arg r0=0 --arg k=0 :: size(t1@texture2D) == 1
 ; OPT-VERIFY: ok
 ;
 ; The texture2D call sunk into the else-arm, next to its only use. Only

@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 2 threads; %counter = 3 and 4
+; DISTINGUISH: --threads 2 --arg counter=3,4 :: t0@convergent.operation[0] ~ t1@convergent.operation[0] && t0@convergent.operation[2] !~ t1@convergent.operation[2]
 ; OPT-VERIFY: ok
 ;
 ; Unrolled by 2 ("while (counter >= 2)") with a one-iteration remainder %D. A

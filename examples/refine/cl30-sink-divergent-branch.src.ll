@@ -5,6 +5,7 @@
 ; KERNEL: @example
 ; EXPECT: counterexample
 ; WITNESS: 3 threads (ids 0, 1, 2); only thread 1 takes the branch: source sum 0+1+2 = 3, target sum 1 (with 2 threads both sums are 1)
+; DISTINGUISH: --threads 3 --arg u=false :: t1@subgroupAdd == 1
 ; OPT-VERIFY: ok
 ;
 ; Control for cl30-sink-uniform-branch: the same kernel, but the branch
