@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build bench-cycles
+.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify
 
 setup:
 	@scripts/setup.sh
@@ -21,3 +21,9 @@ test: setup
 
 bench-cycles: build
 	@scripts/bench-cycles.sh
+
+bench-uniformity: setup
+	@scripts/bench-uniformity.sh
+
+bench-verify: build
+	@scripts/bench-verify.sh

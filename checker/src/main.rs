@@ -28,6 +28,12 @@ enum Command {
     Parse(cmd::parse::Args),
     /// Print the cycle hierarchy as `opt -passes='print<cycles>'` does.
     Cycles(cmd::cycles::Args),
+    /// Check the static rules (S-*) of the convergence documents or LLVM 22's verifier.
+    Verify(cmd::verify::Args),
+    /// Execute a function in N threads under the reference semantics (M-OPER).
+    Run(cmd::run::Args),
+    /// Print the uniformity analysis as `opt -passes='print<uniformity>'` does.
+    Uniformity(cmd::uniformity::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,5 +41,8 @@ fn main() -> ExitCode {
     cli::finish(match &cli.command {
         Command::Parse(a) => cmd::parse::run(a),
         Command::Cycles(a) => cmd::cycles::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Uniformity(a) => cmd::uniformity::run(a),
     })
 }

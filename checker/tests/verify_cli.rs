@@ -64,3 +64,36 @@ fn verify_exit_statuses() {
         Some(EXIT_BAD_INPUT)
     );
 }
+
+#[derive(clap::Parser)]
+struct Wrapper {
+    #[command(flatten)]
+    args: Args,
+}
+
+/// The flags as the integrator will expose them (`convcheck verify ...`).
+#[test]
+fn verify_flags_parse() {
+    use clap::{CommandFactory, Parser};
+    let w = Wrapper::try_parse_from([
+        "verify",
+        "f.ll",
+        "--json",
+        "--llvm-compatible",
+        "--closed-paths",
+        "5",
+    ])
+    .expect("flags parse");
+    assert_eq!(w.args.file, PathBuf::from("f.ll"));
+    assert!(w.args.json && w.args.llvm_compatible);
+    assert_eq!(w.args.closed_paths, Some(5));
+    let help = Wrapper::command().render_long_help().to_string();
+    assert!(
+        help.contains("--llvm-compatible") && help.contains("opt-22"),
+        "{help}"
+    );
+    assert!(
+        Wrapper::try_parse_from(["verify"]).is_err(),
+        "FILE is required"
+    );
+}

@@ -7,17 +7,19 @@
 //! |-------------------------------------------|-------------------|------------------|
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
-//! | CFG, dominators, post-dominators, cycles  | [`cfg`]           | D-HIER (hierarchies) |
+//! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
+//! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
+//! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //!
-//! Later layers (static rules S-*, interpreter D-*, uniformity U-*) are
-//! added as their own modules and listed here.
 
 pub mod cfg;
+pub mod infer;
 pub mod ir;
 pub mod machine;
 pub mod parse;
 pub mod rules;
+pub mod uniformity;
 
 pub use parse::{parse_module, ParseError};

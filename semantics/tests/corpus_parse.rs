@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use semantics::ir::print::print_module;
 use semantics::parse::{parse_module, ParseErrorKind};
-use testgen::oracle::{corpus_or_skip, find_opt, verify_ll};
+use testgen::oracle::{corpus_or_skip, find_opt, run_opt, verify_ll};
 
 /// Whether `opt -passes=verify` accepts `text`; the error text otherwise.
 fn opt_accepts(opt: &Path, text: &str) -> Result<(), String> {
@@ -75,12 +75,32 @@ fn corpus_parses_or_is_rejected_as_unsupported() {
                         // The printed module is valid LLVM IR whenever the
                         // original is.
                         if let Some(opt) = &opt {
-                            if opt_accepts(opt, &text).is_ok() {
+                            // `opt -S` both verifies the original and
+                            // gives LLVM 22's own printing of it, which we
+                            // must read as well.
+                            let dis = run_opt(opt, &["-S"], &text);
+                            if dis.success() {
                                 opt_checked += 1;
                                 if let Err(e) = opt_accepts(opt, &printed) {
                                     failures.push(format!(
                                         "{name}: opt accepts the original but not the printed module: {e}\n{printed}"
                                     ));
+                                }
+                                match parse_module("<opt -S>", &dis.stdout) {
+                                    Ok(m3) => {
+                                        let p3 = print_module(&m3);
+                                        if parse_module("<printed opt -S>", &p3).as_ref() != Ok(&m3)
+                                        {
+                                            failures.push(format!(
+                                                "{name}: opt -S output does not round-trip"
+                                            ));
+                                        }
+                                    }
+                                    Err(e) => {
+                                        if e.kind == ParseErrorKind::Syntax {
+                                            failures.push(format!("{name}: opt -S output: {e}"));
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -102,7 +122,9 @@ fn corpus_parses_or_is_rejected_as_unsupported() {
         files.len(),
         rejects.len()
     );
-    eprintln!("corpus_parse: {opt_checked} printed modules checked with opt");
+    eprintln!(
+        "corpus_parse: {opt_checked} files accepted by opt: their printed form verified, their `opt -S` form parsed"
+    );
     for r in &rejects {
         eprintln!("  REJECT {r}");
     }

@@ -5,7 +5,7 @@
 mod common;
 
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use semantics::cfg::{all_hierarchies, Cfg, CycleInfo};
+use semantics::cfg::{all_hierarchies, all_hierarchies_checked, Cfg, CycleInfo};
 use semantics::ir::BlockId;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -85,7 +85,9 @@ fn check_against_brute_force(cfg: &Cfg) -> Result<Option<usize>, TestCaseError> 
     let Some(expected) = brute_force(cfg, 20_000) else {
         return Ok(None);
     };
-    let got = all_hierarchies(cfg, usize::MAX);
+    let checked = all_hierarchies_checked(cfg, usize::MAX);
+    proptest::prop_assert!(checked.complete);
+    let got = checked.hierarchies;
     proptest::prop_assert_eq!(key(&got[0]), key(&CycleInfo::compute(cfg)), "LLVM's first");
     let keys: Vec<Key> = got.iter().map(key).collect();
     let set: BTreeSet<Key> = keys.iter().cloned().collect();
@@ -105,6 +107,7 @@ fn hierarchies_match_brute_force_on_small_cfgs() {
     for entry_preds in [false, true] {
         let mut runner = TestRunner::new(Config {
             cases: 400,
+            failure_persistence: None,
             ..Config::default()
         });
         runner
@@ -170,24 +173,64 @@ fn reducible_has_one_irreducible_two() {
     assert_eq!(headers, [1, 2].into_iter().collect());
 }
 
-/// No exponential blow-up on 40-block CFGs: every generated CFG is
-/// enumerated (up to 256 hierarchies) within a time budget.
+/// No exponential blow-up on 40-block CFGs: every generated CFG (the shared
+/// generators, half of them with planted irreducible cycles) is enumerated
+/// up to 256 hierarchies within a time budget.
 #[test]
 fn hierarchies_of_40_block_cfgs_are_cheap() {
-    use proptest::strategy::{Strategy, ValueTree};
-    let mut runner = TestRunner::deterministic();
-    let strat = common::arb_cfg(40, false);
+    let mut cfgs = testgen::sample(&testgen::cfg::arb_cfg(40), 200, 11);
+    cfgs.extend(testgen::sample(
+        &testgen::cfg::arb_irreducible_cfg(40),
+        200,
+        12,
+    ));
     let t = std::time::Instant::now();
     let mut most = 0;
-    for _ in 0..300 {
-        let g = strat.new_tree(&mut runner).expect("generate").current();
+    let mut several = 0;
+    for g in &cfgs {
         let cfg = Cfg::from_succs(g.succs());
-        let hs = all_hierarchies(&cfg, 256);
+        let checked = all_hierarchies_checked(&cfg, 256);
+        assert!(checked.complete, "search bound hit on {:?}", cfg.succs);
+        let hs = checked.hierarchies;
         let keys: BTreeSet<Key> = hs.iter().map(key).collect();
         assert_eq!(keys.len(), hs.len());
+        assert_eq!(hs[0], CycleInfo::compute(&cfg));
         most = most.max(hs.len());
+        several += usize::from(hs.len() > 1);
     }
     let el = t.elapsed();
-    eprintln!("300 CFGs of <= 40 blocks in {el:?}; most hierarchies: {most}");
+    eprintln!(
+        "{} CFGs of <= 40 blocks in {el:?}; {several} with several hierarchies, at most {most}",
+        cfgs.len()
+    );
+    assert!(
+        several >= 100,
+        "only {several} CFGs with several hierarchies"
+    );
     assert!(el.as_secs() < 30, "too slow: {el:?}");
+}
+
+/// The shared irreducible generator against brute force, on CFGs small
+/// enough to permute (7 and 9 blocks; about a fifth of them have header
+/// choices below the top level).
+#[test]
+fn hierarchies_match_brute_force_on_shared_irreducible_cfgs() {
+    let mut checked = 0;
+    let mut cfgs = testgen::sample(&testgen::cfg::arb_irreducible_cfg(7), 300, 13);
+    cfgs.extend(testgen::sample(
+        &testgen::cfg::arb_irreducible_cfg(9),
+        150,
+        14,
+    ));
+    for g in cfgs {
+        let cfg = Cfg::from_succs(g.succs());
+        if check_against_brute_force(&cfg)
+            .expect("matches brute force")
+            .is_some()
+        {
+            checked += 1;
+        }
+    }
+    eprintln!("D-HIER brute force (shared irreducible generator): {checked} CFGs");
+    assert!(checked >= 300, "only {checked} CFGs small enough");
 }

@@ -1,5 +1,5 @@
 //! Dominator and post-dominator trees: the fast algorithm
-//! (Cooper-Harvey-Kennedy) against the simple iterative data-flow oracle
+//! (semi-NCA) against the simple iterative data-flow oracle
 //! (STYLE 13), on generated CFGs with unreachable blocks, infinite loops,
 //! irreducible regions and (for this test only) edges back to the entry.
 
@@ -59,8 +59,8 @@ proptest! {
         let simple = DomTree::dominators_simple(&cfg);
         prop_assert_eq!(&fast, &simple);
         let reach = reachable(&cfg);
-        for b in 0..cfg.len() {
-            prop_assert_eq!(fast.is_in_tree(BlockId(b)), reach[b]);
+        for (b, &r) in reach.iter().enumerate() {
+            prop_assert_eq!(fast.is_in_tree(BlockId(b)), r);
         }
         for a in 0..cfg.len() {
             for b in 0..cfg.len() {

@@ -113,6 +113,17 @@ t2 | Entry |    |    |    |    |    | R3 | S4 | Exit |
     // relation in both hierarchies on these paths (checked by hand against
     // both tables).
     assert_eq!(names, vec!["R", "S"]);
+    let text = render::text(&m, &ex);
+    assert!(
+        text.contains("cycle hierarchies (D-HIER, behaviours are their union): @kernel: 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "not m-converged (relation differs between hierarchies): @kernel:%R, @kernel:%S"
+        ),
+        "{text}"
+    );
 }
 
 /// CL-25 (CU "Convergence"): convergence-before contains P -> Q2,
@@ -190,4 +201,49 @@ fn cl05_loop_token_versus_entry_token() {
             n[0] == n[1]
         );
     }
+}
+
+/// The JSON output (README "convcheck run --json"): traces per thread as
+/// block names, converged-with classes as [thread, position] pairs indexing
+/// the traces, events with their communicating sets.
+#[test]
+fn json_shape_on_cl21_and_cl05() {
+    let (m, ex) = run("cl21-maximal-convergence.ll", &threads(2));
+    let j = render::json(&m, &ex);
+    let e = &j["executions"][0];
+    assert_eq!(
+        e["traces"][0],
+        serde_json::json!(["Entry", "H", "B", "L", "H", "L", "Exit"])
+    );
+    assert_eq!(
+        e["traces"][1],
+        serde_json::json!(["Entry", "H", "L", "H", "B", "L", "H", "B", "L", "Exit"])
+    );
+    let converged = e["converged"].as_array().expect("array");
+    // H1 ~ H2 is the class [[0,1],[1,1]]; B1 is alone: [[0,2]].
+    assert!(converged.contains(&serde_json::json!([[0, 1], [1, 1]])));
+    assert!(converged.contains(&serde_json::json!([[0, 2]])));
+    assert!(
+        converged.contains(&serde_json::json!([[0, 6], [1, 9]])),
+        "Exit"
+    );
+    assert_eq!(converged.len(), 11);
+    assert_eq!(j["explored"], 1);
+
+    let mut o = threads(3);
+    o.args
+        .insert("n".into(), ArgValues::PerThread(vec![0, 1, 1]));
+    let (m, ex) = run("cl05-exit-loop-token.ll", &o);
+    let j = render::json(&m, &ex);
+    let events = j["executions"][0]["events"].as_array().expect("array");
+    let ballot: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["callee"] == "subgroupBallot")
+        .collect();
+    assert_eq!(ballot.len(), 3);
+    // t1's ballot (C visited at position 6) shares its set with t2's.
+    assert_eq!(ballot[1]["thread"], 1);
+    assert_eq!(ballot[1]["set"], serde_json::json!([[1, 6], [2, 6]]));
+    assert_eq!(ballot[1]["result"], "6");
+    assert_eq!(ballot[0]["set"], serde_json::json!([[0, 3]]));
 }

@@ -346,3 +346,22 @@ fn launch_errors_are_typed() {
         Err(RunError::Unsupported { .. })
     ));
 }
+
+/// Stopping through the progress callback keeps what was found and says
+/// the exploration is incomplete (the Ctrl-C / budget path).
+#[test]
+fn stopping_early_is_reported_incomplete() {
+    let text = "define void @k(i32 %a, i32 %b) {\nentry:\n  ret void\n}\n";
+    let m = module(text);
+    let full = explore(&m, &n(1)).expect("explores");
+    assert_eq!((full.explored, full.complete), (9, true));
+    let mut calls = 0;
+    let part = semantics::machine::explore_with(&m, &n(1), &mut |explored, _| {
+        calls += 1;
+        explored < 4
+    })
+    .expect("explores");
+    assert_eq!((part.explored, part.complete), (4, false));
+    assert_eq!(calls, 4);
+    assert!(render::counts(&part).contains("INCOMPLETE"));
+}

@@ -138,3 +138,78 @@ fn verify_agrees_with_opt_on_generated_token_modules() {
         "rejected {rejected} of {n}"
     );
 }
+
+/// The same differential on the shared generators of `testgen::tokens`
+/// (arbitrary and likely-valid placements, reducible and irreducible CFGs),
+/// going through our parser: `TokenProgram::to_module_ll` text is parsed and
+/// verified, opt-22 verifies the same text.
+#[test]
+fn verify_agrees_with_opt_on_testgen_token_modules() {
+    use testgen::tokens::{arb_token_module, arb_valid_token_module, TokenProgram as Tp};
+    let Some(opt) = opt_or_skip("verify_agrees_with_opt_on_testgen_token_modules") else {
+        return;
+    };
+    let n = modules() / 2;
+    let mut progs: Vec<Tp> = testgen::sample(&arb_token_module(7), n * 2 / 3, 41);
+    progs.extend(testgen::sample(&arb_valid_token_module(7), n / 3, 43));
+    let batches: Vec<&[Tp]> = progs.chunks(BATCH).collect();
+    let llvm = Options {
+        llvm_compatible: true,
+        closed_paths: None,
+    };
+    let next = AtomicUsize::new(0);
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let rejected = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::SeqCst);
+                if k >= batches.len() {
+                    break;
+                }
+                let ll = Tp::to_module_ll(batches[k]);
+                let m = match semantics::parse_module("batch.ll", &ll) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        failures
+                            .lock()
+                            .expect("no panics while holding the lock")
+                            .push(format!("batch {k}: parse error {e}\n{ll}"));
+                        continue;
+                    }
+                };
+                let out = verify_ll(&opt, &ll);
+                let theirs = opt_lines(&out.stderr);
+                let report = verify_module(&m, &llvm);
+                let ours = render_llvm_lines(&report);
+                let ours_rejects: BTreeSet<&str> = report
+                    .violations
+                    .iter()
+                    .map(|v| v.function.as_str())
+                    .collect();
+                rejected.fetch_add(ours_rejects.len(), Ordering::SeqCst);
+                if theirs != ours || out.success() != report.is_valid() {
+                    failures
+                        .lock()
+                        .expect("no panics while holding the lock")
+                        .push(format!(
+                            "batch {k}: output differs\n{ll}\n--- opt-22:\n{}\n--- ours:\n{}\n",
+                            theirs.join("\n"),
+                            ours.join("\n")
+                        ));
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().expect("threads joined");
+    eprintln!(
+        "S-LLVM differential (testgen::tokens): {} functions in {} opt runs; {} rejected; {} mismatching runs",
+        progs.len(),
+        batches.len(),
+        rejected.into_inner(),
+        failures.len()
+    );
+    if let Some(f) = failures.first() {
+        panic!("{} mismatching batches; first:\n{f}", failures.len());
+    }
+}

@@ -64,19 +64,27 @@ impl GenTerm {
 
     /// The terminator as one line of LLVM IR (no indentation).
     pub fn to_ll(&self) -> String {
+        self.to_ll_cond(None)
+    }
+
+    /// As [`GenTerm::to_ll`], with the branch condition taken from the
+    /// local value `%{cond_value}` instead of an argument when given.
+    pub fn to_ll_cond(&self, cond_value: Option<&str>) -> String {
         match self {
             GenTerm::Ret => "ret void".to_string(),
             GenTerm::Unreachable => "unreachable".to_string(),
             GenTerm::Br(t) => format!("br label %b{t}"),
             GenTerm::CondBr { cond, t, f } => {
-                format!("br i1 %c{cond}, label %b{t}, label %b{f}")
+                let c = cond_value.map_or(format!("c{cond}"), str::to_string);
+                format!("br i1 %{c}, label %b{t}, label %b{f}")
             }
             GenTerm::Switch {
                 cond,
                 default,
                 cases,
             } => {
-                let mut s = format!("switch i32 %s{cond}, label %b{default} [");
+                let c = cond_value.map_or(format!("s{cond}"), str::to_string);
+                let mut s = format!("switch i32 %{c}, label %b{default} [");
                 for (k, c) in cases.iter().enumerate() {
                     let _ = write!(s, " i32 {k}, label %b{c}");
                 }
@@ -85,6 +93,24 @@ impl GenTerm {
             }
         }
     }
+}
+
+/// Where branch conditions come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CondSource {
+    /// The function's arguments `%cK` / `%sK`: fixed per thread, so a loop
+    /// either exits on its first test or never does.
+    Args,
+    /// A fresh value per executed branch, `%bN.cond = call i1 @input.i1()`
+    /// (or `i32 @input.i32()` for switches): calls of unknown functions read
+    /// the thread's input stream (P-INPUT), so loops run for any number of
+    /// iterations the chooser picks. Needs [`CondSource::DECLARATIONS`].
+    Stream,
+}
+
+impl CondSource {
+    /// Declarations the `Stream` form needs (harmless for `Args`).
+    pub const DECLARATIONS: &'static str = "declare i1 @input.i1()\ndeclare i32 @input.i32()\n";
 }
 
 /// A generated CFG: block `i` is named `b{i}`, block 0 is the entry.
@@ -146,6 +172,17 @@ impl GenCfg {
         fn_attrs: &str,
         body: &dyn Fn(usize) -> Vec<String>,
     ) -> String {
+        self.to_ll_full(fn_name, fn_attrs, CondSource::Args, body)
+    }
+
+    /// [`GenCfg::to_ll_with`] with a choice of where conditions come from.
+    pub fn to_ll_full(
+        &self,
+        fn_name: &str,
+        fn_attrs: &str,
+        conds: CondSource,
+        body: &dyn Fn(usize) -> Vec<String>,
+    ) -> String {
         let mut s = String::new();
         let attrs = if fn_attrs.is_empty() {
             String::new()
@@ -158,7 +195,18 @@ impl GenCfg {
             for line in body(b) {
                 let _ = writeln!(s, "  {line}");
             }
-            let _ = writeln!(s, "  {}", t.to_ll());
+            let cond = match (conds, t) {
+                (CondSource::Stream, GenTerm::CondBr { .. }) => {
+                    let _ = writeln!(s, "  %b{b}.cond = call i1 @input.i1()");
+                    Some(format!("b{b}.cond"))
+                }
+                (CondSource::Stream, GenTerm::Switch { .. }) => {
+                    let _ = writeln!(s, "  %b{b}.cond = call i32 @input.i32()");
+                    Some(format!("b{b}.cond"))
+                }
+                _ => None,
+            };
+            let _ = writeln!(s, "  {}", t.to_ll_cond(cond.as_deref()));
         }
         s.push_str("}\n");
         s
@@ -177,6 +225,15 @@ impl GenCfg {
             .map(|(i, c)| c.to_ll(&format!("f{i}")))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// A whole module with this one function, conditions from `conds`.
+    pub fn to_module_ll_with_conds(&self, fn_name: &str, conds: CondSource) -> String {
+        format!(
+            "{}\n{}",
+            CondSource::DECLARATIONS,
+            self.to_ll_full(fn_name, "", conds, &|_| Vec::new())
+        )
     }
 }
 
@@ -274,14 +331,14 @@ fn raw_edge() -> impl Strategy<Value = RawEdge> {
 }
 
 /// Picks a forward target after block `i` for a first successor slot: about
-/// half of the time the first later block that has no predecessor yet (so
-/// most blocks end up reachable and chains form: sequences, loop bodies),
-/// else uniformly among the later blocks.
+/// three times in four the first later block that no reachable block
+/// targets yet (so most blocks end up reachable and chains form: sequences,
+/// loop bodies), else uniformly among the later blocks.
 fn pick_forward(idx: &Index, i: usize, n: usize, has_pred: &[bool]) -> usize {
     let fwd = n - i - 1;
-    let r = idx.index(2 * fwd);
+    let r = idx.index(4 * fwd);
     match (i + 1..n).find(|&b| !has_pred[b]) {
-        Some(b) if r < fwd => b,
+        Some(b) if r < 3 * fwd => b,
         _ => i + 1 + r % fwd,
     }
 }
@@ -347,9 +404,11 @@ fn build_reducible(raw: &[RawShape], num_i1: usize, num_i32: usize) -> GenCfg {
             .collect();
         let dom = DomSets::new(&partial);
         let mut has_pred = vec![false; n];
-        for ss in &partial {
-            for &t in ss {
-                has_pred[t] = true;
+        for (j, ss) in partial.iter().enumerate() {
+            if dom.is_reachable(j) {
+                for &t in ss {
+                    has_pred[t] = true;
+                }
             }
         }
         let back_targets: Vec<usize> = if dom.is_reachable(i) {

@@ -1,5 +1,7 @@
-//! Shared proptest generators (CFGs, later token placements and thread
+//! Shared proptest generators (CFGs, convergence-token programs, thread
 //! inputs) rendered as LLVM IR, and helpers that tests of every crate use.
+//! Every strategy is a deterministic function of proptest's RNG and shrinks
+//! towards smaller programs; [`sample`] draws fixed-seed batches.
 //!
 //! Index:
 //! - [`cfg`]: random CFGs (any / reducible / irreducible) as `.ll` functions.
@@ -7,17 +9,25 @@
 //!   reducibility, natural loops, closed walks avoiding a block).
 //! - [`tokens`]: convergence-token programs (arbitrary and likely-valid)
 //!   over generated CFGs, and batched `opt` verdicts per program.
+//! - [`defects`]: token programs with one planted defect labelled by rule ID
+//!   and LLVM message.
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
+//! - [`modules`]: random well-formed modules as text covering the whole
+//!   P-PROG subset the parser accepts (round-trip and fuzz tests).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
+//! - [`uniformity`]: whole programs (values, phis, thread ids, stores) for
+//!   the uniformity analysis (rules U-*).
 
 pub mod cfg;
+pub mod defects;
 pub mod graph;
 pub mod inputs;
 pub mod modules;
 pub mod oracle;
 pub mod tokens;
+pub mod uniformity;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

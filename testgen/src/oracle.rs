@@ -26,10 +26,13 @@ impl OptOutput {
 /// True when running under CI (`CI=true` or `CI=1`), where missing oracles
 /// and data are failures rather than skips.
 pub fn in_ci() -> bool {
-    matches!(
-        env::var("CI").as_deref(),
-        Ok("true") | Ok("1") | Ok("TRUE") | Ok("True")
-    )
+    is_ci_value(env::var("CI").ok().as_deref())
+}
+
+/// The CI rule on the value of `CI` (separate so tests need not set the
+/// process environment, which other test threads read concurrently).
+pub fn is_ci_value(v: Option<&str>) -> bool {
+    matches!(v, Some("true") | Some("1") | Some("TRUE") | Some("True"))
 }
 
 /// `$OPT` if set and non-empty, else `opt-22` found on `PATH`.
@@ -145,7 +148,7 @@ pub fn corpus_or_skip(test_name: &str) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::{run_opt, workspace_root};
+    use super::{is_ci_value, run_opt, workspace_root};
     use std::path::Path;
 
     #[test]
@@ -153,6 +156,12 @@ mod tests {
         let out = run_opt(Path::new("/nonexistent/opt-22"), &[], "");
         assert_eq!(out.status, None);
         assert!(out.stderr.contains("failed to start"));
+    }
+
+    #[test]
+    fn ci_values() {
+        assert!(is_ci_value(Some("true")) && is_ci_value(Some("1")));
+        assert!(!is_ci_value(None) && !is_ci_value(Some("false")) && !is_ci_value(Some("")));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! controlled (C-CTRL, `[ "convergencectrl"(token %tK) ]`) or uncontrolled.
 //!
 //! Strategies:
-//! - [`arb_token_module`]: arbitrary placements, valid and invalid (tokens
+//! - [`arb_token_module`]: arbitrary programs (free placements, planted
+//!   defects from [`crate::defects`], and valid ones); free placements
+//!   ([`arb_free_token_module`]) are valid or invalid (tokens
 //!   used in cycles without their definition, `loop` not first, two hearts,
 //!   `entry` outside the entry block or in a non-convergent function, mixed
 //!   controlled and uncontrolled operations, uses not dominated by their
@@ -25,7 +27,7 @@ use proptest::collection::vec;
 use proptest::prelude::{any, prop_oneof, Just, Strategy};
 use proptest::sample::Index;
 
-use crate::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, GenCfg};
+use crate::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, CondSource, GenCfg};
 use crate::graph::{cycle_through_avoiding, natural_loops, reverse_postorder, DomSets};
 use crate::oracle::verify_ll;
 
@@ -195,13 +197,34 @@ impl TokenProgram {
 
     /// The function with `prefix` on every token and op value name.
     pub fn to_function_ll_prefixed(&self, name: &str, prefix: &str) -> String {
+        self.render(name, prefix, CondSource::Args)
+    }
+
+    /// The function named `name` with branch conditions from `conds`.
+    pub fn to_function_ll_with_conds(&self, name: &str, conds: CondSource) -> String {
+        self.render(name, "", conds)
+    }
+
+    fn render(&self, name: &str, prefix: &str, conds: CondSource) -> String {
         let attrs = if self.convergent { "convergent" } else { "" };
-        self.cfg.to_ll_with(name, attrs, &|b| {
+        self.cfg.to_ll_full(name, attrs, conds, &|b| {
             self.insts
                 .get(b)
                 .map(|is| is.iter().map(|i| i.to_ll_prefixed(prefix)).collect())
                 .unwrap_or_default()
         })
+    }
+
+    /// A complete module whose branch conditions are read from the thread's
+    /// input stream (see [`CondSource::Stream`]), for interpreter tests that
+    /// need loops to iterate.
+    pub fn to_ll_stream_conds(&self) -> String {
+        format!(
+            "{}{}\n{}",
+            Self::declarations_ll(),
+            CondSource::DECLARATIONS,
+            self.render(KERNEL_NAME, "", CondSource::Stream)
+        )
     }
 
     /// The declarations every token module needs.
@@ -269,12 +292,25 @@ fn raw_any() -> impl Strategy<Value = RawAny> {
     ]
 }
 
-/// Arbitrary placements of intrinsics and ops, valid or not (see the module
+/// Arbitrary token programs, valid or not: half free placements
+/// ([`arb_free_token_module`]), a third likely-valid programs with one
+/// planted defect ([`crate::defects`], which reaches defects that free
+/// placement rarely hits: two hearts, a heart outside the header, regions
+/// that do not nest), and the rest likely-valid programs.
+pub fn arb_token_module(max_blocks: usize) -> impl Strategy<Value = TokenProgram> {
+    prop_oneof![
+        3 => arb_free_token_module(max_blocks),
+        2 => crate::defects::arb_defective_token_module(max_blocks).prop_map(|d| d.program),
+        1 => arb_valid_token_module(max_blocks),
+    ]
+}
+
+/// Free placements of intrinsics and ops, valid or not (see the module
 /// doc). Token operands are drawn from all tokens of the function; an op
 /// prefers (85%) a token whose definition dominates it, so that a good share
 /// of programs pass and the invalid ones are usually invalid for a single,
 /// interesting reason rather than a dominance error.
-pub fn arb_token_module(max_blocks: usize) -> impl Strategy<Value = TokenProgram> {
+pub fn arb_free_token_module(max_blocks: usize) -> impl Strategy<Value = TokenProgram> {
     (
         arb_token_cfg(max_blocks),
         proptest::bool::weighted(0.85),
@@ -576,6 +612,54 @@ impl ValidBuilder {
         });
         self.next_op += 1;
     }
+}
+
+/// The live-token stacks at entry and exit of every block, computed the way
+/// LLVM's convergence verifier propagates them (see [`ValidBuilder`]); `None`
+/// for blocks it never visits (unreachable ones). Uses of tokens that are
+/// not on the stack are skipped (LLVM reports them as not well-nested).
+#[allow(clippy::type_complexity)]
+pub fn region_stacks(p: &TokenProgram) -> (Vec<Option<Vec<usize>>>, Vec<Option<Vec<usize>>>) {
+    let succs = p.cfg.succs();
+    let n = succs.len();
+    let dom = DomSets::new(&succs);
+    let mut def_block = std::collections::BTreeMap::new();
+    for (t, site, _) in p.defs() {
+        def_block.insert(t, site.block);
+    }
+    let mut pending: Vec<Option<Vec<usize>>> = vec![None; n];
+    let mut live_in: Vec<Option<Vec<usize>>> = vec![None; n];
+    let mut live_out: Vec<Option<Vec<usize>>> = vec![None; n];
+    for b in reverse_postorder(&succs) {
+        let mut live = pending[b].take().unwrap_or_default();
+        live_in[b] = Some(live.clone());
+        for i in p.insts.get(b).map(Vec::as_slice).unwrap_or_default() {
+            if let Some(t) = i.uses() {
+                if let Some(k) = live.iter().position(|&x| x == t) {
+                    live.truncate(k + 1);
+                }
+            }
+            if let Some(t) = i.defines() {
+                live.push(t);
+            }
+        }
+        for &s in &succs[b] {
+            match &mut pending[s] {
+                None if live_in[s].is_none() => {
+                    let prefix = live
+                        .iter()
+                        .copied()
+                        .take_while(|t| def_block.get(t).is_some_and(|&d| dom.dominates(d, s)))
+                        .collect();
+                    pending[s] = Some(prefix);
+                }
+                None => {}
+                Some(l) => l.retain(|t| live.contains(t)),
+            }
+        }
+        live_out[b] = Some(live);
+    }
+    (live_in, live_out)
 }
 
 /// S-CYCLE-4 for a heart in `h` whose token is defined in block `d`: `h` is

@@ -4,7 +4,7 @@
 
 use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use proptest::test_runner::RngSeed;
-use testgen::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, GenCfg, GenTerm};
+use testgen::cfg::{arb_cfg, arb_irreducible_cfg, arb_reducible_cfg, CondSource, GenCfg, GenTerm};
 use testgen::graph::{is_reducible, is_reducible_by_back_edges, natural_loops, reachable};
 use testgen::oracle::{opt_or_skip, verify_ll};
 use testgen::sample;
@@ -38,6 +38,13 @@ proptest! {
     fn reducible_strategy_is_reducible(g in arb_reducible_cfg(12)) {
         prop_assert_eq!(g.validate(), Ok(()));
         prop_assert!(is_reducible(&g.succs()), "{}", g.to_ll("f"));
+    }
+
+    /// The smallest size the irreducible strategy accepts still delivers.
+    #[test]
+    fn irreducible_strategy_works_at_three_blocks(g in arb_irreducible_cfg(3)) {
+        prop_assert_eq!(g.blocks.len(), 3);
+        prop_assert!(!is_reducible(&g.succs()));
     }
 
     #[test]
@@ -144,4 +151,25 @@ fn opt_verifies_generated_cfgs() {
         assert!(out.success(), "opt rejected:\n{}\n{ll}", out.stderr);
     }
     eprintln!("opt-22 verified {} generated CFGs", all.len());
+}
+
+/// The stream-condition rendering (`CondSource::Stream`) is accepted too.
+#[test]
+fn opt_verifies_stream_condition_cfgs() {
+    let Some(opt) = opt_or_skip("opt_verifies_stream_condition_cfgs") else {
+        return;
+    };
+    let cfgs = sample(&arb_cfg(10), 150, 6);
+    let mut ll = String::from(CondSource::DECLARATIONS);
+    for (i, g) in cfgs.iter().enumerate() {
+        ll.push_str(&g.to_ll_full(&format!("f{i}"), "", CondSource::Stream, &|_| Vec::new()));
+    }
+    assert!(ll.contains("= call i32 @input.i32()"));
+    let out = verify_ll(&opt, &ll);
+    assert!(out.success(), "{}", out.stderr);
+    assert!(verify_ll(
+        &opt,
+        &cfgs[0].to_module_ll_with_conds("g", CondSource::Stream)
+    )
+    .success());
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use proptest::test_runner::RngSeed;
+use testgen::cfg::CondSource;
 use testgen::graph::{natural_loops, DomSets};
 use testgen::oracle::{opt_or_skip, verify_ll};
 use testgen::sample;
@@ -103,7 +104,7 @@ fn batched_verdicts_match_single_runs() {
     let Some(opt) = opt_or_skip("batched_verdicts_match_single_runs") else {
         return;
     };
-    let progs = sample(&arb_token_module(8), 80, 13);
+    let progs = sample(&arb_token_module(8), 50, 13);
     let batched = verify_each(&opt, &progs);
     let mut rejected = 0;
     for (p, b) in progs.iter().zip(&batched) {
@@ -172,4 +173,24 @@ fn opt_splits_arbitrary_programs() {
         "only {} distinct rejection reasons: {why:#?}",
         why.len()
     );
+}
+
+/// With branch conditions read from the input stream (`CondSource::Stream`)
+/// the likely-valid programs stay valid: 200 programs in one module.
+#[test]
+fn opt_accepts_valid_programs_with_stream_conditions() {
+    let Some(opt) = opt_or_skip("opt_accepts_valid_programs_with_stream_conditions") else {
+        return;
+    };
+    let progs = sample(&arb_valid_token_module(8), 200, 14);
+    let mut ll = TokenProgram::declarations_ll();
+    ll.push_str(CondSource::DECLARATIONS);
+    for (i, p) in progs.iter().enumerate() {
+        ll.push_str(&p.to_function_ll_with_conds(&format!("k{i}"), CondSource::Stream));
+    }
+    assert!(ll.contains("call i1 @input.i1()"));
+    let out = verify_ll(&opt, &ll);
+    assert!(out.success(), "{}", out.stderr);
+    let one = progs[0].to_ll_stream_conds();
+    assert!(verify_ll(&opt, &one).success());
 }

@@ -5,4 +5,5 @@ pub mod cycles;
 pub mod parse;
 pub mod refine;
 pub mod run;
+pub mod uniformity;
 pub mod verify;

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
-    explore, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
+    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
     Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
@@ -107,9 +107,9 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Run even if the static rules reject the program. (This branch has no
-    /// static verifier wired in yet: the interpreter reports the
-    /// ill-formedness it meets while running.)
+    /// Run even if the static rules (S-*, `convcheck verify`) reject the
+    /// program; the interpreter then reports what the dynamic rules derive
+    /// (e.g. CL-07's contradiction I1 == I2).
     #[arg(long)]
     pub no_verify: bool,
 }
@@ -184,13 +184,49 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let module = load_module(&args.file)?;
     let opts = options(args)?;
+    if !args.no_verify {
+        let report =
+            semantics::rules::verify_module(&module, &semantics::rules::Options::default());
+        if !report.is_valid() {
+            eprint!(
+                "{}",
+                semantics::rules::render_text(&args.file.display().to_string(), &report)
+            );
+            return Err(CliError {
+                status: EXIT_NEGATIVE,
+                message: "the program breaks the static rules; --no-verify runs it anyway".into(),
+            });
+        }
+    }
     let cond = match &args.exists {
         Some(c) => {
             Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)
         }
         None => None,
     };
-    let ex = explore(&module, &opts).map_err(|e| CliError::bad_input(e.to_string()))?;
+    // A progress spinner on stderr once the enumeration runs longer than a
+    // second.
+    let start = std::time::Instant::now();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |explored: u64, pruned: u64| {
+        if bar.is_none() && start.elapsed() > std::time::Duration::from_secs(1) {
+            bar = Some(indicatif::ProgressBar::new_spinner());
+        }
+        if let Some(b) = &bar {
+            if (explored + pruned) % 64 == 0 {
+                b.set_message(format!(
+                    "{explored} executions explored, {pruned} schedules pruned"
+                ));
+                b.tick();
+            }
+        }
+        true
+    };
+    let result = explore_with(&module, &opts, &mut progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let ex = result.map_err(|e| CliError::bad_input(e.to_string()))?;
     let modes = format!(
         "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
         opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob

@@ -53,11 +53,17 @@
 //! running [`CycleInfo::compute`] on the CFG with the witness successor
 //! orders, so it carries LLVM's block and child orders for that DFS.
 //!
-//! Cost: the candidate tree is small unless the CFG has many irreducible
-//! regions with many entries (its size is the product of their entry
-//! counts); the witness search only branches at blocks whose subtree reaches
-//! a constrained block. Checked against brute force over all successor
-//! permutations in `tests/cycle_hierarchies.rs`.
+//! Cost: a CFG whose cycles all have one entry has exactly one hierarchy
+//! and returns at once. Otherwise the candidate tree is walked lazily (its
+//! size is the product of the entry counts of the irreducible regions, so
+//! only as many combinations as needed for `limit` are examined), and each
+//! witness search is about quadratic in the blocks that reach a constrained
+//! cycle (one reachability query per DFS step), branching only at blocks
+//! whose subtree reaches a constrained cycle. Search bounds
+//! (`MAX_COMBINATIONS`, `SEARCH_BUDGET`) make the worst case finite; hitting
+//! one is reported by [`all_hierarchies_checked`] (`complete: false`), never
+//! silently. Checked against brute force over all successor permutations in
+//! `tests/cycle_hierarchies.rs`; timed in `tests/cycles_scale.rs`.
 
 use super::cycles::CycleInfo;
 use super::Cfg;
@@ -65,7 +71,7 @@ use crate::ir::BlockId;
 use std::collections::{HashMap, HashSet};
 
 /// At most this many combinations of the candidate tree are examined; beyond
-/// it the result may miss hierarchies (never reached by the tests' CFGs).
+/// it the result is marked incomplete (never reached by the tests' CFGs).
 const MAX_COMBINATIONS: usize = 1 << 16;
 
 /// One cycle of a candidate combination.
@@ -78,56 +84,95 @@ struct Spec {
     constrained: bool,
 }
 
-type Combination = Vec<Spec>;
-
 /// Every cycle hierarchy the CFG admits over all DFS orders, deduplicated
 /// (rule D-HIER). The first element is LLVM's. At most `limit` are returned.
-/// See the module documentation for the enumeration and why it is complete.
+/// See the module documentation for the enumeration and why it is complete;
+/// [`all_hierarchies_checked`] also says whether a search budget cut it short.
 pub fn all_hierarchies(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
+    all_hierarchies_checked(cfg, limit).hierarchies
+}
+
+/// The result of [`all_hierarchies_checked`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hierarchies {
+    /// Distinct hierarchies, LLVM's first, at most `limit`.
+    pub hierarchies: Vec<CycleInfo>,
+    /// False when a search bound (`MAX_COMBINATIONS` candidate combinations,
+    /// `SEARCH_BUDGET` subtree evaluations for one combination) was hit
+    /// before `limit` hierarchies were found: the list may then miss some.
+    pub complete: bool,
+}
+
+/// [`all_hierarchies`] with an honest completeness flag.
+pub fn all_hierarchies_checked(cfg: &Cfg, limit: usize) -> Hierarchies {
+    let mut complete = true;
     if limit == 0 {
-        return Vec::new();
+        return Hierarchies {
+            hierarchies: Vec::new(),
+            complete,
+        };
     }
     let llvm = CycleInfo::compute(cfg);
-    if cfg.is_empty() {
-        return vec![llvm];
+    // With a single entry per cycle every level has a single candidate
+    // header (candidates are entries), so the hierarchy is unique.
+    if cfg.is_empty() || llvm.cycles.iter().all(|c| c.is_reducible()) {
+        return Hierarchies {
+            hierarchies: vec![llvm],
+            complete,
+        };
     }
     let mut seen: HashSet<Vec<(usize, Vec<usize>)>> = HashSet::new();
     seen.insert(key_of_info(&llvm));
     let mut out = vec![llvm];
     let reach = reachable_from(cfg, 0, &vec![true; cfg.len()]);
     let region: Vec<usize> = (0..cfg.len()).filter(|&b| reach[b]).collect();
-    let combos = choices(cfg, &region, &reach, &reach, 0);
-    for combo in combos {
+    let tree = candidate_tree(cfg, &region, &reach, &reach, 0);
+    let mut examined = 0usize;
+    let mut visit = |combo: &[Spec]| -> bool {
         if out.len() >= limit {
-            break;
+            return false;
         }
-        let key: Vec<(usize, Vec<usize>)> = {
-            let mut k: Vec<(usize, Vec<usize>)> =
-                combo.iter().map(|s| (s.header, s.blocks.clone())).collect();
-            k.sort();
-            k
-        };
+        examined += 1;
+        if examined > MAX_COMBINATIONS {
+            complete = false;
+            return false;
+        }
+        let mut key: Vec<(usize, Vec<usize>)> =
+            combo.iter().map(|s| (s.header, s.blocks.clone())).collect();
+        key.sort();
         if seen.contains(&key) {
-            continue;
+            return true;
         }
-        if let Some(orders) = Witness::new(cfg, &combo).find() {
-            let permuted = Cfg {
-                succs: orders,
-                preds: cfg.preds.clone(),
-                names: cfg.names.clone(),
-            };
-            let info = CycleInfo::compute(&permuted);
-            // The witness DFS realises the combination by construction; a
-            // mismatch would be a bug in the search, never shown as a result.
-            if key_of_info(&info) == key {
-                seen.insert(key);
-                out.push(info);
-            } else {
-                debug_assert!(false, "D-HIER witness does not realise its combination");
+        let orders = match Witness::new(cfg, combo).find() {
+            Found::Yes(orders) => orders,
+            Found::No => return true,
+            Found::OutOfBudget => {
+                complete = false;
+                return true;
             }
+        };
+        let permuted = Cfg {
+            succs: orders,
+            preds: cfg.preds.clone(),
+            names: cfg.names.clone(),
+        };
+        let info = CycleInfo::compute(&permuted);
+        // The witness DFS realises the combination by construction; a
+        // mismatch would be a bug in the search, never shown as a result.
+        if key_of_info(&info) == key {
+            seen.insert(key);
+            out.push(info);
+        } else {
+            debug_assert!(false, "D-HIER witness does not realise its combination");
         }
+        true
+    };
+    for_each_combination(&mut vec![&tree.sccs[..]], &mut Vec::new(), &mut visit);
+    let complete = complete || out.len() >= limit;
+    Hierarchies {
+        hierarchies: out,
+        complete,
     }
-    out
 }
 
 /// Order-free identity of a hierarchy: sorted (header, sorted blocks).
@@ -228,26 +273,48 @@ fn sccs(cfg: &Cfg, list: &[usize], members: &[bool]) -> Vec<Vec<usize>> {
     out
 }
 
-/// The candidate tree (step 1 of the module documentation), flattened into
-/// combinations: for the non-trivial SCCs of `list` (members `in_sub`) inside
-/// the region `in_region` entered first at `s`, every choice of header per
-/// SCC and, recursively, of the headers inside each SCC.
-fn choices(
+/// One non-trivial SCC of a region in the candidate tree, with each
+/// candidate header and the candidate tree inside the SCC minus that header.
+struct SccChoice {
+    /// Sorted.
+    blocks: Vec<usize>,
+    constrained: bool,
+    options: Vec<(usize, Node)>,
+}
+
+/// The candidate tree of one region: its SCCs, chosen independently here
+/// (step 2 decides which combinations a single DFS realises).
+struct Node {
+    sccs: Vec<SccChoice>,
+}
+
+/// The candidate tree (step 1 of the module documentation) for the
+/// non-trivial SCCs of `list` (members `in_sub`) inside the region
+/// `in_region` entered first at `s`.
+fn candidate_tree(
     cfg: &Cfg,
     list: &[usize],
     in_sub: &[bool],
     in_region: &[bool],
     s: usize,
-) -> Vec<Combination> {
+) -> Node {
     let n = cfg.len();
-    let mut acc: Vec<Combination> = vec![Vec::new()];
+    let mut sccs_out = Vec::new();
     for d in sccs(cfg, list, in_sub) {
         let mut in_d = vec![false; n];
         for &b in &d {
             in_d[b] = true;
         }
+        let entries: Vec<usize> = d
+            .iter()
+            .copied()
+            .filter(|&y| cfg.preds[y].iter().any(|u| in_region[u.0] && !in_d[u.0]))
+            .collect();
         let candidates: Vec<usize> = if in_d[s] {
             vec![s]
+        } else if entries.len() == 1 {
+            // Some DFS visits D first, and only at an entry.
+            entries
         } else {
             let outside: Vec<bool> = (0..n).map(|b| in_region[b] && !in_d[b]).collect();
             let reach = reachable_from(cfg, s, &outside);
@@ -256,42 +323,84 @@ fn choices(
                 .filter(|&y| cfg.preds[y].iter().any(|u| outside[u.0] && reach[u.0]))
                 .collect()
         };
-        let constrained = candidates.len() > 1;
-        let mut options: Vec<Combination> = Vec::new();
-        for &y in &candidates {
-            let rest: Vec<usize> = d.iter().copied().filter(|&b| b != y).collect();
-            let mut in_rest = in_d.clone();
-            in_rest[y] = false;
-            for mut sub in choices(cfg, &rest, &in_rest, &in_d, y) {
-                sub.push(Spec {
-                    header: y,
-                    blocks: d.clone(),
-                    constrained,
+        let options = candidates
+            .iter()
+            .map(|&y| {
+                let rest: Vec<usize> = d.iter().copied().filter(|&b| b != y).collect();
+                let mut in_rest = in_d.clone();
+                in_rest[y] = false;
+                (y, candidate_tree(cfg, &rest, &in_rest, &in_d, y))
+            })
+            .collect();
+        sccs_out.push(SccChoice {
+            blocks: d,
+            constrained: candidates.len() > 1,
+            options,
+        });
+    }
+    Node { sccs: sccs_out }
+}
+
+/// Calls `f` on every combination of the candidate tree (lazily, in
+/// lexicographic order of the choices) until it returns false. `pending`
+/// holds the SCC lists still to choose in; returns false when stopped.
+fn for_each_combination<'t>(
+    pending: &mut Vec<&'t [SccChoice]>,
+    acc: &mut Vec<Spec>,
+    f: &mut dyn FnMut(&[Spec]) -> bool,
+) -> bool {
+    let Some(slice) = pending.pop() else {
+        return f(acc);
+    };
+    let mut cont = true;
+    match slice.split_first() {
+        None => cont = for_each_combination(pending, acc, f),
+        Some((first, rest)) => {
+            for (h, sub) in &first.options {
+                acc.push(Spec {
+                    header: *h,
+                    blocks: first.blocks.clone(),
+                    constrained: first.constrained,
                 });
-                options.push(sub);
-                if options.len() > MAX_COMBINATIONS {
+                pending.push(rest);
+                pending.push(&sub.sccs);
+                cont = for_each_combination(pending, acc, f);
+                pending.pop();
+                pending.pop();
+                acc.pop();
+                if !cont {
                     break;
                 }
             }
         }
-        let mut next = Vec::new();
-        'outer: for a in &acc {
-            for o in &options {
-                let mut c = a.clone();
-                c.extend(o.iter().cloned());
-                next.push(c);
-                if next.len() > MAX_COMBINATIONS {
-                    break 'outer;
-                }
-            }
-        }
-        acc = next;
     }
-    acc
+    pending.push(slice);
+    cont
+}
+
+/// Upper bound on subtree evaluations per combination in the witness search;
+/// beyond it the combination is left undecided and the result is marked
+/// incomplete (never reached by 40-block CFGs; see the tests).
+const SEARCH_BUDGET: usize = 200_000;
+
+/// Outcome of the witness search for one combination.
+enum Found {
+    Yes(Vec<Vec<BlockId>>),
+    No,
+    OutOfBudget,
 }
 
 /// The witness search of step 2: a DFS whose first visit of every
 /// constrained cycle is its chosen header.
+///
+/// Only *relevant* blocks matter: those that reach a non-header block of a
+/// constrained cycle (`risky`). Headers and all constrained cycles are
+/// relevant (a cycle's blocks reach each other), relevant blocks are closed
+/// under predecessors, and a subtree rooted at an irrelevant block never
+/// visits a relevant one. So visited sets are tracked on relevant blocks
+/// only, successors outside them are explored last in any order, and the
+/// memo key of a subtree is its root plus the visited relevant blocks it can
+/// reach (the rest cannot influence it).
 struct Witness<'a> {
     cfg: &'a Cfg,
     words: usize,
@@ -301,9 +410,12 @@ struct Witness<'a> {
     containing: Vec<Vec<usize>>,
     /// Non-header blocks of constrained cycles.
     risky: Vec<u64>,
-    /// Whether the subtree of `w` discovered with visited set `V` can meet
-    /// every constraint; with the successor order that does it.
-    memo: HashMap<(usize, Vec<u64>), Option<Vec<usize>>>,
+    /// Blocks that reach a risky block.
+    relevant: Vec<u64>,
+    /// Whether the subtree of a block discovered in a (projected) visited
+    /// state can meet every constraint; with the successor order that does.
+    memo: HashMap<(usize, Vec<u32>), Option<Vec<usize>>>,
+    evaluations: usize,
 }
 
 fn bit(set: &[u64], b: usize) -> bool {
@@ -331,39 +443,76 @@ impl<'a> Witness<'a> {
             }
             constraints.push((s.header, set));
         }
+        let mut relevant = risky.clone();
+        let mut stack: Vec<usize> = (0..n).filter(|&b| bit(&risky, b)).collect();
+        while let Some(v) = stack.pop() {
+            for p in &cfg.preds[v] {
+                if !bit(&relevant, p.0) {
+                    set_bit(&mut relevant, p.0);
+                    stack.push(p.0);
+                }
+            }
+        }
         Witness {
             cfg,
             words,
             constraints,
             containing,
             risky,
+            relevant,
             memo: HashMap::new(),
+            evaluations: 0,
         }
+    }
+
+    /// Runs the search (on a thread with a large stack for big CFGs: the
+    /// recursion is as deep as the DFS tree).
+    fn find(self) -> Found {
+        if self.cfg.len() <= 1_000 {
+            return self.find_inline();
+        }
+        let stack = 64 * 1024 * 1024 + self.cfg.len() * 2048;
+        std::thread::scope(|scope| {
+            match std::thread::Builder::new()
+                .stack_size(stack)
+                .spawn_scoped(scope, move || self.find_inline())
+            {
+                Ok(h) => h.join().unwrap_or(Found::OutOfBudget),
+                Err(_) => Found::OutOfBudget,
+            }
+        })
     }
 
     /// Successor lists (in LLVM's order, explored last-first) of a DFS that
     /// realises the combination, if one exists.
-    fn find(mut self) -> Option<Vec<Vec<BlockId>>> {
+    fn find_inline(mut self) -> Found {
         let empty = vec![0u64; self.words];
-        if !self.subtree_ok(0, &empty) {
-            return None;
+        match self.subtree_ok(0, &empty) {
+            None => return Found::OutOfBudget,
+            Some(false) => return Found::No,
+            Some(true) => {}
         }
         // Replay the DFS with the recorded orders.
         let n = self.cfg.len();
         let mut succs: Vec<Vec<BlockId>> = self.cfg.succs.clone();
         let mut visited = vec![0u64; self.words];
         let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        let mut explored: Vec<Vec<usize>> = vec![Vec::new(); n];
         let discover =
             |w: usize, visited: &mut Vec<u64>, stack: &mut Vec<(usize, Vec<usize>, usize)>| {
-                let order = match self.memo.get(&(w, visited.clone())) {
+                let mut order = match self.memo.get(&(w, self.key(w, visited))) {
                     Some(Some(o)) => o.clone(),
-                    _ => distinct(&self.cfg.succs[w]),
+                    _ => Vec::new(),
                 };
+                for s in distinct(&self.cfg.succs[w]) {
+                    if !order.contains(&s) {
+                        order.push(s);
+                    }
+                }
                 set_bit(visited, w);
                 stack.push((w, order, 0));
             };
         discover(0, &mut visited, &mut stack);
-        let mut explored: Vec<Vec<usize>> = vec![Vec::new(); n];
         while let Some(top) = stack.last_mut() {
             let (w, i) = (top.0, top.2);
             if i < top.1.len() {
@@ -391,35 +540,60 @@ impl<'a> Witness<'a> {
             seq.reverse();
             succs[w] = seq;
         }
-        Some(succs)
+        Found::Yes(succs)
     }
 
-    /// Blocks reachable from `w` avoiding `visited` (including `w`).
-    fn reach(&self, w: usize, visited: &[u64]) -> Vec<u64> {
+    /// Relevant blocks reachable from `w` through relevant blocks not in
+    /// `avoid` (`w` included when relevant).
+    fn reach(&self, w: usize, avoid: Option<&[u64]>) -> Vec<u64> {
         let mut r = vec![0u64; self.words];
+        if !bit(&self.relevant, w) {
+            return r;
+        }
         set_bit(&mut r, w);
         let mut stack = vec![w];
         while let Some(v) = stack.pop() {
             for t in &self.cfg.succs[v] {
-                if !bit(visited, t.0) && !bit(&r, t.0) {
-                    set_bit(&mut r, t.0);
-                    stack.push(t.0);
+                let t = t.0;
+                if bit(&self.relevant, t) && !bit(&r, t) && !avoid.is_some_and(|a| bit(a, t)) {
+                    set_bit(&mut r, t);
+                    stack.push(t);
                 }
             }
         }
         r
     }
 
-    /// Can the DFS subtree of `w`, discovered when `visited` are visited,
-    /// meet every constraint?
-    fn subtree_ok(&mut self, w: usize, visited: &[u64]) -> bool {
-        let reach = self.reach(w, visited);
-        if reach.iter().zip(&self.risky).all(|(r, k)| r & k == 0) {
-            return true;
+    /// Memo key of the subtree of `w` in state `visited`: the visited
+    /// relevant blocks that `w` can reach at all.
+    fn key(&self, w: usize, visited: &[u64]) -> Vec<u32> {
+        let universe = self.reach(w, None);
+        let mut k = Vec::new();
+        for (i, (u, v)) in universe.iter().zip(visited).enumerate() {
+            let mut x = u & v;
+            while x != 0 {
+                let b = x.trailing_zeros() as usize;
+                k.push((i * 64 + b) as u32);
+                x &= x - 1;
+            }
         }
-        let key = (w, visited.to_vec());
+        k
+    }
+
+    /// Can the DFS subtree of `w`, discovered when `visited` are visited,
+    /// meet every constraint? `None` when the budget is exhausted.
+    fn subtree_ok(&mut self, w: usize, visited: &[u64]) -> Option<bool> {
+        let reach = self.reach(w, Some(visited));
+        if reach.iter().zip(&self.risky).all(|(r, k)| r & k == 0) {
+            return Some(true);
+        }
+        let key = (w, self.key(w, visited));
         if let Some(r) = self.memo.get(&key) {
-            return r.is_some();
+            return Some(r.is_some());
+        }
+        self.evaluations += 1;
+        if self.evaluations > SEARCH_BUDGET {
+            return None;
         }
         // Discovering `w` first in a constrained cycle it is not the header of
         // breaks the combination.
@@ -433,39 +607,40 @@ impl<'a> Witness<'a> {
             let mut v1 = visited.to_vec();
             set_bit(&mut v1, w);
             let mut order_memo: HashMap<Vec<u64>, Option<Vec<usize>>> = HashMap::new();
-            self.order_search(w, v1, &mut order_memo)
+            self.order_search(w, v1, &mut order_memo)?
         };
         let ok = result.is_some();
         self.memo.insert(key, result);
-        ok
+        Some(ok)
     }
 
-    /// An order for the successors of `w` not yet in `visited` under which
-    /// every explored subtree meets the constraints.
+    /// An order for the relevant successors of `w` not yet in `visited`
+    /// under which every explored subtree meets the constraints (outer
+    /// `None`: budget exhausted).
     fn order_search(
         &mut self,
         w: usize,
         visited: Vec<u64>,
         memo: &mut HashMap<Vec<u64>, Option<Vec<usize>>>,
-    ) -> Option<Vec<usize>> {
+    ) -> Option<Option<Vec<usize>>> {
         let remaining: Vec<usize> = distinct(&self.cfg.succs[w])
             .into_iter()
-            .filter(|&s| !bit(&visited, s))
+            .filter(|&s| bit(&self.relevant, s) && !bit(&visited, s))
             .collect();
         if remaining.is_empty() {
-            return Some(Vec::new());
+            return Some(Some(Vec::new()));
         }
         if let Some(r) = memo.get(&visited) {
-            return r.clone();
+            return Some(r.clone());
         }
         let mut found = None;
         for &s in &remaining {
-            if !self.subtree_ok(s, &visited) {
+            if !self.subtree_ok(s, &visited)? {
                 continue;
             }
-            let r = self.reach(s, &visited);
+            let r = self.reach(s, Some(&visited));
             let next: Vec<u64> = visited.iter().zip(&r).map(|(a, b)| a | b).collect();
-            if let Some(rest) = self.order_search(w, next, memo) {
+            if let Some(rest) = self.order_search(w, next, memo)? {
                 let mut o = vec![s];
                 o.extend(rest);
                 found = Some(o);
@@ -473,7 +648,7 @@ impl<'a> Witness<'a> {
             }
         }
         memo.insert(visited, found.clone());
-        found
+        Some(found)
     }
 }
 

@@ -1,5 +1,16 @@
 //! Control-flow graph facts: successor/predecessor lists in LLVM's order,
 //! dominator and post-dominator trees, and cycle hierarchies.
+//!
+//! | concept                                   | module            | oracle / test |
+//! |-------------------------------------------|-------------------|---------------|
+//! | dominators, post-dominators (semi-NCA)    | [`dom`]           | iterative data-flow, `tests/dom_oracle.rs` |
+//! | LLVM's cycle hierarchy (GenericCycleInfo) | [`cycles`]        | opt-22 `print<cycles>`, `tests/cycles_opt.rs`, `tests/cycles_corpus.rs` |
+//! | every hierarchy over all DFS orders (D-HIER) | [`hierarchies`] | brute force over successor orders, `tests/cycle_hierarchies.rs` |
+//!
+//! Cost: dominators and [`CycleInfo::compute`] are near-linear in blocks and
+//! edges plus the size of the output (each cycle lists its nested blocks, so
+//! the output is the sum of the cycle sizes); `tests/cycles_scale.rs` times
+//! them on 20,000-block CFGs.
 
 use crate::ir::{BlockId, Function};
 
@@ -80,3 +91,4 @@ pub mod hierarchies;
 
 pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
 pub use dom::DomTree;
+pub use hierarchies::{all_hierarchies_checked, Hierarchies};

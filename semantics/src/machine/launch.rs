@@ -47,6 +47,9 @@ pub struct Execution {
     pub hierarchy: Vec<usize>,
 }
 
+/// Argument values per thread, by parameter name.
+pub type Inputs = Vec<(String, Vec<Val>)>;
+
 /// A (thread, position) pair naming a block visit.
 pub type VisitRef = (usize, usize);
 
@@ -92,11 +95,19 @@ impl Execution {
         let sets = self.event_sets();
         for (t, th) in self.threads.iter().enumerate() {
             let path: Vec<(usize, BlockId)> = th.trace.iter().map(|v| (v.func, v.block)).collect();
+            // Token values are key ids, which depend on the order keys were
+            // interned; the sets already say which instances are converged.
             let evs: Vec<(&str, Option<Val>, &Vec<VisitRef>)> = th
                 .events
                 .iter()
                 .zip(&sets[t])
-                .map(|(e, s)| (e.callee.as_str(), e.result, s))
+                .map(|(e, s)| {
+                    let r = match e.result {
+                        Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                        r => r,
+                    };
+                    (e.callee.as_str(), r, s)
+                })
                 .collect();
             s += &format!("{path:?}{evs:?}{:?}{:?};", th.observations, th.end);
         }
@@ -158,11 +169,34 @@ pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
 
 /// Explores every execution of the launch described by `opts` (R-BEHAV).
 pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError> {
+    explore_with(module, opts, &mut |_, _| true)
+}
+
+/// [`explore`], calling `progress(explored, pruned)` after every execution;
+/// when it returns `false` the exploration stops and is reported incomplete
+/// (what was found so far is kept).
+pub fn explore_with(
+    module: &Module,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<Exploration, RunError> {
     if opts.threads == 0 {
         return Err(RunError::BadLaunch(
             "a launch needs at least one thread".into(),
         ));
     }
+    // D-UNCTRL `inferred`: tokens inserted by the inference procedure,
+    // then the token rules apply.
+    let inferred;
+    let module = if opts.uncontrolled == super::Uncontrolled::Inferred {
+        inferred = crate::infer::infer_tokens(module).map_err(|e| RunError::Unsupported {
+            construct: "irreducible cycle in inferred mode".into(),
+            at: e.to_string(),
+        })?;
+        &inferred
+    } else {
+        module
+    };
     let kernel = find_kernel(module, opts)?;
     let prog = Program::new(module, kernel);
     for name in opts.args.keys() {
@@ -232,6 +266,10 @@ pub fn explore(module: &Module, opts: &Options) -> Result<Exploration, RunError>
         if !chooser.next_execution() {
             break;
         }
+        if !progress(ex.explored, ex.pruned) {
+            ex.complete = false;
+            break;
+        }
         if ex.explored + ex.pruned >= opts.max_executions {
             ex.complete = false;
             break;
@@ -249,7 +287,7 @@ fn launch(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
-) -> Result<(Machine, Vec<(String, Vec<Val>)>), RunError> {
+) -> Result<(Machine, Inputs), RunError> {
     let module = prog.module;
     let hierarchy: Vec<usize> = prog
         .funcs

@@ -6,7 +6,8 @@
 //! | values, integer arithmetic, poison             | [`value`]     | P-THREAD |
 //! | machine state, dynamic-instance keys           | [`state`]     | D-INST, D-CW |
 //! | callee classification, cycles, reachability    | [`program`]   | C-CONV, C-INTR, C-OPS, D-HIER |
-//! | single-thread step rules                       | [`step`]      | P-THREAD, P-INPUT, D-CTRL, D-LOOP, D-ENTRY-*, D-MAX-ITER |
+//! | single-thread step rules                       | [`step`]      | P-THREAD, D-MAX-ITER (block visits) |
+//! | calls and the keys of convergent calls         | [`calls`]     | P-INPUT, C-CONV, D-CTRL, D-LOOP, D-ENTRY-*, D-ANCHOR |
 //! | scheduler: firing communicating sets           | [`sched`]     | M-OPER, C-OPS, D-ANCHOR |
 //! | literal maximal convergence, order checks      | [`dmax`]      | D-MAX, D-ORDER, D-CW |
 //! | the one source of nondeterminism               | [`chooser`]   | — |
@@ -23,6 +24,7 @@
 //! block visits follows D-MAX, computed operationally (D-MAX-ITER) while
 //! running and checked against the literal definition in [`dmax`].
 
+pub mod calls;
 pub mod chooser;
 pub mod dmax;
 pub mod launch;
@@ -37,7 +39,7 @@ pub mod value;
 use std::collections::BTreeMap;
 
 pub use chooser::{Chooser, ChooserMode};
-pub use launch::{explore, Exploration};
+pub use launch::{explore, explore_with, Exploration};
 pub use state::{KeyId, Loc};
 pub use value::Val;
 

@@ -357,7 +357,7 @@ fn direct_callees(module: &Module, f: &Function) -> Vec<usize> {
 fn func_info(f: &Function) -> FuncInfo {
     let cfg = Cfg::from_function(f);
     let n = cfg.len();
-    let hierarchies = hierarchies(&cfg, HIERARCHY_LIMIT);
+    let hierarchies = crate::cfg::all_hierarchies(&cfg, HIERARCHY_LIMIT);
     let mut headers = Vec::new();
     let mut is_header = Vec::new();
     for h in &hierarchies {
@@ -397,17 +397,17 @@ fn func_info(f: &Function) -> FuncInfo {
     }
 }
 
-/// Every cycle hierarchy of `cfg` (D-HIER), LLVM's first, at most `limit`.
+/// Every cycle hierarchy of `cfg` (D-HIER), LLVM's first, at most `limit`,
+/// by brute force: the simple oracle kept beside `cfg::all_hierarchies`
+/// (which the machine uses), cross-checked by a test (STYLE 13).
 ///
 /// A hierarchy is what GenericCycleInfo computes for one DFS order; the
 /// DFS visits successors in list order, so running [`CycleInfo::compute`]
 /// on every permutation of the successor lists yields every hierarchy.
 /// Reducible CFGs have exactly one hierarchy, so the enumeration runs only
 /// when LLVM's hierarchy has an irreducible cycle, and tries at most
-/// [`PERMUTATION_LIMIT`] orders. (`cfg::all_hierarchies` is the shared API
-/// for this; this local enumeration keeps the interpreter independent of
-/// its progress and serves as a cross-check for it.)
-pub fn hierarchies(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
+/// [`PERMUTATION_LIMIT`] orders.
+pub fn hierarchies_by_permutation(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
     let llvm = CycleInfo::compute(cfg);
     let mut out = vec![llvm.clone()];
     if llvm.cycles.iter().all(|c| c.is_reducible()) {

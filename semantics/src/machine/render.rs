@@ -237,7 +237,37 @@ pub fn text(module: &Module, ex: &Exploration) -> String {
         s += "\n";
     }
     s += &counts(ex);
+    s += &hierarchies(module, ex);
     s
+}
+
+/// D-HIER: the number of cycle hierarchies per function with cycles, and
+/// the blocks whose converged-with relation differs between hierarchies in
+/// the explored executions (not m-converged).
+pub fn hierarchies(module: &Module, ex: &Exploration) -> String {
+    if ex.hierarchies.iter().all(|(_, n)| *n <= 1) {
+        return String::new();
+    }
+    let counts: Vec<String> = ex
+        .hierarchies
+        .iter()
+        .map(|(f, n)| format!("@{f}: {n}"))
+        .collect();
+    let blocks: Vec<String> = super::dmax::not_m_converged(ex)
+        .into_iter()
+        .map(|(f, b)| {
+            format!(
+                "@{}:%{}",
+                module.functions[f].name,
+                module.functions[f].block_name(b)
+            )
+        })
+        .collect();
+    format!(
+        "cycle hierarchies (D-HIER, behaviours are their union): {}\nnot m-converged (relation differs between hierarchies): {}\n",
+        counts.join(", "),
+        if blocks.is_empty() { "none".to_string() } else { blocks.join(", ") }
+    )
 }
 
 /// The counts line(s) (R-BOUND).
@@ -337,5 +367,7 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "pruned": ex.pruned,
         "complete": ex.complete,
         "domain": ex.domain,
+        "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
+        "not_m_converged": super::dmax::not_m_converged(ex).into_iter().map(|(f, b)| json!({"function": module.functions[f].name, "block": module.functions[f].block_name(b)})).collect::<Vec<_>>(),
     })
 }

@@ -100,8 +100,8 @@ fn candidates(m: &Machine) -> Vec<Candidate> {
         .collect();
     out.extend(
         anchors
-            .into_iter()
-            .map(|(_, members)| Candidate::Anchor { members }),
+            .into_values()
+            .map(|members| Candidate::Anchor { members }),
     );
     out
 }

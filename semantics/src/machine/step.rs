@@ -1,20 +1,16 @@
-//! Single-thread step rules (P-THREAD), one function per instruction kind,
-//! and the convergence rules that give each dynamic instance its key
-//! (D-CTRL, D-LOOP, D-ENTRY-LAUNCH, D-ENTRY-CALL, D-MAX-ITER).
+//! Single-thread step rules (P-THREAD), one function per instruction kind
+//! (calls are in [`super::calls`]), and the D-MAX-ITER key of every block
+//! visit.
 
 use crate::ir::{
-    BinOp, Call, CastOp, Const, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedOperand,
-    ValueId,
+    BinOp, CastOp, Const, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedOperand, ValueId,
 };
 
 use super::chooser::Chooser;
-use super::program::{classify, is_convergent_call, CalleeKind, Program};
-use super::state::{
-    CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadEnd,
-    ThreadState, Visit,
-};
+use super::program::Program;
+use super::state::{KeyNode, Loc, Machine, Observation, Status, ThreadEnd, ThreadState, Visit};
 use super::value::{binary, icmp, int, mask, signed, Arith, Val};
-use super::{AnchorMode, Environment, Options, RunError};
+use super::{Options, RunError};
 
 /// Why a thread's run stopped the whole exploration or execution.
 #[derive(Clone, Debug)]
@@ -33,7 +29,7 @@ pub struct Ctx<'a, 'm> {
 }
 
 /// Result of one instruction.
-enum Flow {
+pub(super) enum Flow {
     /// Continue with the next instruction.
     Next,
     /// Control moved (branch, call, return); the frame is already updated.
@@ -42,7 +38,7 @@ enum Flow {
     Paused,
 }
 
-type R<T> = Result<T, Stop>;
+pub(super) type R<T> = Result<T, Stop>;
 
 pub fn loc_text(prog: &Program, loc: Loc) -> String {
     let f = prog.func(loc.func);
@@ -55,7 +51,7 @@ pub fn loc_text(prog: &Program, loc: Loc) -> String {
     format!("@{}:%{}#{} (line {span})", f.name, b.name, loc.index)
 }
 
-fn unsupported(prog: &Program, loc: Loc, construct: &str) -> Stop {
+pub(super) fn unsupported(prog: &Program, loc: Loc, construct: &str) -> Stop {
     Stop::Error(RunError::Unsupported {
         construct: construct.to_string(),
         at: loc_text(prog, loc),
@@ -72,7 +68,10 @@ pub fn run_thread(m: &mut Machine, t: usize, cx: &mut Ctx) -> R<()> {
 
 fn run_loop(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx) -> R<()> {
     while matches!(th.status, Status::Running) {
-        th.steps += 1;
+        // A call completed after its set fired was counted when it paused.
+        if th.resume.is_none() {
+            th.steps += 1;
+        }
         if th.steps > cx.opts.max_steps {
             th.status = Status::Done(ThreadEnd::Cut);
             break;
@@ -103,14 +102,21 @@ fn ub(th: &mut ThreadState, loc: Loc, why: impl Into<String>) -> Flow {
     Flow::Paused
 }
 
-fn set(th: &mut ThreadState, v: Option<ValueId>, val: Val) {
+pub(super) fn set(th: &mut ThreadState, v: Option<ValueId>, val: Val) {
     if let Some(v) = v {
         th.frames.back_mut().expect("frame").values.insert(v, val);
     }
 }
 
 /// Evaluates an operand of type `ty` in the innermost frame.
-fn eval(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, ty: &Type, op: &Operand) -> R<Val> {
+pub(super) fn eval(
+    m: &Machine,
+    th: &ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    ty: &Type,
+    op: &Operand,
+) -> R<Val> {
     match op {
         Operand::Local(v) => Ok(th
             .frames
@@ -127,7 +133,9 @@ fn eval(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, ty: &Type, op: &Opera
 
 fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
     match (c, ty) {
-        (Const::Int { value, .. }, Type::Int(bits)) => Ok(int(*bits, *value)),
+        (Const::Int { value, .. }, Type::Int(bits)) if (1..=128).contains(bits) => {
+            Ok(int(*bits, *value))
+        }
         (Const::Null, _) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Poison | Const::Undef, _) => Ok(Val::Poison),
         (Const::ZeroInit, Type::Int(bits)) => Ok(int(*bits, 0)),
@@ -140,7 +148,13 @@ fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
     }
 }
 
-fn eval_t(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, op: &TypedOperand) -> R<Val> {
+pub(super) fn eval_t(
+    m: &Machine,
+    th: &ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    op: &TypedOperand,
+) -> R<Val> {
     eval(m, th, cx, loc, &op.ty, &op.value)
 }
 
@@ -163,8 +177,11 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
 }
 
 fn bits_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<u32> {
-    ty.int_bits()
-        .ok_or_else(|| unsupported(cx.prog, loc, "non-integer arithmetic"))
+    match ty.int_bits() {
+        Some(b) if (1..=128).contains(&b) => Ok(b),
+        Some(_) => Err(unsupported(cx.prog, loc, "integer wider than 128 bits")),
+        None => Err(unsupported(cx.prog, loc, "non-integer arithmetic")),
+    }
 }
 
 fn exec_inst(
@@ -257,7 +274,7 @@ fn exec_inst(
         InstKind::Phi { .. } => {
             // Phis are evaluated on block entry (see `enter_block`).
         }
-        InstKind::Call(call) => return exec_call(m, th, cx, loc, res, call),
+        InstKind::Call(call) => return super::calls::exec_call(m, th, cx, loc, res, call),
         InstKind::Alloca { .. } => {
             let obj = m.next_object;
             m.next_object += 1;
@@ -310,18 +327,18 @@ fn exec_inst(
                     }
                 };
                 if k == 0 {
-                    off += i * size_of(cx, loc, &ty)?;
+                    off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &ty)?));
                 } else {
                     match ty.clone() {
                         Type::Array { elem, .. } | Type::Vector { elem, .. } => {
-                            off += i * size_of(cx, loc, &elem)?;
+                            off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &elem)?));
                             ty = *elem;
                         }
                         Type::Struct { fields, .. } => {
                             let i = usize::try_from(i)
                                 .map_err(|_| unsupported(cx.prog, loc, "negative struct index"))?;
                             for f in fields.iter().take(i) {
-                                off += size_of(cx, loc, f)?;
+                                off = off.wrapping_add(size_of(cx, loc, f)?);
                             }
                             ty = fields
                                 .get(i)
@@ -333,7 +350,10 @@ fn exec_inst(
                 }
             }
             let v = match p {
-                Val::Ptr { obj, off: o } if !poison => Val::Ptr { obj, off: o + off },
+                Val::Ptr { obj, off: o } if !poison => Val::Ptr {
+                    obj,
+                    off: o.wrapping_add(off),
+                },
                 _ => Val::Poison,
             };
             set(th, res, v);
@@ -353,11 +373,11 @@ fn size_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<i64> {
     Ok(match ty {
         Type::Int(bits) => ((*bits as u64).div_ceil(8).max(1).next_power_of_two()) as i64,
         Type::Ptr(_) => 8,
-        Type::Array { len, elem } => *len as i64 * size_of(cx, loc, elem)?,
+        Type::Array { len, elem } => (*len as i64).wrapping_mul(size_of(cx, loc, elem)?),
         Type::Struct { fields, .. } => {
-            let mut s = 0;
+            let mut s: i64 = 0;
             for f in fields {
-                s += size_of(cx, loc, f)?;
+                s = s.wrapping_add(size_of(cx, loc, f)?);
             }
             s
         }
@@ -475,300 +495,6 @@ fn store(m: &mut Machine, th: &mut ThreadState, p: Val, v: Val) -> Result<(), St
         th.observations
             .push_back(Observation::Store { obj, off, value: v });
     }
-    Ok(())
-}
-
-/// D-MAX-ITER: the key of an instance of `loc` that is not controlled by a
-/// token: derived from the key of the enclosing block visit.
-fn max_key(m: &mut Machine, th: &ThreadState, loc: Loc) -> KeyId {
-    let parent = th.frames.back().expect("frame").block_key;
-    m.keys.intern(KeyNode::Inst { loc, parent, n: 0 })
-}
-
-/// The token operand of a controlled call (C-CTRL), if any.
-fn token_of(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, call: &Call) -> R<Option<KeyId>> {
-    let Some(b) = call.convergence_bundles().next() else {
-        return Ok(None);
-    };
-    let ill = |message: &str| {
-        Stop::Error(RunError::IllFormed {
-            rule: "S-TOKEN",
-            at: loc_text(cx.prog, loc),
-            message: message.to_string(),
-        })
-    };
-    let op = b
-        .inputs
-        .first()
-        .ok_or_else(|| ill("empty convergencectrl bundle"))?;
-    match eval_t(m, th, cx, loc, op)? {
-        Val::Token(k) => Ok(Some(k)),
-        _ => Err(ill(
-            "convergencectrl operand is not a token from a control intrinsic",
-        )),
-    }
-}
-
-/// A call. Every convergent call is a scheduling point (M-OPER): the
-/// thread computes the instance key, records the event and waits; the
-/// scheduler fires the whole communicating set at once, so the order in
-/// which sets fire is a linear extension of convergence-before (D-ORDER
-/// holds by construction) and a thread arriving at a fired instance is
-/// detected (the schedule is pruned). After the set fired, the thread
-/// re-executes the call with [`ThreadState::resume`] set and completes it.
-fn exec_call(
-    m: &mut Machine,
-    th: &mut ThreadState,
-    cx: &mut Ctx,
-    loc: Loc,
-    res: Option<ValueId>,
-    call: &Call,
-) -> R<Flow> {
-    let module = cx.prog.module;
-    let kind = classify(module, call);
-    let mut args = Vec::with_capacity(call.args.len());
-    for a in &call.args {
-        args.push(match &a.value {
-            Operand::Metadata(_) => Val::Void,
-            v => eval(m, th, cx, loc, &a.ty, v)?,
-        });
-    }
-    let convergent = is_convergent_call(module, call);
-    let ret_ty = match &call.ty {
-        Type::Func { ret, .. } => (**ret).clone(),
-        t => t.clone(),
-    };
-    let name = call.callee_name().unwrap_or("<indirect>").to_string();
-    let resumed = th.resume.take().filter(|r| r.loc == loc);
-    let (key, set_value) = match resumed {
-        Some(r) => {
-            if let Some(e) = th.events.get_mut(r.event) {
-                e.result = Some(match (&kind, r.value) {
-                    (_, Some(v)) => v,
-                    (CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor, None) => {
-                        Val::Token(r.key)
-                    }
-                    _ => Val::Void,
-                });
-            }
-            (r.key, r.value)
-        }
-        None => {
-            let key = instance_key(m, th, cx, loc, call, &kind)?;
-            if convergent
-                || matches!(
-                    kind,
-                    CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor
-                )
-            {
-                let anchor_all = kind == CalleeKind::Anchor && cx.opts.anchor == AnchorMode::All;
-                // D-INST first: a thread meeting its own fired instance again
-                // is a contradiction of the rules, not an impossible schedule.
-                if !anchor_all && th.used_keys.contains(&key) {
-                    record_event(th, loc, &name, key, args.clone(), None)?;
-                }
-                if !anchor_all && m.fired.contains(&key) {
-                    th.status = Status::Killed;
-                    return Ok(Flow::Paused);
-                }
-                let event = th.events.len();
-                if anchor_all {
-                    // D-ANCHOR `all`: the scheduler chooses set and identity.
-                    th.events.push_back(CallEvent {
-                        loc,
-                        callee: name,
-                        pos: th.trace.len() - 1,
-                        key,
-                        args: args.clone(),
-                        result: None,
-                    });
-                } else {
-                    record_event(th, loc, &name, key, args.clone(), None)?;
-                }
-                th.status = Status::Waiting(Pending {
-                    loc,
-                    key: (!anchor_all).then_some(key),
-                    args,
-                    event,
-                });
-                return Ok(Flow::Paused);
-            }
-            (key, None)
-        }
-    };
-    let value = match kind {
-        CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor => Val::Token(key),
-        k if k.needs_set() && ret_ty != Type::Void => {
-            set_value.expect("M-OPER: a fired set gives every member a result")
-        }
-        CalleeKind::Defined(g) => {
-            let callee = cx.prog.func(g);
-            let mut values = im::HashMap::new();
-            for (p, a) in callee.params.iter().zip(args) {
-                if let Some(v) = p.value {
-                    values.insert(v, a);
-                }
-            }
-            th.frames.back_mut().expect("frame").index += 1;
-            // D-ENTRY-CALL / D-MAX in a callee: the context is the key of
-            // the call-site instance.
-            th.frames.push_back(Frame {
-                func: g,
-                block: crate::ir::BlockId(0),
-                index: 0,
-                values,
-                ctx: key,
-                block_key: key,
-                last_header: im::HashMap::new(),
-                ret_to: res,
-            });
-            enter_block(m, th, cx, None)?;
-            return Ok(Flow::Jumped);
-        }
-        CalleeKind::ThreadId => match ret_ty {
-            Type::Int(bits) => int(bits, th.tid as i128),
-            _ => return Err(unsupported(cx.prog, loc, "thread id of non-integer type")),
-        },
-        CalleeKind::UnknownPure => {
-            let memo = format!("pure:{name}:{args:?}:{}", th.tid);
-            match m.memo.get(&memo) {
-                Some(v) => *v,
-                None => {
-                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
-                    m.memo.insert(memo, v);
-                    v
-                }
-            }
-        }
-        CalleeKind::PureIntrinsic(which) => pure_intrinsic(cx, loc, &which, &args)?,
-        CalleeKind::Ignored => Val::Void,
-        _ if convergent => Val::Void,
-        _ => {
-            // P-INPUT: the thread's input stream; the call is observable.
-            let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
-            th.observations.push_back(Observation::Call {
-                callee: name,
-                args,
-                result: v,
-            });
-            v
-        }
-    };
-    set(th, res, value);
-    Ok(Flow::Next)
-}
-
-/// The key of this call's dynamic instance, by rule.
-fn instance_key(
-    m: &mut Machine,
-    th: &mut ThreadState,
-    cx: &Ctx,
-    loc: Loc,
-    call: &Call,
-    kind: &CalleeKind,
-) -> R<KeyId> {
-    let token = token_of(m, th, cx, loc, call)?;
-    Ok(match kind {
-        // D-ENTRY-LAUNCH for the kernel's own frame, D-ENTRY-CALL inside a
-        // callee (its context is the call-site instance key).
-        CalleeKind::Entry => {
-            let parent = if th.frames.len() == 1 {
-                match cx.opts.environment {
-                    Environment::OpenCl => m.keys.intern(KeyNode::Group(th.group)),
-                    Environment::Cxx => m.keys.intern(KeyNode::Thread(th.tid)),
-                }
-            } else {
-                th.frames.back().expect("frame").ctx
-            };
-            m.keys.intern(KeyNode::Inst { loc, parent, n: 0 })
-        }
-        // D-LOOP: converged iff the tokens come from converged instances and
-        // this is the n-th execution with that token value.
-        CalleeKind::Loop => {
-            let Some(t) = token else {
-                return Err(Stop::Error(RunError::IllFormed {
-                    rule: "S-LOOP-BUNDLE",
-                    at: loc_text(cx.prog, loc),
-                    message: "loop intrinsic without a convergencectrl bundle".into(),
-                }));
-            };
-            let n = th.loop_counts.get(&(loc, t)).copied().unwrap_or(0);
-            th.loop_counts.insert((loc, t), n + 1);
-            m.keys.intern(KeyNode::Inst { loc, parent: t, n })
-        }
-        // D-ANCHOR `maximal`: the maximally converged threads (D-MAX-ITER);
-        // in mode `all` this key is a placeholder the scheduler replaces.
-        CalleeKind::Anchor => max_key(m, th, loc),
-        // D-CTRL for controlled calls, D-MAX-ITER for the others.
-        _ => match token {
-            Some(t) => m.keys.intern(KeyNode::Inst {
-                loc,
-                parent: t,
-                n: 0,
-            }),
-            None => max_key(m, th, loc),
-        },
-    })
-}
-
-fn pure_intrinsic(cx: &Ctx, loc: Loc, which: &str, args: &[Val]) -> R<Val> {
-    let ints: Option<Vec<(u32, u128)>> = args
-        .iter()
-        .map(|a| match a {
-            Val::Int { bits, v } => Some((*bits, *v)),
-            _ => None,
-        })
-        .collect();
-    let Some(ints) = ints else {
-        return Ok(Val::Poison);
-    };
-    let (bits, a) = *ints
-        .first()
-        .ok_or_else(|| unsupported(cx.prog, loc, "intrinsic without arguments"))?;
-    let b = ints.get(1).map(|x| x.1).unwrap_or(0);
-    let (sa, sb) = (signed(bits, a), signed(bits, b));
-    let v = match which {
-        "llvm.ctpop" => a.count_ones() as u128,
-        "llvm.umin" => a.min(b),
-        "llvm.umax" => a.max(b),
-        "llvm.smin" => sa.min(sb) as u128,
-        "llvm.smax" => sa.max(sb) as u128,
-        _ => return Err(unsupported(cx.prog, loc, which)),
-    };
-    Ok(Val::Int {
-        bits,
-        v: v & mask(bits),
-    })
-}
-
-/// Records a convergent call; D-INST: a thread never has two converged
-/// instances, so a repeated key is a contradiction of the rules (CL-07).
-fn record_event(
-    th: &mut ThreadState,
-    loc: Loc,
-    callee: &str,
-    key: KeyId,
-    args: Vec<Val>,
-    result: Option<Val>,
-) -> R<()> {
-    if th.used_keys.contains(&key) {
-        return Err(Stop::Contradiction {
-            rule: "D-INST",
-            detail: format!(
-                "thread {} executes {callee} twice with the same dynamic-instance key: the rules make two of its instances converged (I1 == I2)",
-                th.tid
-            ),
-        });
-    }
-    th.used_keys.insert(key);
-    th.events.push_back(CallEvent {
-        loc,
-        callee: callee.to_string(),
-        pos: th.trace.len().saturating_sub(1),
-        key,
-        args,
-        result,
-    });
     Ok(())
 }
 

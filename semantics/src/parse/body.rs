@@ -1,21 +1,18 @@
-//! Function bodies: blocks, instructions and terminators of the subset
-//! (rule P-PROG). Each instruction kind has its own small parser, in the
-//! order of [`InstKind`]; result types are computed here so uses can be
-//! checked against definitions.
+//! Function bodies: blocks and terminators of the subset (rule P-PROG),
+//! and the operand helpers the instruction parsers in `inst` share.
 
-use super::attrs::AttrCtx;
+use super::inst::{FLAG_WORDS, ORDERINGS};
 use super::lexer::Tok;
 use super::names::FnBuilder;
 use super::parser::Parser;
-use super::types::bool_like;
 use super::ParseError;
 use crate::ir::{
-    Atomic, BinOp, Block, BlockId, Bundle, Call, CallArg, CastOp, FCmpPred, Function, ICmpPred,
-    Inst, InstKind, Operand, RmwOp, Span, TermKind, Terminator, Type, TypedOperand, ValueDef,
+    Atomic, Block, BlockId, Function, Inst, Operand, TermKind, Terminator, Type, TypedOperand,
+    ValueDef,
 };
 
 /// Instructions and terminators LLVM has but the subset does not.
-const UNSUPPORTED_OPS: &[&str] = &[
+pub(super) const UNSUPPORTED_OPS: &[&str] = &[
     "invoke",
     "callbr",
     "indirectbr",
@@ -32,114 +29,10 @@ const UNSUPPORTED_OPS: &[&str] = &[
     "uselistorder_bb",
 ];
 
-/// Fast-math and wrap/exact flags that may follow an opcode.
-const FLAG_WORDS: &[&str] = &[
-    "nuw", "nsw", "exact", "disjoint", "nneg", "fast", "nnan", "ninf", "nsz", "arcp", "contract",
-    "afn", "reassoc",
-];
-
-const FCMP_PREDS: &[&str] = &[
-    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
-    "une", "uno", "true",
-];
-
-const ORDERINGS: &[&str] = &[
-    "unordered",
-    "monotonic",
-    "acquire",
-    "release",
-    "acq_rel",
-    "seq_cst",
-];
-
-fn binop(w: &str) -> Option<BinOp> {
-    Some(match w {
-        "add" => BinOp::Add,
-        "sub" => BinOp::Sub,
-        "mul" => BinOp::Mul,
-        "udiv" => BinOp::UDiv,
-        "sdiv" => BinOp::SDiv,
-        "urem" => BinOp::URem,
-        "srem" => BinOp::SRem,
-        "shl" => BinOp::Shl,
-        "lshr" => BinOp::LShr,
-        "ashr" => BinOp::AShr,
-        "and" => BinOp::And,
-        "or" => BinOp::Or,
-        "xor" => BinOp::Xor,
-        "fadd" => BinOp::FAdd,
-        "fsub" => BinOp::FSub,
-        "fmul" => BinOp::FMul,
-        "fdiv" => BinOp::FDiv,
-        "frem" => BinOp::FRem,
-        _ => return None,
-    })
-}
-
-fn castop(w: &str) -> Option<CastOp> {
-    Some(match w {
-        "trunc" => CastOp::Trunc,
-        "zext" => CastOp::ZExt,
-        "sext" => CastOp::SExt,
-        "fptrunc" => CastOp::FPTrunc,
-        "fpext" => CastOp::FPExt,
-        "fptoui" => CastOp::FPToUI,
-        "fptosi" => CastOp::FPToSI,
-        "uitofp" => CastOp::UIToFP,
-        "sitofp" => CastOp::SIToFP,
-        "ptrtoint" => CastOp::PtrToInt,
-        "inttoptr" => CastOp::IntToPtr,
-        "bitcast" => CastOp::BitCast,
-        "addrspacecast" => CastOp::AddrSpaceCast,
-        _ => return None,
-    })
-}
-
-fn icmp_pred(w: &str) -> Option<ICmpPred> {
-    Some(match w {
-        "eq" => ICmpPred::Eq,
-        "ne" => ICmpPred::Ne,
-        "ugt" => ICmpPred::Ugt,
-        "uge" => ICmpPred::Uge,
-        "ult" => ICmpPred::Ult,
-        "ule" => ICmpPred::Ule,
-        "sgt" => ICmpPred::Sgt,
-        "sge" => ICmpPred::Sge,
-        "slt" => ICmpPred::Slt,
-        "sle" => ICmpPred::Sle,
-        _ => return None,
-    })
-}
-
-fn rmw_op(w: &str) -> Option<RmwOp> {
-    Some(match w {
-        "xchg" => RmwOp::Xchg,
-        "add" => RmwOp::Add,
-        "sub" => RmwOp::Sub,
-        "and" => RmwOp::And,
-        "nand" => RmwOp::Nand,
-        "or" => RmwOp::Or,
-        "xor" => RmwOp::Xor,
-        "max" => RmwOp::Max,
-        "min" => RmwOp::Min,
-        "umax" => RmwOp::UMax,
-        "umin" => RmwOp::UMin,
-        "fadd" => RmwOp::FAdd,
-        "fsub" => RmwOp::FSub,
-        "fmax" => RmwOp::FMax,
-        "fmin" => RmwOp::FMin,
-        "uinc_wrap" => RmwOp::UIncWrap,
-        "udec_wrap" => RmwOp::UDecWrap,
-        "usub_cond" => RmwOp::USubCond,
-        "usub_sat" => RmwOp::USubSat,
-        _ => return None,
-    })
-}
-
 /// Per-body state: the name table plus the current block.
-struct Body<'f> {
-    fb: FnBuilder,
-    f: &'f mut Function,
+pub(super) struct Body<'f> {
+    pub fb: FnBuilder,
+    pub f: &'f mut Function,
 }
 
 impl Parser {
@@ -251,11 +144,23 @@ impl Parser {
         let kind = match op {
             "ret" => {
                 self.bump();
-                if self.eat_word("void") {
-                    TermKind::Ret(None)
+                let at = self.span();
+                let v = if self.eat_word("void") {
+                    None
                 } else {
-                    TermKind::Ret(Some(self.typed_operand(st)?))
+                    Some(self.typed_operand(st)?)
+                };
+                let written = v.as_ref().map_or(&Type::Void, |v| &v.ty);
+                if !super::types::same_type(written, &st.f.ret_ty) {
+                    return Err(self.err_at(
+                        at,
+                        format!(
+                            "value doesn't match function result type '{}'",
+                            crate::ir::print::type_str(&st.f.ret_ty)
+                        ),
+                    ));
                 }
+                TermKind::Ret(v)
             }
             "br" => {
                 self.bump();
@@ -326,12 +231,12 @@ impl Parser {
     }
 
     /// `label %name`.
-    fn label_ref(&mut self, st: &mut Body<'_>) -> Result<BlockId, ParseError> {
+    pub(super) fn label_ref(&mut self, st: &mut Body<'_>) -> Result<BlockId, ParseError> {
         self.expect_word("label")?;
         self.block_ref(st)
     }
 
-    fn block_ref(&mut self, st: &mut Body<'_>) -> Result<BlockId, ParseError> {
+    pub(super) fn block_ref(&mut self, st: &mut Body<'_>) -> Result<BlockId, ParseError> {
         let at = self.span();
         match self.peek().clone() {
             Tok::Local(n) => {
@@ -344,7 +249,7 @@ impl Parser {
 
     /// A value of type `ty`: a local (checked against its definition) or a
     /// constant.
-    fn operand_of(
+    pub(super) fn operand_of(
         &mut self,
         st: &mut Body<'_>,
         ty: &Type,
@@ -360,13 +265,13 @@ impl Parser {
         }
     }
 
-    fn typed_operand(&mut self, st: &mut Body<'_>) -> Result<TypedOperand, ParseError> {
+    pub(super) fn typed_operand(&mut self, st: &mut Body<'_>) -> Result<TypedOperand, ParseError> {
         let ty = self.parse_type()?;
         let value = self.operand_of(st, &ty, false)?;
         Ok(TypedOperand { ty, value })
     }
 
-    fn flags(&mut self) -> Vec<String> {
+    pub(super) fn flags(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         while let Some(w) = self.word() {
             if FLAG_WORDS.contains(&w) {
@@ -379,7 +284,7 @@ impl Parser {
         out
     }
 
-    fn opt_align(&mut self) -> Result<Option<u64>, ParseError> {
+    pub(super) fn opt_align(&mut self) -> Result<Option<u64>, ParseError> {
         if self.eat_comma_word("align") {
             Ok(Some(self.uint()?))
         } else {
@@ -388,7 +293,7 @@ impl Parser {
     }
 
     /// `[syncscope("x")] ordering`.
-    fn atomic(&mut self, two: bool) -> Result<Atomic, ParseError> {
+    pub(super) fn atomic(&mut self, two: bool) -> Result<Atomic, ParseError> {
         let syncscope = if self.eat_word("syncscope") {
             self.expect_punct('(')?;
             let s = self.string()?;
@@ -406,7 +311,7 @@ impl Parser {
         })
     }
 
-    fn ordering(&mut self) -> Result<String, ParseError> {
+    pub(super) fn ordering(&mut self) -> Result<String, ParseError> {
         match self.word() {
             Some(w) if ORDERINGS.contains(&w) => {
                 let w = w.to_string();
@@ -417,7 +322,7 @@ impl Parser {
         }
     }
 
-    fn indices(&mut self) -> Result<Vec<u32>, ParseError> {
+    pub(super) fn indices(&mut self) -> Result<Vec<u32>, ParseError> {
         let mut out = Vec::new();
         while self.is_punct(',') && matches!(self.peek_at(1), Tok::Int(_)) {
             self.bump();
@@ -427,528 +332,5 @@ impl Parser {
             return Err(self.expected("an index"));
         }
         Ok(out)
-    }
-
-    /// One non-terminator instruction; returns it with its result type
-    /// (`None`/`Void` for instructions without a result).
-    fn instruction(
-        &mut self,
-        st: &mut Body<'_>,
-        op: &str,
-        at: Span,
-    ) -> Result<(InstKind, Option<Type>), ParseError> {
-        if UNSUPPORTED_OPS.contains(&op) {
-            return Err(self.unsupported(op));
-        }
-        self.bump();
-        if let Some(bop) = binop(op) {
-            let flags = self.flags();
-            let ty = self.parse_type()?;
-            let lhs = self.operand_of(st, &ty, false)?;
-            self.expect_punct(',')?;
-            let rhs = self.operand_of(st, &ty, false)?;
-            return Ok((
-                InstKind::Binary {
-                    op: bop,
-                    flags,
-                    ty: ty.clone(),
-                    lhs,
-                    rhs,
-                },
-                Some(ty),
-            ));
-        }
-        if let Some(cop) = castop(op) {
-            let flags = self.flags();
-            let from = self.typed_operand(st)?;
-            self.expect_word("to")?;
-            let to = self.parse_type()?;
-            return Ok((
-                InstKind::Cast {
-                    op: cop,
-                    flags,
-                    from,
-                    to: to.clone(),
-                },
-                Some(to),
-            ));
-        }
-        let r = match op {
-            "fneg" => {
-                let flags = self.flags();
-                let ty = self.parse_type()?;
-                let value = self.operand_of(st, &ty, false)?;
-                (
-                    InstKind::FNeg {
-                        flags,
-                        ty: ty.clone(),
-                        value,
-                    },
-                    Some(ty),
-                )
-            }
-            "icmp" => {
-                let samesign = self.eat_word("samesign");
-                let pred = match self.word().and_then(icmp_pred) {
-                    Some(p) => p,
-                    None => return Err(self.expected("an icmp predicate")),
-                };
-                self.bump();
-                let ty = self.parse_type()?;
-                let lhs = self.operand_of(st, &ty, false)?;
-                self.expect_punct(',')?;
-                let rhs = self.operand_of(st, &ty, false)?;
-                let rty = bool_like(&ty);
-                (
-                    InstKind::ICmp {
-                        samesign,
-                        pred,
-                        ty,
-                        lhs,
-                        rhs,
-                    },
-                    Some(rty),
-                )
-            }
-            "fcmp" => {
-                let flags = self.flags();
-                let pred = match self.word() {
-                    Some(w) if FCMP_PREDS.contains(&w) => FCmpPred(w.to_string()),
-                    _ => return Err(self.expected("an fcmp predicate")),
-                };
-                self.bump();
-                let ty = self.parse_type()?;
-                let lhs = self.operand_of(st, &ty, false)?;
-                self.expect_punct(',')?;
-                let rhs = self.operand_of(st, &ty, false)?;
-                let rty = bool_like(&ty);
-                (
-                    InstKind::FCmp {
-                        flags,
-                        pred,
-                        ty,
-                        lhs,
-                        rhs,
-                    },
-                    Some(rty),
-                )
-            }
-            "select" => {
-                let flags = self.flags();
-                let cond = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let on_true = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let on_false = self.typed_operand(st)?;
-                let rty = on_true.ty.clone();
-                (
-                    InstKind::Select {
-                        flags,
-                        cond,
-                        on_true,
-                        on_false,
-                    },
-                    Some(rty),
-                )
-            }
-            "freeze" => {
-                let v = self.typed_operand(st)?;
-                let rty = v.ty.clone();
-                (InstKind::Freeze(v), Some(rty))
-            }
-            "phi" => {
-                let flags = self.flags();
-                let ty = self.parse_type()?;
-                let mut incoming = Vec::new();
-                loop {
-                    self.expect_punct('[')?;
-                    let v = self.operand_of(st, &ty, false)?;
-                    self.expect_punct(',')?;
-                    let b = self.block_ref(st)?;
-                    self.expect_punct(']')?;
-                    incoming.push((v, b));
-                    if !(self.is_punct(',') && matches!(self.peek_at(1), Tok::Punct('['))) {
-                        break;
-                    }
-                    self.bump();
-                }
-                (
-                    InstKind::Phi {
-                        flags,
-                        ty: ty.clone(),
-                        incoming,
-                    },
-                    Some(ty),
-                )
-            }
-            "tail" | "musttail" | "notail" => {
-                self.expect_word("call")?;
-                self.call(st, Some(op.to_string()))?
-            }
-            "call" => self.call(st, None)?,
-            "alloca" => self.alloca(st)?,
-            "load" => {
-                let atomic = self.eat_word("atomic");
-                let volatile = self.eat_word("volatile");
-                let ty = self.parse_type()?;
-                self.expect_punct(',')?;
-                let ptr = self.typed_operand(st)?;
-                let atomic = if atomic {
-                    Some(self.atomic(false)?)
-                } else {
-                    None
-                };
-                let align = self.opt_align()?;
-                (
-                    InstKind::Load {
-                        volatile,
-                        ty: ty.clone(),
-                        ptr,
-                        atomic,
-                        align,
-                    },
-                    Some(ty),
-                )
-            }
-            "store" => {
-                let atomic = self.eat_word("atomic");
-                let volatile = self.eat_word("volatile");
-                let value = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let ptr = self.typed_operand(st)?;
-                let atomic = if atomic {
-                    Some(self.atomic(false)?)
-                } else {
-                    None
-                };
-                let align = self.opt_align()?;
-                (
-                    InstKind::Store {
-                        volatile,
-                        value,
-                        ptr,
-                        atomic,
-                        align,
-                    },
-                    None,
-                )
-            }
-            "atomicrmw" => {
-                let volatile = self.eat_word("volatile");
-                let rop = match self.word().and_then(rmw_op) {
-                    Some(o) => o,
-                    None => return Err(self.expected("an atomicrmw operation")),
-                };
-                self.bump();
-                let ptr = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let value = self.typed_operand(st)?;
-                let atomic = self.atomic(false)?;
-                let align = self.opt_align()?;
-                let rty = value.ty.clone();
-                (
-                    InstKind::AtomicRmw {
-                        volatile,
-                        op: rop,
-                        ptr,
-                        value,
-                        atomic,
-                        align,
-                    },
-                    Some(rty),
-                )
-            }
-            "cmpxchg" => {
-                let weak = self.eat_word("weak");
-                let volatile = self.eat_word("volatile");
-                let ptr = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let cmp = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let new = self.typed_operand(st)?;
-                let atomic = self.atomic(true)?;
-                let align = self.opt_align()?;
-                let rty = Type::Struct {
-                    fields: vec![cmp.ty.clone(), Type::Int(1)],
-                    packed: false,
-                };
-                (
-                    InstKind::CmpXchg {
-                        weak,
-                        volatile,
-                        ptr,
-                        cmp,
-                        new,
-                        atomic,
-                        align,
-                    },
-                    Some(rty),
-                )
-            }
-            "getelementptr" => self.gep(st)?,
-            "extractvalue" => {
-                let agg = self.typed_operand(st)?;
-                let indices = self.indices()?;
-                let rty = self
-                    .aggregate_elem(&agg.ty, &indices)
-                    .ok_or_else(|| self.err_at(at, "invalid extractvalue indices for type"))?;
-                (InstKind::ExtractValue { agg, indices }, Some(rty))
-            }
-            "insertvalue" => {
-                let agg = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let value = self.typed_operand(st)?;
-                let indices = self.indices()?;
-                let rty = agg.ty.clone();
-                (
-                    InstKind::InsertValue {
-                        agg,
-                        value,
-                        indices,
-                    },
-                    Some(rty),
-                )
-            }
-            "extractelement" => {
-                let vector = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let index = self.typed_operand(st)?;
-                let rty = match &vector.ty {
-                    Type::Vector { elem, .. } => (**elem).clone(),
-                    _ => return Err(self.err_at(at, "extractelement requires a vector operand")),
-                };
-                (InstKind::ExtractElement { vector, index }, Some(rty))
-            }
-            "insertelement" => {
-                let vector = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let value = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let index = self.typed_operand(st)?;
-                let rty = vector.ty.clone();
-                (
-                    InstKind::InsertElement {
-                        vector,
-                        value,
-                        index,
-                    },
-                    Some(rty),
-                )
-            }
-            "shufflevector" => {
-                let a = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let b = self.typed_operand(st)?;
-                self.expect_punct(',')?;
-                let mask = self.typed_operand(st)?;
-                let rty = match (&a.ty, &mask.ty) {
-                    (Type::Vector { elem, .. }, Type::Vector { len, scalable, .. }) => {
-                        Type::Vector {
-                            len: *len,
-                            scalable: *scalable,
-                            elem: elem.clone(),
-                        }
-                    }
-                    _ => return Err(self.err_at(at, "shufflevector requires vector operands")),
-                };
-                (InstKind::ShuffleVector { a, b, mask }, Some(rty))
-            }
-            _ => {
-                return Err(self.err_at(at, format!("expected an instruction opcode, found '{op}'")))
-            }
-        };
-        Ok(r)
-    }
-
-    fn alloca(&mut self, st: &mut Body<'_>) -> Result<(InstKind, Option<Type>), ParseError> {
-        if self.is_word("inalloca") || self.is_word("swifterror") {
-            return Err(self.unsupported("alloca inalloca/swifterror"));
-        }
-        let ty = self.parse_type()?;
-        let mut count = None;
-        let mut align = None;
-        let mut addrspace = None;
-        while self.is_punct(',') {
-            match self.peek_at(1).clone() {
-                Tok::Word(w) if w == "align" => {
-                    self.pos += 2;
-                    align = Some(self.uint()?);
-                }
-                Tok::Word(w) if w == "addrspace" => {
-                    self.bump();
-                    addrspace = Some(self.addrspace()?);
-                }
-                Tok::Meta(_) => break,
-                _ if count.is_none() && align.is_none() && addrspace.is_none() => {
-                    self.bump();
-                    count = Some(self.typed_operand(st)?);
-                }
-                _ => return Err(self.expected("'align' or 'addrspace'")),
-            }
-        }
-        let rty = Type::Ptr(addrspace.unwrap_or(self.alloca_as));
-        Ok((
-            InstKind::Alloca {
-                ty,
-                count,
-                align,
-                addrspace,
-            },
-            Some(rty),
-        ))
-    }
-
-    fn gep(&mut self, st: &mut Body<'_>) -> Result<(InstKind, Option<Type>), ParseError> {
-        let mut flags = Vec::new();
-        while let Some(w) = self.word() {
-            match w {
-                "inbounds" | "nuw" | "nusw" => {
-                    flags.push(w.to_string());
-                    self.bump();
-                }
-                "inrange" => return Err(self.unsupported("getelementptr inrange")),
-                _ => break,
-            }
-        }
-        let source_ty = self.parse_type()?;
-        self.expect_punct(',')?;
-        let base = self.typed_operand(st)?;
-        let mut indices = Vec::new();
-        while self.is_punct(',') && !matches!(self.peek_at(1), Tok::Meta(_)) {
-            self.bump();
-            indices.push(self.typed_operand(st)?);
-        }
-        let vec_len = std::iter::once(&base.ty)
-            .chain(indices.iter().map(|i| &i.ty))
-            .find_map(|t| match t {
-                Type::Vector { len, scalable, .. } => Some((*len, *scalable)),
-                _ => None,
-            });
-        let ptr_ty = match &base.ty {
-            Type::Vector { elem, .. } => (**elem).clone(),
-            t => t.clone(),
-        };
-        let rty = match vec_len {
-            Some((len, scalable)) => Type::Vector {
-                len,
-                scalable,
-                elem: Box::new(ptr_ty),
-            },
-            None => ptr_ty,
-        };
-        Ok((
-            InstKind::Gep {
-                flags,
-                source_ty,
-                base,
-                indices,
-            },
-            Some(rty),
-        ))
-    }
-
-    /// `call` after the tail marker: `[fmf] [cconv] [ret attrs] T|FnTy
-    /// callee(args) [fn attrs] [bundles]`.
-    fn call(
-        &mut self,
-        st: &mut Body<'_>,
-        tail: Option<String>,
-    ) -> Result<(InstKind, Option<Type>), ParseError> {
-        let flags = self.flags();
-        let cconv = self.cconv()?;
-        let ret_attrs = self.attrs(AttrCtx::Ret)?;
-        if self.is_word("addrspace") {
-            return Err(self.unsupported("call addrspace"));
-        }
-        let ty = self.parse_type()?;
-        let callee_at = self.span();
-        let callee = match self.peek().clone() {
-            Tok::Global(g) => {
-                self.bump();
-                self.note_global_use(g.clone(), callee_at);
-                Operand::Const(crate::ir::Const::Global(g))
-            }
-            Tok::Local(n) => {
-                self.bump();
-                // Callees through typed pointers or other address spaces
-                // are accepted without a type check.
-                st.fb.use_value_opt(self, n, None, callee_at)?
-            }
-            Tok::Word(w) if w == "asm" => return Err(self.unsupported("inline asm")),
-            // Constant callees (`null`, `undef`, ...); constant expressions
-            // and inline asm are rejected inside `parse_const`.
-            _ => Operand::Const(self.parse_const(&Type::Ptr(0))?),
-        };
-        self.expect_punct('(')?;
-        let mut args = Vec::new();
-        if !self.eat_punct(')') {
-            loop {
-                if self.peek() == &Tok::Ellipsis {
-                    return Err(self.unsupported("musttail varargs forwarding"));
-                }
-                let aty = self.parse_type()?;
-                if aty == Type::Metadata {
-                    let text = self.skip_md_value()?;
-                    args.push(CallArg {
-                        ty: aty,
-                        attrs: Vec::new(),
-                        value: Operand::Metadata(text),
-                    });
-                } else {
-                    let attrs = self.attrs(AttrCtx::Param)?;
-                    let value = self.operand_of(st, &aty, false)?;
-                    args.push(CallArg {
-                        ty: aty,
-                        attrs,
-                        value,
-                    });
-                }
-                if self.eat_punct(')') {
-                    break;
-                }
-                self.expect_punct(',')?;
-            }
-        }
-        let fn_attrs = self.attrs(AttrCtx::CallSite)?;
-        let mut bundles = Vec::new();
-        if self.eat_punct('[') {
-            loop {
-                let tag = self.string()?;
-                self.expect_punct('(')?;
-                let mut inputs = Vec::new();
-                if !self.eat_punct(')') {
-                    loop {
-                        inputs.push(self.typed_operand(st)?);
-                        if self.eat_punct(')') {
-                            break;
-                        }
-                        self.expect_punct(',')?;
-                    }
-                }
-                bundles.push(Bundle { tag, inputs });
-                if self.eat_punct(']') {
-                    break;
-                }
-                self.expect_punct(',')?;
-            }
-        }
-        let rty = match &ty {
-            Type::Func { ret, .. } => (**ret).clone(),
-            t => t.clone(),
-        };
-        Ok((
-            InstKind::Call(Call {
-                tail,
-                flags,
-                cconv,
-                ret_attrs,
-                ty,
-                callee,
-                args,
-                fn_attrs,
-                bundles,
-            }),
-            Some(rty),
-        ))
     }
 }

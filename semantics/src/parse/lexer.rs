@@ -67,13 +67,16 @@ struct Lexer<'a> {
     pos: usize,
     line: u32,
     line_start: usize,
+    /// Where the current token starts (errors point there, even when the
+    /// token, like a string, spans lines).
+    tok_span: Span,
 }
 
 impl<'a> Lexer<'a> {
     fn span_at(&self, pos: usize) -> Span {
         Span {
             line: self.line,
-            col: (pos - self.line_start + 1) as u32,
+            col: (pos.saturating_sub(self.line_start) + 1) as u32,
         }
     }
 
@@ -81,9 +84,9 @@ impl<'a> Lexer<'a> {
         self.src.get(self.pos + off).copied().unwrap_or(0)
     }
 
-    fn err(&self, pos: usize, message: impl Into<String>) -> LexError {
+    fn err(&self, _pos: usize, message: impl Into<String>) -> LexError {
         LexError {
-            span: self.span_at(pos),
+            span: self.tok_span,
             message: message.into(),
         }
     }
@@ -187,6 +190,7 @@ impl<'a> Lexer<'a> {
         }
         let start = self.pos;
         let span = self.span_at(start);
+        self.tok_span = span;
         let c = self.src[start];
         let tok = match c {
             b'%' => {
@@ -374,6 +378,7 @@ pub fn lex(text: &str) -> Result<Vec<Token>, LexError> {
         pos: 0,
         line: 1,
         line_start: 0,
+        tok_span: Span { line: 1, col: 1 },
     };
     let mut out = Vec::new();
     while let Some(t) = lx.next()? {

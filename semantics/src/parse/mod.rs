@@ -3,7 +3,8 @@
 //! Layout: [`lexer`] turns text into tokens with spans; `parser` holds the
 //! token cursor and the module level (globals, headers, attribute groups,
 //! metadata skipping); `types` parses types and constants; `attrs` the open
-//! attribute syntax; `body` function bodies, with name resolution and
+//! attribute syntax; `keywords` linkage and calling-convention words; `body`
+//! blocks and terminators, `inst` the other instructions, with name resolution and
 //! LLVM's numbering rules in `names`.
 //!
 //! Everything outside the subset is rejected with
@@ -11,9 +12,23 @@
 //! "never silently ignored"); metadata and debug records are the one
 //! deliberate exception: they are accepted and dropped because no rule of
 //! the semantics reads them.
+//!
+//! Where the parser and LLVM 22's `LLParser` knowingly differ:
+//! - `splat (T v)` is expanded into the vector constant it abbreviates (the
+//!   IR has no splat constant); scalable splats are `Unsupported`.
+//! - Calls to undeclared `llvm.*` intrinsics are accepted (LLVM declares
+//!   them implicitly) but no declaration is added to the module.
+//! - Integer constants must fit their type in its signed or unsigned
+//!   spelling (`i8 255`, `i8 -128`); LLVM silently wraps `i8 300`.
+//! - References to undefined attribute groups are accepted, as LLVM does.
+//! - Numbering follows LLVM 22: unnamed arguments, the implicit entry
+//!   block, unnamed non-void instructions and unnamed blocks share one
+//!   counter; an explicit number may skip ahead but never go back.
 
 mod attrs;
 mod body;
+mod inst;
+mod keywords;
 pub mod lexer;
 mod names;
 mod parser;
@@ -54,3 +69,6 @@ pub fn parse_module(file: &str, text: &str) -> Result<Module, ParseError> {
     })?;
     parser::Parser::new(file, toks).module()
 }
+
+#[cfg(test)]
+mod tests;

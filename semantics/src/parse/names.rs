@@ -6,6 +6,7 @@
 //! get placeholder ids that are patched once the body is complete.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::parser::Parser;
 use super::types::same_type;
@@ -17,6 +18,31 @@ use crate::ir::{
 /// Placeholder ids start here; real ids are indices into small vectors.
 const FWD: usize = usize::MAX / 2;
 
+/// FNV-1a: name tables are hashed on every use, and SipHash's DoS
+/// resistance buys nothing for a parser of local files.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
 #[derive(Clone, Copy)]
 enum Def {
     Value(ValueId),
@@ -25,30 +51,30 @@ enum Def {
 
 pub(super) struct FnBuilder {
     pub values: Vec<ValueInfo>,
-    defs: HashMap<Name, Def>,
+    defs: Map<Name, Def>,
     next_num: u32,
     block_count: usize,
     /// Forward value references: name, first use.
     fwd_vals: Vec<(Name, Span)>,
-    fwd_val_idx: HashMap<Name, usize>,
+    fwd_val_idx: Map<Name, usize>,
     /// Type each forward use expects: placeholder index, type, use site.
     fwd_uses: Vec<(usize, Type, Span)>,
     fwd_blocks: Vec<(Name, Span)>,
-    fwd_block_idx: HashMap<Name, usize>,
+    fwd_block_idx: Map<Name, usize>,
 }
 
 impl FnBuilder {
     pub fn new() -> FnBuilder {
         FnBuilder {
             values: Vec::new(),
-            defs: HashMap::new(),
+            defs: Map::default(),
             next_num: 0,
             block_count: 0,
             fwd_vals: Vec::new(),
-            fwd_val_idx: HashMap::new(),
+            fwd_val_idx: Map::default(),
             fwd_uses: Vec::new(),
             fwd_blocks: Vec::new(),
-            fwd_block_idx: HashMap::new(),
+            fwd_block_idx: Map::default(),
         }
     }
 

@@ -5,94 +5,10 @@
 use std::collections::HashMap;
 
 use super::attrs::AttrCtx;
+use super::keywords::{CCONV_WORDS, LINKAGE_WORDS};
 use super::lexer::{Tok, Token};
 use super::{ParseError, ParseErrorKind};
 use crate::ir::{AttrGroup, Function, Global, Module, Name, Param, Span, Type, TypeDef};
-
-/// Linkage, preemption, visibility and DLL storage words (LangRef
-/// "Linkage Types", "Visibility Styles", "DLL Storage Classes").
-pub(super) const LINKAGE_WORDS: &[&str] = &[
-    "private",
-    "internal",
-    "available_externally",
-    "linkonce",
-    "weak",
-    "common",
-    "appending",
-    "extern_weak",
-    "linkonce_odr",
-    "weak_odr",
-    "external",
-    "dso_local",
-    "dso_preemptable",
-    "default",
-    "hidden",
-    "protected",
-    "dllimport",
-    "dllexport",
-];
-
-/// Named calling conventions (LangRef "Calling Conventions"); `cc N` is
-/// handled separately.
-pub(super) const CCONV_WORDS: &[&str] = &[
-    "ccc",
-    "fastcc",
-    "coldcc",
-    "ghccc",
-    "cc",
-    "webkit_jscc",
-    "anyregcc",
-    "preserve_mostcc",
-    "preserve_allcc",
-    "preserve_nonecc",
-    "swiftcc",
-    "swifttailcc",
-    "cxx_fast_tlscc",
-    "tailcc",
-    "cfguard_checkcc",
-    "x86_stdcallcc",
-    "x86_fastcallcc",
-    "x86_thiscallcc",
-    "x86_vectorcallcc",
-    "x86_regcallcc",
-    "x86_intrcc",
-    "x86_64_sysvcc",
-    "win64cc",
-    "arm_apcscc",
-    "arm_aapcscc",
-    "arm_aapcs_vfpcc",
-    "aarch64_vector_pcs",
-    "aarch64_sve_vector_pcs",
-    "aarch64_sme_preservemost_from_x0",
-    "aarch64_sme_preservemost_from_x1",
-    "aarch64_sme_preservemost_from_x2",
-    "msp430_intrcc",
-    "avr_intrcc",
-    "avr_signalcc",
-    "ptx_kernel",
-    "ptx_device",
-    "spir_kernel",
-    "spir_func",
-    "intel_ocl_bicc",
-    "hhvmcc",
-    "hhvm_ccc",
-    "amdgpu_vs",
-    "amdgpu_ls",
-    "amdgpu_hs",
-    "amdgpu_es",
-    "amdgpu_gs",
-    "amdgpu_ps",
-    "amdgpu_cs",
-    "amdgpu_cs_chain",
-    "amdgpu_cs_chain_preserve",
-    "amdgpu_kernel",
-    "amdgpu_gfx",
-    "amdgpu_gfx_whole_wave",
-    "riscv_vector_cc",
-    "m68k_rtdcc",
-    "m68k_intrcc",
-    "graalcc",
-];
 
 /// The token cursor plus module-wide facts the body parser needs.
 pub(super) struct Parser {
@@ -108,6 +24,9 @@ pub(super) struct Parser {
     /// against the module's globals and functions at the end.
     pub global_uses: Vec<(String, Span)>,
     pub global_seen: std::collections::HashSet<String>,
+    /// `%T` type references with their first use, checked at the end.
+    pub type_uses: Vec<(String, Span)>,
+    pub type_seen: std::collections::HashSet<String>,
 }
 
 impl Parser {
@@ -120,6 +39,8 @@ impl Parser {
             alloca_as: 0,
             global_uses: Vec::new(),
             global_seen: std::collections::HashSet::new(),
+            type_uses: Vec::new(),
+            type_seen: std::collections::HashSet::new(),
         }
     }
 
@@ -135,11 +56,15 @@ impl Parser {
     pub fn span(&self) -> Span {
         self.toks[self.pos.min(self.toks.len() - 1)].span
     }
-    pub fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
+    pub fn bump(&mut self) {
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
         }
+    }
+    /// The current token (cloned) and advance.
+    pub fn take(&mut self) -> Tok {
+        let t = self.peek().clone();
+        self.bump();
         t
     }
     pub fn is_word(&self, w: &str) -> bool {
@@ -305,7 +230,7 @@ impl Parser {
                 }
             }
             Tok::MetaStr(_) => {
-                out.push_str(&self.bump().text());
+                out.push_str(&self.take().text());
             }
             Tok::Punct('!') => {
                 self.bump();
@@ -356,6 +281,9 @@ impl Parser {
         self.prescan_types()?;
         let mut m = Module::default();
         let mut seen_groups: HashMap<u32, ()> = HashMap::new();
+        // Names of globals and functions (one namespace), and of types.
+        let mut global_names: std::collections::HashSet<String> = Default::default();
+        let mut type_names: std::collections::HashSet<String> = Default::default();
         loop {
             let at = self.span();
             match self.peek().clone() {
@@ -382,9 +310,7 @@ impl Parser {
                     }
                     "define" | "declare" => {
                         let f = self.function()?;
-                        if m.functions.iter().any(|g| g.name == f.name)
-                            || m.globals.iter().any(|g| g.name == f.name)
-                        {
+                        if !global_names.insert(f.name.clone()) {
                             return Err(
                                 self.err_at(f.span, format!("redefinition of '@{}'", f.name))
                             );
@@ -393,7 +319,7 @@ impl Parser {
                     }
                     "attributes" => {
                         self.bump();
-                        let id = match self.bump() {
+                        let id = match self.take() {
                             Tok::AttrRef(n) => n,
                             _ => return Err(self.err_at(at, "expected '#N' after 'attributes'")),
                         };
@@ -427,14 +353,14 @@ impl Parser {
                         Some(self.parse_type()?)
                     };
                     let name = type_name(&name);
-                    if m.types.iter().any(|t| t.name == name) {
+                    if !type_names.insert(name.clone()) {
                         return Err(self.err_at(at, format!("redefinition of type '%{name}'")));
                     }
                     m.types.push(TypeDef { name, ty, span: at });
                 }
                 Tok::Global(name) => {
                     let g = self.global(name)?;
-                    if m.globals.iter().any(|x| x.name == g.name) {
+                    if !global_names.insert(g.name.clone()) {
                         return Err(
                             self.err_at(at, format!("redefinition of global '@{}'", g.name))
                         );
@@ -449,7 +375,7 @@ impl Parser {
                 _ => return Err(self.expected("a top-level entity")),
             }
         }
-        self.check_globals_defined(&m)?;
+        self.check_globals_defined(&global_names, &type_names)?;
         Ok(m)
     }
 
@@ -477,21 +403,26 @@ impl Parser {
             i += 1;
         }
         self.pos = 0;
+        self.type_uses.clear();
+        self.type_seen.clear();
         Ok(())
     }
 
     /// Every `@name` used by a constant or call refers to a global or
     /// function of the module (LLVM: "use of undefined value").
-    fn check_globals_defined(&self, m: &Module) -> Result<(), ParseError> {
-        let defined: std::collections::HashSet<&str> = m
-            .globals
-            .iter()
-            .map(|g| g.name.as_str())
-            .chain(m.functions.iter().map(|f| f.name.as_str()))
-            .collect();
+    fn check_globals_defined(
+        &self,
+        defined: &std::collections::HashSet<String>,
+        types: &std::collections::HashSet<String>,
+    ) -> Result<(), ParseError> {
+        for (name, span) in self.type_uses.iter() {
+            if !types.contains(name) {
+                return Err(self.err_at(*span, format!("use of undefined type named '{name}'")));
+            }
+        }
         for (name, span) in self.global_uses.iter() {
             // LLVM declares intrinsics implicitly when they are called.
-            if !defined.contains(name.as_str()) && !name.starts_with("llvm.") {
+            if !defined.contains(name) && !name.starts_with("llvm.") {
                 return Err(self.err_at(*span, format!("use of undefined value '@{name}'")));
             }
         }
@@ -540,7 +471,8 @@ impl Parser {
                 _ => return Err(self.expected("'global' or 'constant'")),
             }
         }
-        let is_constant = self.bump() == Tok::Word("constant".into());
+        let is_constant = self.is_word("constant");
+        self.bump();
         let ty = self.parse_type()?;
         let init = if has_decl_linkage {
             None
@@ -610,7 +542,8 @@ impl Parser {
     /// `define|declare [linkage] [cconv] [ret attrs] T @f(params) ...`
     fn function(&mut self) -> Result<Function, ParseError> {
         let span = self.span();
-        let is_definition = self.bump() == Tok::Word("define".into());
+        let is_definition = self.is_word("define");
+        self.bump();
         let mut linkage = Vec::new();
         while let Some(w) = self.word() {
             if LINKAGE_WORDS.contains(&w) {

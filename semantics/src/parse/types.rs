@@ -90,7 +90,11 @@ impl Parser {
             }
             Tok::Local(n) => {
                 self.bump();
-                Type::Named(super::parser::type_name(&n))
+                let name = super::parser::type_name(&n);
+                if self.type_seen.insert(name.clone()) {
+                    self.type_uses.push((name.clone(), at));
+                }
+                Type::Named(name)
             }
             Tok::Punct('[') => {
                 self.bump();
@@ -200,16 +204,83 @@ impl Parser {
         self.parse_const_depth(ty, 0)
     }
 
+    /// LLParser's checks of a constant against its written type (what the
+    /// semantics relies on: integers are integers, pointers pointers...).
+    fn check_const(&self, ty: &Type, c: &Const, at: crate::ir::Span) -> Result<(), ParseError> {
+        let ty = self.resolve_named(ty).unwrap_or_else(|| ty.clone());
+        let is_float = matches!(
+            ty,
+            Type::Half | Type::BFloat | Type::Float | Type::Double | Type::X86Fp80 | Type::Fp128
+        );
+        let ok = match c {
+            Const::Int {
+                bool_syntax: true, ..
+            } => ty == Type::Int(1),
+            Const::Int { value, .. } => match ty {
+                Type::Int(bits) => {
+                    // Signed or unsigned spelling of an N-bit value.
+                    bits >= 127 || (-(1i128 << (bits - 1))..=(1i128 << bits) - 1).contains(value)
+                }
+                _ => false,
+            },
+            Const::Float(_) => is_float,
+            Const::Null => matches!(ty, Type::Ptr(_) | Type::TypedPtr { .. }),
+            Const::None => ty == Type::Token,
+            Const::Undef | Const::Poison | Const::ZeroInit => !matches!(
+                ty,
+                Type::Void | Type::Label | Type::Metadata | Type::Func { .. }
+            ),
+            Const::Vector(items) => {
+                matches!(&ty, Type::Vector { len, scalable: false, .. } if *len == items.len() as u64)
+            }
+            Const::Array(items) => {
+                matches!(&ty, Type::Array { len, .. } if *len == items.len() as u64)
+            }
+            Const::CString(b) => matches!(
+                &ty,
+                Type::Array { len, elem } if **elem == Type::Int(8) && *len == b.len() as u64
+            ),
+            Const::Struct { fields, packed } => matches!(
+                &ty,
+                Type::Struct { fields: f, packed: p } if f.len() == fields.len() && p == packed
+            ),
+            Const::Global(_) => matches!(ty, Type::Ptr(_) | Type::TypedPtr { .. }),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.err_at(
+                at,
+                format!(
+                    "constant '{}' is invalid for type '{}'",
+                    crate::ir::print::const_str(c),
+                    crate::ir::print::type_str(&ty)
+                ),
+            ))
+        }
+    }
+
     fn parse_const_depth(&mut self, ty: &Type, depth: u32) -> Result<Const, ParseError> {
+        let at = self.span();
+        let c = self.parse_const_inner(ty, depth)?;
+        self.check_const(ty, &c, at)?;
+        Ok(c)
+    }
+
+    fn parse_const_inner(&mut self, ty: &Type, depth: u32) -> Result<Const, ParseError> {
         if depth > 64 {
             return Err(self.err("constant nested too deeply"));
         }
         let at = self.span();
         match self.peek().clone() {
             Tok::Int(s) => {
-                let value = s
-                    .parse::<i128>()
-                    .map_err(|_| self.err_at(at, format!("integer constant '{s}' too large")))?;
+                let value = s.parse::<i128>().map_err(|_| {
+                    self.unsupported_at(
+                        at,
+                        "integer constant wider than 128 bits",
+                        &format!("integer constant '{s}' does not fit in 128 bits"),
+                    )
+                })?;
                 self.bump();
                 Ok(Const::Int {
                     value,
@@ -266,6 +337,27 @@ impl Parser {
                     "poison" => Const::Poison,
                     "zeroinitializer" => Const::ZeroInit,
                     "splat" => return self.splat(ty, depth),
+                    // `u0x...` / `s0x...`: hexadecimal integers.
+                    _ if (w.starts_with("u0x") || w.starts_with("s0x")) && w.len() > 3 => {
+                        let digits = &w[3..];
+                        let raw = u128::from_str_radix(digits, 16).map_err(|_| {
+                            self.unsupported_at(
+                                at,
+                                "integer constant wider than 128 bits",
+                                &format!("hexadecimal constant '{w}' is malformed or too wide"),
+                            )
+                        })?;
+                        let bits = digits.len() as u32 * 4;
+                        let value = if w.starts_with('s') && bits < 128 && raw >> (bits - 1) & 1 == 1 {
+                            raw as i128 - (1i128 << bits)
+                        } else {
+                            raw as i128
+                        };
+                        Const::Int {
+                            value,
+                            bool_syntax: false,
+                        }
+                    }
                     "asm" => return Err(self.unsupported("inline asm")),
                     "blockaddress" | "dso_local_equivalent" | "no_cfi" | "ptrauth" => {
                         return Err(self.unsupported(&w))

@@ -18,7 +18,7 @@ use crate::cfg::CycleId;
 use crate::ir::BlockId;
 
 use super::facts::{CtrlKind, FnFacts, TokenUse};
-use super::print::print_block_operand;
+use super::print::{print_block_operand, print_cycle};
 use super::{Role, RuleId, Violation};
 
 pub const MSG_CYCLE_USE: &str = "Convergence token used by an instruction other than llvm.experimental.convergence.loop in a cycle that does not contain the token's definition.";
@@ -29,19 +29,63 @@ pub const MSG_TWO_HEARTS: &str =
 /// A region of the CFG a rule is checked on: a cycle of the hierarchy or
 /// the block set of a closed path.
 struct Region {
-    blocks: Vec<bool>,
-    /// Printed as LLVM prints a cycle, or `closed path: B C D`.
-    text: String,
+    blocks: Vec<BlockId>,
+    cycle: Option<CycleId>,
+    /// `closed path through: B C D` for closed paths.
+    path_text: Option<String>,
 }
 
-/// The uses inside `r` of tokens defined outside `r`.
-fn outside_uses(facts: &FnFacts, r: &Region) -> Vec<TokenUse> {
-    facts
-        .uses
-        .iter()
-        .filter(|u| facts.reachable[u.block.0] && r.blocks[u.block.0] && !r.blocks[u.def_block.0])
-        .copied()
-        .collect()
+impl Region {
+    /// Printed as LLVM prints a cycle, or as the closed path's blocks.
+    fn text(&self, facts: &FnFacts) -> String {
+        match (self.cycle, &self.path_text) {
+            (Some(c), _) => print_cycle(facts.func, facts.doc_cycles(), c),
+            (None, Some(t)) => t.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// Reusable membership marks and the token uses of each block, so that a
+/// region costs its own size, not the function's.
+struct Scratch {
+    mark: Vec<u32>,
+    stamp: u32,
+    uses_by_block: Vec<Vec<usize>>,
+}
+
+impl Scratch {
+    fn new(facts: &FnFacts) -> Scratch {
+        let n = facts.func.blocks.len();
+        let mut uses_by_block = vec![Vec::new(); n];
+        for (k, u) in facts.uses.iter().enumerate() {
+            uses_by_block[u.block.0].push(k);
+        }
+        Scratch {
+            mark: vec![0; n],
+            stamp: 0,
+            uses_by_block,
+        }
+    }
+}
+
+/// The uses inside `r` of tokens defined outside `r`, in layout order.
+fn outside_uses(facts: &FnFacts, r: &Region, sc: &mut Scratch) -> Vec<TokenUse> {
+    sc.stamp += 1;
+    for b in &r.blocks {
+        sc.mark[b.0] = sc.stamp;
+    }
+    let mut out: Vec<TokenUse> = Vec::new();
+    for b in &r.blocks {
+        for &k in &sc.uses_by_block[b.0] {
+            let u = facts.uses[k];
+            if sc.mark[u.def_block.0] != sc.stamp {
+                out.push(u);
+            }
+        }
+    }
+    out.sort_by_key(|u| (u.block, u.inst));
+    out
 }
 
 /// Identity of a violation for deduplication and for MC-03.
@@ -66,15 +110,20 @@ fn check_region(
     r: &Region,
     which: &[RuleId],
     seen: &mut HashSet<Key>,
+    sc: &mut Scratch,
     out: &mut Vec<Violation>,
 ) {
-    let us = outside_uses(facts, r);
+    let us = outside_uses(facts, r, sc);
+    if us.is_empty() {
+        return;
+    }
+    let text = r.text(facts);
     let mut push = |rule: RuleId, key_uses: &[TokenUse], v: Violation| {
         let mut k: Vec<(BlockId, usize)> = key_uses.iter().map(|u| (u.block, u.inst)).collect();
         k.sort();
         if seen.insert((rule, k)) {
             let mut v = v;
-            v.cycle = Some(r.text.clone());
+            v.cycle = Some(text.clone());
             out.push(v);
         }
     };
@@ -90,17 +139,20 @@ fn check_region(
                     tok(u)
                 ),
                 Some(MSG_CYCLE_USE),
-                vec![facts.text(u.block, u.inst), r.text.clone()],
+                vec![facts.text(u.block, u.inst), text.clone()],
                 use_sites(facts, std::slice::from_ref(u)),
             );
             push(RuleId::SCycle1, std::slice::from_ref(u), v);
         }
         if which.contains(&RuleId::SCycle4) {
-            let bad =
-                (0..r.blocks.len()).find(|&x| r.blocks[x] && !facts.dominates(u.block, BlockId(x)));
+            let bad = r
+                .blocks
+                .iter()
+                .copied()
+                .find(|x| !facts.dominates(u.block, *x));
             if let Some(x) = bad {
                 let mut sites = use_sites(facts, std::slice::from_ref(u));
-                sites.push(facts.site(Role::NotDominated, BlockId(x), None));
+                sites.push(facts.site(Role::NotDominated, x, None));
                 let v = facts.violation(
                     RuleId::SCycle4,
                     u.block,
@@ -108,13 +160,13 @@ fn check_region(
                     format!(
                         "S-CYCLE-4: this use of {} lies on a closed path without the token's definition but does not dominate block %{} of it",
                         tok(u),
-                        facts.func.block_name(BlockId(x))
+                        facts.func.block_name(x)
                     ),
                     Some(MSG_HEART_DOM),
                     vec![
                         facts.text(u.block, u.inst),
                         print_block_operand(facts.func, u.block),
-                        r.text.clone(),
+                        text.clone(),
                     ],
                     sites,
                 );
@@ -154,7 +206,7 @@ fn check_region(
                 vec![
                     facts.text(u2.block, u2.inst),
                     facts.text(u1.block, u1.inst),
-                    r.text.clone(),
+                    text.clone(),
                 ],
                 use_sites(facts, &pair),
             );
@@ -166,27 +218,23 @@ fn check_region(
 /// The cycles of LLVM's hierarchy, innermost first (so a violation is
 /// reported at the smallest cycle that shows it).
 fn cycle_regions(facts: &FnFacts) -> Vec<Region> {
-    let n = facts.func.blocks.len();
-    let mut ids: Vec<CycleId> = (0..facts.cycles.cycles.len()).map(CycleId).collect();
-    ids.sort_by_key(|c| std::cmp::Reverse(facts.cycles.cycle(*c).depth));
+    let ci = facts.doc_cycles();
+    let mut ids: Vec<CycleId> = (0..ci.cycles.len()).map(CycleId).collect();
+    ids.sort_by_key(|c| std::cmp::Reverse(ci.cycle(*c).depth));
     ids.into_iter()
-        .map(|c| {
-            let mut blocks = vec![false; n];
-            for b in &facts.cycles.cycle(c).blocks {
-                blocks[b.0] = true;
-            }
-            Region {
-                blocks,
-                text: facts.cycle_text(c),
-            }
+        .map(|c| Region {
+            blocks: ci.cycle(c).blocks.clone(),
+            cycle: Some(c),
+            path_text: None,
         })
         .collect()
 }
 
 fn by_cycles(facts: &FnFacts, rule: RuleId, out: &mut Vec<Violation>) {
     let mut seen = HashSet::new();
+    let mut sc = Scratch::new(facts);
     for r in cycle_regions(facts) {
-        check_region(facts, &r, &[rule], &mut seen, out);
+        check_region(facts, &r, &[rule], &mut seen, &mut sc, out);
     }
 }
 
@@ -215,13 +263,14 @@ pub fn s_cycle_4(facts: &FnFacts, out: &mut Vec<Violation>) {
 }
 
 /// The block sets of every closed path (closed walk) of 1..=`max_len`
-/// edges among the reachable blocks, deduplicated. Exhaustive: a
+/// edges, deduplicated (unreachable code included: the rules speak of every
+/// closed path in the CFG). Exhaustive: a
 /// breadth-first search over (start, current block, blocks visited) states,
 /// so every closed walk's block set is found once its shortest walk fits.
 pub fn closed_path_sets(facts: &FnFacts, max_len: usize) -> Vec<Vec<bool>> {
     let n = facts.func.blocks.len();
     let mut found: BTreeMap<Vec<bool>, ()> = BTreeMap::new();
-    for s in facts.rpo.iter().copied() {
+    for s in facts.func.block_ids() {
         let mut start = vec![false; n];
         start[s.0] = true;
         let mut seen: HashSet<(usize, Vec<bool>)> = HashSet::new();
@@ -259,6 +308,7 @@ pub fn closed_paths(facts: &FnFacts, max_len: usize, out: &mut Vec<Violation>) {
         RuleId::SCycle4,
     ];
     let mut seen = HashSet::new();
+    let mut sc = Scratch::new(facts);
     let mut sets = closed_path_sets(facts, max_len);
     // Smallest paths first, so each violation is shown on a small path.
     sets.sort_by_key(|s| s.iter().filter(|x| **x).count());
@@ -268,9 +318,10 @@ pub fn closed_paths(facts: &FnFacts, max_len: usize, out: &mut Vec<Violation>) {
             .map(|b| facts.func.block_name(BlockId(b)))
             .collect();
         let r = Region {
-            blocks: set,
-            text: format!("closed path through: {}", names.join(" ")),
+            blocks: (0..set.len()).filter(|&b| set[b]).map(BlockId).collect(),
+            cycle: None,
+            path_text: Some(format!("closed path through: {}", names.join(" "))),
         };
-        check_region(facts, &r, &all, &mut seen, out);
+        check_region(facts, &r, &all, &mut seen, &mut sc, out);
     }
 }

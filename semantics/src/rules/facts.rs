@@ -103,6 +103,10 @@ pub struct FnFacts<'a> {
     pub cfg: Cfg,
     pub dom: DomTree,
     pub cycles: CycleInfo,
+    /// The document mode's hierarchy: LLVM's, plus the cycles of code
+    /// unreachable from the entry (the rules speak of every closed path in
+    /// the CFG). `None` when every block is reachable or in LLVM mode.
+    pub all_cycles: Option<CycleInfo>,
     /// Reachable from the entry block.
     pub reachable: Vec<bool>,
     /// LLVM's reverse post-order of the reachable blocks (DFS in successor
@@ -125,12 +129,18 @@ impl<'a> FnFacts<'a> {
         for b in &rpo {
             reachable[b.0] = true;
         }
+        let all_cycles = if llvm_mode || reachable.iter().all(|r| *r) {
+            None
+        } else {
+            Some(cycles_with_unreachable(&cfg, &reachable))
+        };
         let mut facts = FnFacts {
             module,
             func,
             cfg,
             dom,
             cycles,
+            all_cycles,
             reachable,
             rpo,
             llvm_mode,
@@ -247,6 +257,12 @@ impl<'a> FnFacts<'a> {
         print_cycle(self.func, &self.cycles, c)
     }
 
+    /// The hierarchy the document mode checks S-CYCLE-* on (see
+    /// [`FnFacts::all_cycles`]).
+    pub fn doc_cycles(&self) -> &CycleInfo {
+        self.all_cycles.as_ref().unwrap_or(&self.cycles)
+    }
+
     /// A violation reported at instruction (b, i).
     #[allow(clippy::too_many_arguments)]
     pub fn violation(
@@ -306,6 +322,40 @@ pub fn reverse_post_order(cfg: &Cfg) -> Vec<BlockId> {
     }
     post.reverse();
     post
+}
+
+/// LLVM's cycle hierarchy computed from a virtual root whose successors are
+/// every unreachable block and then the entry block. LLVM's DFS takes the
+/// last successor first, so the reachable part is discovered first, exactly
+/// as from the entry: its cycles have LLVM's block sets (edges from
+/// unreachable code can only add entries to them); the cycles of
+/// unreachable code come after.
+pub fn cycles_with_unreachable(cfg: &Cfg, reachable: &[bool]) -> CycleInfo {
+    let n = cfg.len();
+    let mut succs: Vec<Vec<usize>> = Vec::with_capacity(n + 1);
+    let mut root: Vec<usize> = (0..n).filter(|b| !reachable[*b]).map(|b| b + 1).collect();
+    root.push(1);
+    succs.push(root);
+    for ss in &cfg.succs {
+        succs.push(ss.iter().map(|b| b.0 + 1).collect());
+    }
+    let shifted = CycleInfo::compute(&Cfg::from_succs(succs));
+    let back = |b: &BlockId| BlockId(b.0 - 1);
+    CycleInfo {
+        cycles: shifted
+            .cycles
+            .iter()
+            .map(|c| crate::cfg::Cycle {
+                entries: c.entries.iter().map(back).collect(),
+                blocks: c.blocks.iter().map(back).collect(),
+                parent: c.parent,
+                children: c.children.clone(),
+                depth: c.depth,
+            })
+            .collect(),
+        top_level: shifted.top_level.clone(),
+        innermost: shifted.innermost[1..].to_vec(),
+    }
 }
 
 /// The local value an operand names, if any.

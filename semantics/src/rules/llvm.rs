@@ -256,16 +256,15 @@ fn visit_call(
                 return;
             }
         }
-        Some(CtrlKind::Anchor) => {
-            if token_def.is_some() {
-                out.push(report(
-                    RuleId::SAnchorBundle,
-                    MSG_ENTRY_ANCHOR_BUNDLE,
-                    "anchor with a convergencectrl bundle",
-                ));
-                return;
-            }
+        Some(CtrlKind::Anchor) if token_def.is_some() => {
+            out.push(report(
+                RuleId::SAnchorBundle,
+                MSG_ENTRY_ANCHOR_BUNDLE,
+                "anchor with a convergencectrl bundle",
+            ));
+            return;
         }
+        Some(CtrlKind::Anchor) => {}
         Some(CtrlKind::Loop) => {
             if token_def.is_none() {
                 out.push(report(

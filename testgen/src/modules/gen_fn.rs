@@ -155,8 +155,8 @@ pub fn module(c: &mut Choices) -> String {
             4 => Some(GTy::Sif),
             _ => Some(GTy::Ptr),
         };
-        let params = (0..c.below(5)).map(|_| *c.pick(VALUE_TYS)).collect();
-        let cconv = *c.pick(&[
+        let params = (0..c.below(5)).map(|_| c.pick(VALUE_TYS)).collect();
+        let cconv = c.pick(&[
             None,
             None,
             Some("ccc"),
@@ -179,12 +179,12 @@ pub fn module(c: &mut Choices) -> String {
         });
     }
     if c.chance(40) {
-        let params = (0..c.below(4)).map(|_| *c.pick(VALUE_TYS)).collect();
+        let params = (0..c.below(4)).map(|_| c.pick(VALUE_TYS)).collect();
         sigs.push(Sig {
             name: "kernel".to_string(),
             ret: None,
             params,
-            cconv: Some(*c.pick(&["amdgpu_kernel", "spir_kernel", "ptx_kernel"])),
+            cconv: Some(c.pick(&["amdgpu_kernel", "spir_kernel", "ptx_kernel"])),
             convergent: c.chance(50),
             kernel: true,
         });
@@ -199,7 +199,7 @@ pub fn module(c: &mut Choices) -> String {
 
 fn param_attrs(c: &mut Choices, t: GTy) -> &'static str {
     match t {
-        GTy::Ptr | GTy::Ptr1 => *c.pick(&[
+        GTy::Ptr | GTy::Ptr1 => c.pick(&[
             "",
             "",
             " noundef",
@@ -209,10 +209,10 @@ fn param_attrs(c: &mut Choices, t: GTy) -> &'static str {
             " dereferenceable(8)",
             " noalias nocapture",
         ]),
-        GTy::I8 => *c.pick(&["", "", " noundef", " inreg", " signext", " range(i8 0, 4)"]),
-        GTy::I32 | GTy::I64 | GTy::I1 => *c.pick(&["", "", " noundef", " inreg", " signext"]),
-        GTy::F32 | GTy::F64 | GTy::Half => *c.pick(&["", " noundef", " nofpclass(nan inf)"]),
-        _ => *c.pick(&["", " noundef"]),
+        GTy::I8 => c.pick(&["", "", " noundef", " inreg", " signext", " range(i8 0, 4)"]),
+        GTy::I32 | GTy::I64 | GTy::I1 => c.pick(&["", "", " noundef", " inreg", " signext"]),
+        GTy::F32 | GTy::F64 | GTy::Half => c.pick(&["", " noundef", " nofpclass(nan inf)"]),
+        _ => c.pick(&["", " noundef"]),
     }
 }
 
@@ -242,7 +242,7 @@ fn function(c: &mut Choices, sigs: &[Sig], me: usize) -> String {
     let n = 1 + c.below(max_blocks);
     let mut blocks: Vec<Blk> = (0..n).map(|_| Blk::default()).collect();
     let mut term_kind = Vec::with_capacity(n);
-    for b in 0..n {
+    for (b, blk) in blocks.iter_mut().enumerate() {
         let k = if n == 1 { c.below(2) * 4 } else { c.below(5) };
         let tgt = |c: &mut Choices| 1 + c.below(n - 1);
         let succs = match k {
@@ -251,9 +251,9 @@ fn function(c: &mut Choices, sigs: &[Sig], me: usize) -> String {
             3 => (0..1 + c.below(4)).map(|_| tgt(c)).collect(),
             _ => vec![],
         };
-        blocks[b].succs = succs;
+        blk.succs = succs;
         term_kind.push(k);
-        blocks[b].naming = Some(if b == 0 {
+        blk.naming = Some(if b == 0 {
             match c.below(3) {
                 0 => Naming::Implicit,
                 1 => Naming::Named("entry".to_string()),
@@ -280,7 +280,7 @@ fn function(c: &mut Choices, sigs: &[Sig], me: usize) -> String {
             continue;
         }
         for _ in 0..c.below(3) {
-            let ty = *c.pick(VALUE_TYS);
+            let ty = c.pick(VALUE_TYS);
             let id = vals.len();
             let nm = value_name(c, id);
             vals.push(Val {
@@ -362,7 +362,7 @@ fn function(c: &mut Choices, sigs: &[Sig], me: usize) -> String {
                 ]
             }
             3 => {
-                let ty = *c.pick(&[GTy::I32, GTy::I8, GTy::I64]);
+                let ty = c.pick(&[GTy::I32, GTy::I8, GTy::I64]);
                 let cond = opnd(c, &vals, &pool, ty);
                 let mut f = vec![
                     Frag::S(format!("switch {} ", ty.text())),
@@ -422,7 +422,7 @@ fn function(c: &mut Choices, sigs: &[Sig], me: usize) -> String {
 pub fn opnd(c: &mut Choices, vals: &[Val], pool: &[usize], t: GTy) -> Frag {
     let cands: Vec<usize> = pool.iter().copied().filter(|v| vals[*v].ty == t).collect();
     if !cands.is_empty() && c.chance(75) {
-        Frag::V(*c.pick(&cands))
+        Frag::V(c.pick(&cands))
     } else {
         Frag::S(constant(c, t))
     }
@@ -488,7 +488,7 @@ fn render(c: &mut Choices, sig: &Sig, vals: &[Val], nargs: usize, blocks: &[Blk]
     };
     let mut o = String::new();
     o.push_str("define ");
-    o.push_str(*c.pick(&["", "", "internal ", "dso_local ", "hidden "]));
+    o.push_str(c.pick(&["", "", "internal ", "dso_local ", "hidden "]));
     if let Some(cc) = sig.cconv {
         o.push_str(cc);
         o.push(' ');
@@ -518,7 +518,7 @@ fn render(c: &mut Choices, sig: &Sig, vals: &[Val], nargs: usize, blocks: &[Blk]
         o.push_str(" local_unnamed_addr");
     }
     if sig.convergent {
-        o.push_str(*c.pick(&[" convergent", " #1"]));
+        o.push_str(c.pick(&[" convergent", " #1"]));
     }
     for a in [
         " nounwind",

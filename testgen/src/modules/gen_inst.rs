@@ -77,11 +77,11 @@ fn cat(parts: Vec<Vec<Frag>>) -> Vec<Frag> {
 }
 
 fn align(c: &mut Choices) -> &'static str {
-    *c.pick(&["", ", align 4", ", align 16", ""])
+    c.pick(&["", ", align 4", ", align 16", ""])
 }
 
 fn syncscope(c: &mut Choices) -> &'static str {
-    *c.pick(&[
+    c.pick(&[
         "",
         "",
         " syncscope(\"singlethread\")",
@@ -94,8 +94,8 @@ fn syncscope(c: &mut Choices) -> &'static str {
 pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
     match c.below(21) {
         0 | 1 => {
-            let t = *c.pick(&[GTy::I8, GTy::I32, GTy::I64, GTy::V4I32, GTy::I1]);
-            let (op, fl): (&str, &[&str]) = *c.pick(&[
+            let t = c.pick(&[GTy::I8, GTy::I32, GTy::I64, GTy::V4I32, GTy::I1]);
+            let (op, fl): (&str, &[&str]) = c.pick(&[
                 ("add", &["nuw", "nsw"][..]),
                 ("sub", &["nuw", "nsw"]),
                 ("mul", &["nuw", "nsw"]),
@@ -120,8 +120,8 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         2 => {
-            let t = *c.pick(&[GTy::F32, GTy::F64, GTy::Half, GTy::V2F32]);
-            let op = *c.pick(&["fadd", "fsub", "fmul", "fdiv", "frem"]);
+            let t = c.pick(&[GTy::F32, GTy::F64, GTy::Half, GTy::V2F32]);
+            let op = c.pick(&["fadd", "fsub", "fmul", "fdiv", "frem"]);
             let f = flags(c, FMF);
             let l = x.op(c, t);
             let r = x.op(c, t);
@@ -132,14 +132,14 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         3 => {
-            let t = *c.pick(&[GTy::F32, GTy::F64, GTy::V2F32]);
+            let t = c.pick(&[GTy::F32, GTy::F64, GTy::V2F32]);
             let f = flags(c, FMF);
             let v = x.op(c, t);
             x.push(c, Some(t), vec![S(format!("fneg{f} {} ", t.text())), v]);
         }
         4 => {
-            let t = *c.pick(&[GTy::I32, GTy::I64, GTy::I8, GTy::Ptr, GTy::V4I32]);
-            let pred = *c.pick(&[
+            let t = c.pick(&[GTy::I32, GTy::I64, GTy::I8, GTy::Ptr, GTy::V4I32]);
+            let pred = c.pick(&[
                 "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle",
             ]);
             let ss = if t != GTy::Ptr && c.chance(20) {
@@ -167,8 +167,8 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         5 => {
-            let t = *c.pick(&[GTy::F32, GTy::F64, GTy::Half]);
-            let pred = *c.pick(&[
+            let t = c.pick(&[GTy::F32, GTy::F64, GTy::Half]);
+            let pred = c.pick(&[
                 "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge",
                 "ult", "ule", "une", "uno", "true",
             ]);
@@ -182,7 +182,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         6 => {
-            let (op, from, to, fl): (&str, GTy, GTy, &[&str]) = *c.pick(&[
+            let (op, from, to, fl): (&str, GTy, GTy, &[&str]) = c.pick(&[
                 ("trunc", GTy::I64, GTy::I32, &["nuw", "nsw"][..]),
                 ("trunc", GTy::I32, GTy::I8, &[]),
                 ("zext", GTy::I32, GTy::I64, &["nneg"]),
@@ -214,7 +214,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         7 => {
-            let t = *c.pick(VALUE_TYS);
+            let t = c.pick(VALUE_TYS);
             let f = if t.is_float() {
                 flags(c, FMF)
             } else {
@@ -237,13 +237,13 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         8 => {
-            let t = *c.pick(VALUE_TYS);
+            let t = c.pick(VALUE_TYS);
             let v = x.typed(c, t);
             x.push(c, Some(t), cat(vec![vec![S("freeze ")], v]));
         }
         9..=11 => call(c, x),
         12 => {
-            let (ty, count) = *c.pick(&[
+            let (ty, count) = c.pick(&[
                 ("i32", ""),
                 ("%struct.S", ""),
                 ("[2 x i32]", ", i32 4"),
@@ -258,10 +258,10 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             );
         }
         13 => {
-            let t = *c.pick(VALUE_TYS);
+            let t = c.pick(VALUE_TYS);
             let p = x.ptr(c);
             if c.chance(25) && matches!(t, GTy::I32 | GTy::F32 | GTy::Ptr | GTy::I64) {
-                let ord = *c.pick(&["unordered", "monotonic", "acquire", "seq_cst"]);
+                let ord = c.pick(&["unordered", "monotonic", "acquire", "seq_cst"]);
                 let ss = syncscope(c);
                 x.push(
                     c,
@@ -292,11 +292,11 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         14 => {
-            let t = *c.pick(VALUE_TYS);
+            let t = c.pick(VALUE_TYS);
             let v = x.typed(c, t);
             let p = x.ptr(c);
             if c.chance(25) && matches!(t, GTy::I32 | GTy::F32 | GTy::Ptr | GTy::I64) {
-                let ord = *c.pick(&["unordered", "monotonic", "release", "seq_cst"]);
+                let ord = c.pick(&["unordered", "monotonic", "release", "seq_cst"]);
                 let ss = syncscope(c);
                 x.push(
                     c,
@@ -331,7 +331,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         15 => {
-            let (op, t) = *c.pick(&[
+            let (op, t) = c.pick(&[
                 ("xchg", GTy::I32),
                 ("add", GTy::I32),
                 ("sub", GTy::I32),
@@ -357,7 +357,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             let p = x.ptr(c);
             let v = x.typed(c, t);
             let ss = syncscope(c);
-            let ord = *c.pick(&["monotonic", "acquire", "release", "acq_rel", "seq_cst"]);
+            let ord = c.pick(&["monotonic", "acquire", "release", "acq_rel", "seq_cst"]);
             let a = align(c);
             x.push(
                 c,
@@ -378,7 +378,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             let a = x.typed(c, GTy::I32);
             let b = x.typed(c, GTy::I32);
             let ss = syncscope(c);
-            let (s, f) = *c.pick(&[
+            let (s, f) = c.pick(&[
                 ("seq_cst", "seq_cst"),
                 ("acq_rel", "acquire"),
                 ("monotonic", "monotonic"),
@@ -458,7 +458,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         18 => {
-            let t = *c.pick(&[GTy::Sif, GTy::A2, GTy::Named, GTy::Cx]);
+            let t = c.pick(&[GTy::Sif, GTy::A2, GTy::Named, GTy::Cx]);
             let k = c.below(2);
             let agg = x.typed(c, t);
             if c.chance(50) {
@@ -487,8 +487,8 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         19 => {
-            let (vt, et) = *c.pick(&[(GTy::V4I32, GTy::I32), (GTy::V2F32, GTy::F32)]);
-            let it = *c.pick(&[GTy::I32, GTy::I64]);
+            let (vt, et) = c.pick(&[(GTy::V4I32, GTy::I32), (GTy::V2F32, GTy::F32)]);
+            let it = c.pick(&[GTy::I32, GTy::I64]);
             let v = x.typed(c, vt);
             let i = x.typed(c, it);
             if c.chance(50) {
@@ -514,7 +514,7 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
             }
         }
         _ => {
-            let (vt, n) = *c.pick(&[(GTy::V4I32, 4usize), (GTy::V2F32, 2)]);
+            let (vt, n) = c.pick(&[(GTy::V4I32, 4usize), (GTy::V2F32, 2)]);
             let a = x.typed(c, vt);
             let b = x.typed(c, vt);
             let mask = if c.chance(20) {
@@ -550,8 +550,8 @@ pub fn gen_inst(c: &mut Choices, x: &mut Ctx<'_>) {
 /// varargs through an explicit function type, other defined functions,
 /// indirect calls; with tail kinds, attributes and bundles.
 fn call(c: &mut Choices, x: &mut Ctx<'_>) {
-    let tail = *c.pick(&["", "", "tail ", "notail "]);
-    let fnattr = *c.pick(&["", "", " #0", " nounwind", " \"cs\"=\"1\""]);
+    let tail = c.pick(&["", "", "tail ", "notail "]);
+    let fnattr = c.pick(&["", "", " #0", " nounwind", " \"cs\"=\"1\""]);
     match c.below(8) {
         0 => {
             let ra = if c.chance(30) { "noundef " } else { "" };

@@ -11,7 +11,7 @@ impl Choices {
     pub fn new(data: Vec<u32>) -> Choices {
         Choices { data, pos: 0 }
     }
-    pub fn next(&mut self) -> u32 {
+    pub fn next_u32(&mut self) -> u32 {
         let v = self.data.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
         v
@@ -21,16 +21,16 @@ impl Choices {
         if n == 0 {
             0
         } else {
-            self.next() as usize % n
+            self.next_u32() as usize % n
         }
     }
     /// True with probability `pct`% (false on an exhausted stream).
     pub fn chance(&mut self, pct: u32) -> bool {
-        let v = self.next();
+        let v = self.next_u32();
         v != 0 && v % 100 < pct
     }
-    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
     }
 }
 
@@ -135,7 +135,7 @@ pub fn constant(c: &mut Choices, t: GTy) -> String {
         GTy::I1 => c.pick(&["true", "false"]).to_string(),
         GTy::I8 => format!("{}", c.below(256) as i64 - 128),
         GTy::I32 | GTy::I64 => {
-            let v = c.next() as i64 % 2000 - 1000;
+            let v = c.next_u32() as i64 % 2000 - 1000;
             if c.chance(10) && t == GTy::I64 {
                 "-9223372036854775808".to_string()
             } else {

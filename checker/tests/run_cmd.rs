@@ -1,0 +1,118 @@
+//! `convcheck run` through its clap arguments (the subcommand wiring in
+//! main.rs is the integrator's): option parsing, exit codes, and that the
+//! examples run.
+
+use clap::Parser;
+
+use checker::cli::{EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK};
+use checker::cmd::run::{options, run, Args};
+
+#[derive(Parser)]
+struct Wrap {
+    #[command(flatten)]
+    args: Args,
+}
+
+fn args(list: &[&str]) -> Args {
+    let mut v = vec!["run"];
+    v.extend_from_slice(list);
+    Wrap::try_parse_from(v).expect("arguments parse").args
+}
+
+fn example(name: &str) -> String {
+    format!("{}/../examples/interp/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn defaults_and_per_thread_arguments() {
+    let a = args(&["x.ll"]);
+    assert_eq!((a.threads, a.groups), (2, 1));
+    let o = options(&args(&[
+        "x.ll",
+        "--threads",
+        "3",
+        "--arg",
+        "n=0,1,1",
+        "--arg",
+        "m=4",
+    ]))
+    .expect("options");
+    assert_eq!(o.threads, 3);
+    assert_eq!(
+        format!("{:?}", o.args),
+        r#"{"m": Uniform(4), "n": PerThread([0, 1, 1])}"#
+    );
+    assert!(
+        options(&args(&["x.ll", "--arg", "n=0,1,1"])).is_err(),
+        "3 values for 2 threads"
+    );
+    assert!(options(&args(&["x.ll", "--arg", "n"])).is_err());
+}
+
+#[test]
+fn exists_answers_set_the_exit_status() {
+    let f = example("cl05-exit-loop-token.ll");
+    let sometimes = args(&[&f, "--exists", "t0@subgroupBallot ~ t1@subgroupBallot"]);
+    assert_eq!(run(&sometimes).expect("runs"), EXIT_OK);
+    let never = args(&[
+        &f,
+        "--exists",
+        "t0@subgroupBallot == 3 && t1@subgroupBallot == 5",
+    ]);
+    assert_eq!(run(&never).expect("runs"), EXIT_NEGATIVE);
+    let bad = args(&[&f, "--exists", "t0@"]);
+    assert_eq!(run(&bad).expect_err("bad condition").status, EXIT_BAD_INPUT);
+}
+
+#[test]
+fn examples_run_in_every_mode() {
+    for f in [
+        "cl21-maximal-convergence.ll",
+        "cl22-nested-irreducible.ll",
+        "cl25-convergence-order.ll",
+        "cl05-exit-entry-token.ll",
+    ] {
+        let f = example(f);
+        assert_eq!(run(&args(&[&f, "--threads", "3"])).expect("runs"), EXIT_OK);
+        assert_eq!(run(&args(&[&f, "--json"])).expect("runs"), EXIT_OK);
+    }
+    let f = example("cl21-maximal-convergence.ll");
+    assert_eq!(
+        run(&args(&[
+            &f,
+            "--uncontrolled",
+            "inferred",
+            "--random",
+            "3",
+            "--runs",
+            "5"
+        ]))
+        .expect("runs"),
+        EXIT_OK
+    );
+    let missing = args(&["/nonexistent.ll"]);
+    assert_eq!(run(&missing).expect_err("no file").status, EXIT_BAD_INPUT);
+}
+
+/// CL-07: rejected by the static rules unless `--no-verify`, which shows the
+/// contradiction the dynamic rules derive.
+#[test]
+fn verification_gate_and_no_verify() {
+    let dir = std::env::temp_dir().join(format!("convcheck-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let f = dir.join("cl07.ll");
+    std::fs::write(
+        &f,
+        "define void @k() {\nentry:\n  %anchor = call token @llvm.experimental.convergence.anchor()\n  br label %loop\nloop:\n  %x = call i32 @subgroupBallot(i1 true) [ \"convergencectrl\"(token %anchor) ]\n  br label %loop\n}\ndeclare token @llvm.experimental.convergence.anchor()\ndeclare i32 @subgroupBallot(i1) convergent\n",
+    )
+    .expect("write");
+    let f = f.display().to_string();
+    assert_eq!(
+        run(&args(&[&f])).expect_err("rejected").status,
+        EXIT_NEGATIVE
+    );
+    assert_eq!(
+        run(&args(&[&f, "--no-verify", "--exists", "contradiction"])).expect("runs"),
+        EXIT_OK
+    );
+}

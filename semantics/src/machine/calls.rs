@@ -1,0 +1,309 @@
+//! Call steps (P-INPUT, C-CONV, C-INTR) and the convergence rules that
+//! give each convergent call's dynamic instance its key (D-CTRL, D-LOOP,
+//! D-ENTRY-LAUNCH, D-ENTRY-CALL, D-ANCHOR, D-MAX-ITER).
+
+use crate::ir::{Call, Operand, Type, ValueId};
+
+use super::program::{classify, is_convergent_call, CalleeKind};
+use super::state::{
+    CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
+};
+use super::step::{
+    choose_value, enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R,
+};
+use super::value::{int, mask, signed, Val};
+use super::{AnchorMode, Environment, RunError};
+
+/// D-MAX-ITER: the key of an instance of `loc` that is not controlled by a
+/// token: derived from the key of the enclosing block visit.
+fn max_key(m: &mut Machine, th: &ThreadState, loc: Loc) -> KeyId {
+    let parent = th.frames.back().expect("frame").block_key;
+    m.keys.intern(KeyNode::Inst { loc, parent, n: 0 })
+}
+
+/// The token operand of a controlled call (C-CTRL), if any.
+fn token_of(m: &Machine, th: &ThreadState, cx: &Ctx, loc: Loc, call: &Call) -> R<Option<KeyId>> {
+    let Some(b) = call.convergence_bundles().next() else {
+        return Ok(None);
+    };
+    let ill = |message: &str| {
+        Stop::Error(RunError::IllFormed {
+            rule: "S-TOKEN",
+            at: loc_text(cx.prog, loc),
+            message: message.to_string(),
+        })
+    };
+    let op = b
+        .inputs
+        .first()
+        .ok_or_else(|| ill("empty convergencectrl bundle"))?;
+    match eval_t(m, th, cx, loc, op)? {
+        Val::Token(k) => Ok(Some(k)),
+        _ => Err(ill(
+            "convergencectrl operand is not a token from a control intrinsic",
+        )),
+    }
+}
+
+/// A call. Every convergent call is a scheduling point (M-OPER): the
+/// thread computes the instance key, records the event and waits; the
+/// scheduler fires the whole communicating set at once, so the order in
+/// which sets fire is a linear extension of convergence-before (D-ORDER
+/// holds by construction) and a thread arriving at a fired instance is
+/// detected (the schedule is pruned). After the set fired, the thread
+/// re-executes the call with [`ThreadState::resume`] set and completes it.
+pub(super) fn exec_call(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    res: Option<ValueId>,
+    call: &Call,
+) -> R<Flow> {
+    let module = cx.prog.module;
+    let kind = classify(module, call);
+    let mut args = Vec::with_capacity(call.args.len());
+    for a in &call.args {
+        args.push(match &a.value {
+            Operand::Metadata(_) => Val::Void,
+            v => eval(m, th, cx, loc, &a.ty, v)?,
+        });
+    }
+    let convergent = is_convergent_call(module, call);
+    let ret_ty = match &call.ty {
+        Type::Func { ret, .. } => (**ret).clone(),
+        t => t.clone(),
+    };
+    let name = call.callee_name().unwrap_or("<indirect>").to_string();
+    let resumed = th.resume.take().filter(|r| r.loc == loc);
+    let (key, set_value) = match resumed {
+        Some(r) => {
+            if let Some(e) = th.events.get_mut(r.event) {
+                e.result = Some(match (&kind, r.value) {
+                    (_, Some(v)) => v,
+                    (CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor, None) => {
+                        Val::Token(r.key)
+                    }
+                    _ => Val::Void,
+                });
+            }
+            (r.key, r.value)
+        }
+        None => {
+            let key = instance_key(m, th, cx, loc, call, &kind)?;
+            if convergent
+                || matches!(
+                    kind,
+                    CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor
+                )
+            {
+                let anchor_all = kind == CalleeKind::Anchor && cx.opts.anchor == AnchorMode::All;
+                // D-INST first: a thread meeting its own fired instance again
+                // is a contradiction of the rules, not an impossible schedule.
+                if !anchor_all && th.used_keys.contains(&key) {
+                    record_event(th, loc, &name, key, args.clone(), None)?;
+                }
+                if !anchor_all && m.fired.contains(&key) {
+                    th.status = Status::Killed;
+                    return Ok(Flow::Paused);
+                }
+                let event = th.events.len();
+                if anchor_all {
+                    // D-ANCHOR `all`: the scheduler chooses set and identity.
+                    th.events.push_back(CallEvent {
+                        loc,
+                        callee: name,
+                        pos: th.trace.len() - 1,
+                        key,
+                        args: args.clone(),
+                        result: None,
+                    });
+                } else {
+                    record_event(th, loc, &name, key, args.clone(), None)?;
+                }
+                th.status = Status::Waiting(Pending {
+                    loc,
+                    key: (!anchor_all).then_some(key),
+                    args,
+                    event,
+                });
+                return Ok(Flow::Paused);
+            }
+            (key, None)
+        }
+    };
+    let value = match kind {
+        CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor => Val::Token(key),
+        k if k.needs_set() && ret_ty != Type::Void => {
+            set_value.expect("M-OPER: a fired set gives every member a result")
+        }
+        CalleeKind::Defined(g) => {
+            let callee = cx.prog.func(g);
+            let mut values = im::HashMap::new();
+            for (p, a) in callee.params.iter().zip(args) {
+                if let Some(v) = p.value {
+                    values.insert(v, a);
+                }
+            }
+            th.frames.back_mut().expect("frame").index += 1;
+            // D-ENTRY-CALL / D-MAX in a callee: the context is the key of
+            // the call-site instance.
+            th.frames.push_back(Frame {
+                func: g,
+                block: crate::ir::BlockId(0),
+                index: 0,
+                values,
+                ctx: key,
+                block_key: key,
+                last_header: im::HashMap::new(),
+                ret_to: res,
+            });
+            enter_block(m, th, cx, None)?;
+            return Ok(Flow::Jumped);
+        }
+        CalleeKind::ThreadId => match ret_ty {
+            Type::Int(bits) => int(bits, th.tid as i128),
+            _ => return Err(unsupported(cx.prog, loc, "thread id of non-integer type")),
+        },
+        CalleeKind::UnknownPure => {
+            let memo = format!("pure:{name}:{args:?}:{}", th.tid);
+            match m.memo.get(&memo) {
+                Some(v) => *v,
+                None => {
+                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
+                    m.memo.insert(memo, v);
+                    v
+                }
+            }
+        }
+        CalleeKind::PureIntrinsic(which) => pure_intrinsic(cx, loc, &which, &args)?,
+        CalleeKind::Ignored => Val::Void,
+        _ if convergent => Val::Void,
+        _ => {
+            // P-INPUT: the thread's input stream; the call is observable.
+            let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
+            th.observations.push_back(Observation::Call {
+                callee: name,
+                args,
+                result: v,
+            });
+            v
+        }
+    };
+    set(th, res, value);
+    Ok(Flow::Next)
+}
+
+/// The key of this call's dynamic instance, by rule.
+fn instance_key(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    call: &Call,
+    kind: &CalleeKind,
+) -> R<KeyId> {
+    let token = token_of(m, th, cx, loc, call)?;
+    Ok(match kind {
+        // D-ENTRY-LAUNCH for the kernel's own frame, D-ENTRY-CALL inside a
+        // callee (its context is the call-site instance key).
+        CalleeKind::Entry => {
+            let parent = if th.frames.len() == 1 {
+                match cx.opts.environment {
+                    Environment::OpenCl => m.keys.intern(KeyNode::Group(th.group)),
+                    Environment::Cxx => m.keys.intern(KeyNode::Thread(th.tid)),
+                }
+            } else {
+                th.frames.back().expect("frame").ctx
+            };
+            m.keys.intern(KeyNode::Inst { loc, parent, n: 0 })
+        }
+        // D-LOOP: converged iff the tokens come from converged instances and
+        // this is the n-th execution with that token value.
+        CalleeKind::Loop => {
+            let Some(t) = token else {
+                return Err(Stop::Error(RunError::IllFormed {
+                    rule: "S-LOOP-BUNDLE",
+                    at: loc_text(cx.prog, loc),
+                    message: "loop intrinsic without a convergencectrl bundle".into(),
+                }));
+            };
+            let n = th.loop_counts.get(&(loc, t)).copied().unwrap_or(0);
+            th.loop_counts.insert((loc, t), n + 1);
+            m.keys.intern(KeyNode::Inst { loc, parent: t, n })
+        }
+        // D-ANCHOR `maximal`: the maximally converged threads (D-MAX-ITER);
+        // in mode `all` this key is a placeholder the scheduler replaces.
+        CalleeKind::Anchor => max_key(m, th, loc),
+        // D-CTRL for controlled calls, D-MAX-ITER for the others.
+        _ => match token {
+            Some(t) => m.keys.intern(KeyNode::Inst {
+                loc,
+                parent: t,
+                n: 0,
+            }),
+            None => max_key(m, th, loc),
+        },
+    })
+}
+
+fn pure_intrinsic(cx: &Ctx, loc: Loc, which: &str, args: &[Val]) -> R<Val> {
+    let ints: Option<Vec<(u32, u128)>> = args
+        .iter()
+        .map(|a| match a {
+            Val::Int { bits, v } => Some((*bits, *v)),
+            _ => None,
+        })
+        .collect();
+    let Some(ints) = ints else {
+        return Ok(Val::Poison);
+    };
+    let (bits, a) = *ints
+        .first()
+        .ok_or_else(|| unsupported(cx.prog, loc, "intrinsic without arguments"))?;
+    let b = ints.get(1).map(|x| x.1).unwrap_or(0);
+    let (sa, sb) = (signed(bits, a), signed(bits, b));
+    let v = match which {
+        "llvm.ctpop" => a.count_ones() as u128,
+        "llvm.umin" => a.min(b),
+        "llvm.umax" => a.max(b),
+        "llvm.smin" => sa.min(sb) as u128,
+        "llvm.smax" => sa.max(sb) as u128,
+        _ => return Err(unsupported(cx.prog, loc, which)),
+    };
+    Ok(Val::Int {
+        bits,
+        v: v & mask(bits),
+    })
+}
+
+/// Records a convergent call; D-INST: a thread never has two converged
+/// instances, so a repeated key is a contradiction of the rules (CL-07).
+fn record_event(
+    th: &mut ThreadState,
+    loc: Loc,
+    callee: &str,
+    key: KeyId,
+    args: Vec<Val>,
+    result: Option<Val>,
+) -> R<()> {
+    if th.used_keys.contains(&key) {
+        return Err(Stop::Contradiction {
+            rule: "D-INST",
+            detail: format!(
+                "thread {} executes {callee} twice with the same dynamic-instance key: the rules make two of its instances converged (I1 == I2)",
+                th.tid
+            ),
+        });
+    }
+    th.used_keys.insert(key);
+    th.events.push_back(CallEvent {
+        loc,
+        callee: callee.to_string(),
+        pos: th.trace.len().saturating_sub(1),
+        key,
+        args,
+        result,
+    });
+    Ok(())
+}

@@ -1,0 +1,314 @@
+//! Unit tests of the parser's diagnostics (rule P-PROG: file:line:col and
+//! the construct's name) and of accepted-but-ignored syntax.
+
+use super::{parse_module, ParseError, ParseErrorKind};
+use crate::ir::{Const, InstKind, Name, Operand, TermKind, Type, ValueDef};
+
+fn err(text: &str) -> ParseError {
+    parse_module("t.ll", text).expect_err("the module must be rejected")
+}
+
+fn syntax_at(text: &str, line: u32, col: u32, needle: &str) {
+    let e = err(text);
+    assert_eq!(e.kind, ParseErrorKind::Syntax, "{e}");
+    assert_eq!((e.span.line, e.span.col), (line, col), "{e}");
+    assert!(
+        e.message.contains(needle),
+        "message of `{e}` lacks `{needle}`"
+    );
+    assert!(
+        e.to_string()
+            .starts_with(&format!("t.ll:{line}:{col}: error: ")),
+        "{e}"
+    );
+}
+
+fn unsupported_at(text: &str, construct: &str, line: u32, col: u32) {
+    let e = err(text);
+    assert_eq!(
+        e.kind,
+        ParseErrorKind::Unsupported {
+            construct: construct.to_string()
+        },
+        "{e}"
+    );
+    assert_eq!((e.span.line, e.span.col), (line, col), "{e}");
+    assert!(
+        e.to_string().starts_with(&format!(
+            "t.ll:{line}:{col}: unsupported construct `{construct}`"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn undefined_value_and_block() {
+    syntax_at(
+        "define i32 @f() {\n  %a = add i32 %b, 1\n  ret i32 %a\n}\n",
+        2,
+        16,
+        "use of undefined value '%b'",
+    );
+    syntax_at(
+        "define void @f() {\n  br label %nowhere\n}\n",
+        2,
+        12,
+        "use of undefined label '%nowhere'",
+    );
+    syntax_at(
+        "define void @f() {\n  call void @g()\n  ret void\n}\n",
+        2,
+        13,
+        "use of undefined value '@g'",
+    );
+}
+
+#[test]
+fn redefinition_and_type_mismatch() {
+    syntax_at(
+        "define void @f(i32 %a) {\n  %a = add i32 1, 1\n  ret void\n}\n",
+        2,
+        3,
+        "redefinition of '%a'",
+    );
+    syntax_at(
+        "define void @f(i64 %a) {\n  %b = add i32 %a, 1\n  ret void\n}\n",
+        2,
+        16,
+        "'%a' defined with type 'i64' but expected 'i32'",
+    );
+    // Forward references are checked once the definition is known.
+    syntax_at(
+        "define void @f() {\nentry:\n  br label %l\nl:\n  %p = phi i32 [ 0, %entry ], [ %q, %l ]\n  %q = add i64 1, 1\n  br label %l\n}\n",
+        5,
+        33,
+        "'%q' defined with type 'i64' but expected 'i32'",
+    );
+    syntax_at(
+        "define void @f() {\n  %x = store i32 0, ptr null\n  ret void\n}\n",
+        2,
+        3,
+        "instructions returning void cannot have a name",
+    );
+}
+
+#[test]
+fn numbering_follows_llvm() {
+    // Unnamed argument %0, implicit entry block %1, then %2.
+    syntax_at(
+        "define i32 @f(i32) {\n  %1 = add i32 %0, 1\n  ret i32 %1\n}\n",
+        2,
+        3,
+        "instruction expected to be numbered '%2' or greater",
+    );
+    syntax_at(
+        "define void @f(i32 %1, i32 %0) {\n  ret void\n}\n",
+        1,
+        28,
+        "argument expected to be numbered '%2' or greater",
+    );
+    syntax_at(
+        "define void @f() {\n  %0 = add i32 1, 1\n  ret void\n}\n",
+        2,
+        3,
+        "instruction expected to be numbered '%1' or greater",
+    );
+    syntax_at(
+        "define void @f() {\n  br label %0\n0:\n  ret void\n}\n",
+        3,
+        1,
+        "label expected to be numbered '%1' or greater",
+    );
+    // Gaps are accepted (LLVM 22), implicit numbers continue after them.
+    let m = parse_module(
+        "t.ll",
+        "define i32 @f(i32) {\n  %5 = add i32 %0, 1\n  add i32 %5, 1\n  br label %9\n9:\n  ret i32 %6\n}\n",
+    )
+    .expect("gaps are allowed");
+    let f = &m.functions[0];
+    assert_eq!(f.blocks[0].name, Name::Numbered(1));
+    assert!(!f.blocks[0].explicit_label);
+    let names: Vec<Name> = f.values.iter().map(|v| v.name.clone()).collect();
+    assert_eq!(
+        names,
+        vec![Name::Numbered(0), Name::Numbered(5), Name::Numbered(6)]
+    );
+    assert_eq!(
+        f.values[2].def,
+        ValueDef::Inst {
+            block: crate::ir::BlockId(0),
+            index: 1
+        }
+    );
+}
+
+#[test]
+fn unsupported_constructs_are_named() {
+    let wrap = |body: &str| {
+        format!("declare void @g()\ndefine void @f(ptr %p, i32 %x) {{\n{body}\n  ret void\n}}\n")
+    };
+    unsupported_at(
+        &wrap("  invoke void @g() to label %a unwind label %b"),
+        "invoke",
+        3,
+        3,
+    );
+    unsupported_at(&wrap("  callbr void @g() to label %a []"), "callbr", 3, 3);
+    unsupported_at(&wrap("  indirectbr ptr %p, []"), "indirectbr", 3, 3);
+    unsupported_at(&wrap("  resume i32 %x"), "resume", 3, 3);
+    unsupported_at(&wrap("  %v = va_arg ptr %p, i32"), "va_arg", 3, 8);
+    unsupported_at(&wrap("  fence seq_cst"), "fence", 3, 3);
+    unsupported_at(&wrap("  %l = landingpad i32 cleanup"), "landingpad", 3, 8);
+    unsupported_at(
+        &wrap("  call void asm \"nop\", \"\"()"),
+        "inline asm",
+        3,
+        13,
+    );
+    unsupported_at(
+        &wrap("  store ptr blockaddress(@f, %bb), ptr %p"),
+        "blockaddress",
+        3,
+        13,
+    );
+    unsupported_at(
+        &wrap("  store i64 ptrtoint (ptr @g to i64), ptr %p"),
+        "constant expression",
+        3,
+        13,
+    );
+    unsupported_at("@a = alias i32, ptr @b\n", "alias", 1, 6);
+    unsupported_at("@a = ifunc void (), ptr @r\n", "ifunc", 1, 6);
+    unsupported_at("$c = comdat any\n", "comdat definition", 1, 1);
+    unsupported_at("module asm \"x\"\n", "module asm", 1, 1);
+    unsupported_at("uselistorder ptr @f, { 1, 0 }\n", "uselistorder", 1, 1);
+    unsupported_at(
+        "define void @f() personality ptr @p {\n  ret void\n}\n",
+        "personality",
+        1,
+        18,
+    );
+}
+
+#[test]
+fn metadata_and_debug_records_are_ignored() {
+    let m = parse_module(
+        "t.ll",
+        "define void @f(i32 %x) !dbg !3 {\n  %a = add i32 %x, 1, !dbg !7, !tbaa !{!\"x\"}\n    #dbg_value(i32 %a, !8, !DIExpression(), !9)\n  call void @llvm.foo(metadata !\"s\", metadata i32 0)\n  ret void, !dbg !9\n}\n!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"k\", i32 2}\n!3 = distinct !DISubprogram(name: \"f\", unit: !1)\n",
+    )
+    .expect("metadata is accepted and dropped");
+    let f = &m.functions[0];
+    assert_eq!(f.blocks[0].insts.len(), 2);
+    match &f.blocks[0].insts[1].kind {
+        InstKind::Call(c) => {
+            assert_eq!(c.args[0].value, Operand::Metadata("!\"s\"".into()));
+            assert_eq!(c.args[1].value, Operand::Metadata("i32 0".into()));
+            assert_eq!(c.args[0].ty, Type::Metadata);
+        }
+        k => panic!("expected a call, got {k:?}"),
+    }
+}
+
+#[test]
+fn splat_expands_and_typed_pointers_are_kept() {
+    let m = parse_module(
+        "t.ll",
+        "define <2 x i32> @f(i32 addrspace(1)* %p) {\n  ret <2 x i32> splat (i32 3)\n}\n",
+    )
+    .expect("valid");
+    let f = &m.functions[0];
+    assert_eq!(
+        f.params[0].ty,
+        Type::TypedPtr {
+            pointee: Box::new(Type::Int(32)),
+            addrspace: 1
+        }
+    );
+    match &f.blocks[0].term.kind {
+        TermKind::Ret(Some(v)) => match &v.value {
+            Operand::Const(Const::Vector(items)) => assert_eq!(items.len(), 2),
+            o => panic!("expected a vector constant, got {o:?}"),
+        },
+        t => panic!("expected ret, got {t:?}"),
+    }
+}
+
+#[test]
+fn lexical_errors_have_positions() {
+    let e = err("define void @f() {\n  ret void ^\n}\n");
+    assert_eq!((e.span.line, e.span.col), (2, 12), "{e}");
+    let e = err("@s = global [2 x i8] c\"ab");
+    assert_eq!(e.kind, ParseErrorKind::Syntax);
+    assert!(e.message.contains("end of file"), "{e}");
+}
+
+#[test]
+fn types_of_constants_and_returns_are_checked() {
+    syntax_at(
+        "define i32 @f() {\n  ret i64 0\n}\n",
+        2,
+        7,
+        "value doesn't match function result type 'i32'",
+    );
+    syntax_at(
+        "%T = type { %U }\n",
+        1,
+        13,
+        "use of undefined type named 'U'",
+    );
+    syntax_at(
+        "@g = global i32 null\n",
+        1,
+        17,
+        "constant 'null' is invalid for type 'i32'",
+    );
+    syntax_at(
+        "@g = global i8 300\n",
+        1,
+        16,
+        "constant '300' is invalid for type 'i8'",
+    );
+    syntax_at(
+        "@g = global [3 x i8] c\"ab\"\n",
+        1,
+        22,
+        "is invalid for type '[3 x i8]'",
+    );
+    syntax_at(
+        "@g = global float 1\n",
+        1,
+        19,
+        "constant '1' is invalid for type 'float'",
+    );
+    // Both spellings of an i8 are accepted.
+    parse_module(
+        "t.ll",
+        "@a = global i8 255\n@b = global i8 -128\n@c = global i1 true\n",
+    )
+    .expect("valid constants");
+}
+
+#[test]
+fn hex_and_wide_integers() {
+    let m = parse_module("t.ll", "@a = global i8 s0xFF\n@b = global i16 u0xFF\n").expect("valid");
+    assert_eq!(
+        m.globals[0].init,
+        Some(Const::Int {
+            value: -1,
+            bool_syntax: false
+        })
+    );
+    assert_eq!(
+        m.globals[1].init,
+        Some(Const::Int {
+            value: 255,
+            bool_syntax: false
+        })
+    );
+    unsupported_at(
+        "@a = global i256 1000000000000000000000000000000000000000000000000\n",
+        "integer constant wider than 128 bits",
+        1,
+        18,
+    );
+}

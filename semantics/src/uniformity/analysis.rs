@@ -1,0 +1,489 @@
+//! The propagation engine of GenericUniformityImpl.h for one function:
+//! divergence starts at the sources (rule U-SOURCE), flows from definitions
+//! to users, from divergent branches to the phis of their join blocks
+//! (U-BRANCH, U-PHI), from divergent cycle exits to uses outside the cycle
+//! (U-EXIT), and to every definition of an irreducible cycle that fails the
+//! diverged entry criterion (U-MCONV), until nothing changes (U-FIX).
+
+use super::cfg_facts::{
+    cycle_contains, cycle_contains_cycle, dominates, exit_blocks, properly_dominates,
+};
+use super::sources;
+use super::sync::{join_points, DivergenceDescriptor, ModifiedPostOrder};
+use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
+use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
+
+/// A static instruction: `index == insts.len()` is the block's terminator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstRef {
+    pub block: BlockId,
+    pub index: usize,
+}
+
+/// Every piece of state the analysis keeps (the members of LLVM's
+/// `GenericUniformityAnalysisImpl`).
+pub struct Analysis<'a> {
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub cfg: &'a Cfg,
+    pub dt: &'a DomTree,
+    pub ci: &'a CycleInfo,
+    /// The modified post-order the sync-dependence propagator walks.
+    mpo: ModifiedPostOrder,
+    /// Users of each value, one entry per use, in LLVM's use-list order.
+    users: Vec<Vec<InstRef>>,
+    /// Divergent arguments (rule U-SOURCE).
+    pub div_args: Vec<bool>,
+    /// Divergent non-terminator instructions, per block; an instruction
+    /// without a result (a store) is marked too, as LLVM marks it.
+    pub div_insts: Vec<Vec<bool>>,
+    /// Blocks whose terminator is divergent (rule U-BRANCH).
+    pub div_term: Vec<bool>,
+    /// Always-uniform instructions (rule U-SOURCE), never marked.
+    uniform_override: Vec<Vec<bool>>,
+    /// Divergent instructions whose consequences are not yet propagated.
+    worklist: Vec<InstRef>,
+    /// Cycles with a divergent exit (rule U-EXIT), in discovery order.
+    pub divergent_exit_cycles: Vec<CycleId>,
+    /// Cycles assumed divergent by the diverged entry criterion (U-MCONV).
+    pub assumed_divergent: Vec<CycleId>,
+    /// (definition, user outside the cycle, cycle) triples (D-TEMPORAL).
+    pub temporal: Vec<(InstRef, InstRef, CycleId)>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Sets up the analysis and marks the sources (LLVM's `initialize`).
+    pub fn new(
+        module: &'a Module,
+        func: &'a Function,
+        cfg: &'a Cfg,
+        dt: &'a DomTree,
+        ci: &'a CycleInfo,
+    ) -> Analysis<'a> {
+        let mpo = ModifiedPostOrder::compute(cfg, ci);
+        let users = use_lists(func);
+        let mut a = Analysis {
+            module,
+            func,
+            cfg,
+            dt,
+            ci,
+            mpo,
+            users,
+            div_args: vec![false; func.params.len()],
+            div_insts: func
+                .blocks
+                .iter()
+                .map(|b| vec![false; b.insts.len()])
+                .collect(),
+            div_term: vec![false; func.blocks.len()],
+            uniform_override: func
+                .blocks
+                .iter()
+                .map(|b| vec![false; b.insts.len()])
+                .collect(),
+            worklist: Vec::new(),
+            divergent_exit_cycles: Vec::new(),
+            assumed_divergent: Vec::new(),
+            temporal: Vec::new(),
+        };
+        for b in func.block_ids() {
+            for (i, inst) in func.block(b).insts.iter().enumerate() {
+                let r = InstRef { block: b, index: i };
+                if sources::is_source_of_divergence(module, inst) {
+                    a.mark_divergent(r);
+                } else if sources::is_always_uniform(module, func, inst) {
+                    a.uniform_override[b.0][i] = true;
+                }
+            }
+        }
+        for (i, p) in func.params.iter().enumerate() {
+            if sources::is_divergent_arg(module, func, p) {
+                a.div_args[i] = true;
+            }
+        }
+        a
+    }
+
+    fn is_terminator(&self, r: InstRef) -> bool {
+        r.index == self.func.block(r.block).insts.len()
+    }
+
+    fn result_of(&self, r: InstRef) -> Option<ValueId> {
+        if self.is_terminator(r) {
+            return None;
+        }
+        self.func.block(r.block).insts[r.index].result
+    }
+
+    /// `markDivergent(Instruction)`: marks `r` unless it is always uniform,
+    /// and queues it when that changed something.
+    fn mark_divergent(&mut self, r: InstRef) {
+        if self.is_terminator(r) {
+            if !self.div_term[r.block.0] {
+                self.div_term[r.block.0] = true;
+                self.worklist.push(r);
+            }
+            return;
+        }
+        if self.uniform_override[r.block.0][r.index] || self.div_insts[r.block.0][r.index] {
+            return;
+        }
+        self.div_insts[r.block.0][r.index] = true;
+        self.worklist.push(r);
+    }
+
+    /// Whether value `v` is divergent at its definition.
+    pub fn is_divergent_value(&self, v: ValueId) -> bool {
+        match self.func.value(v).def {
+            ValueDef::Arg(i) => self.div_args[i],
+            ValueDef::Inst { block, index } => self.div_insts[block.0][index],
+        }
+    }
+
+    /// `pushUsers`: every user of the value defined by `v` becomes
+    /// divergent (rule U-FIX: data dependence).
+    fn push_users(&mut self, v: ValueId) {
+        for k in 0..self.users[v.0].len() {
+            let u = self.users[v.0][k];
+            self.mark_divergent(u);
+        }
+    }
+
+    /// `compute`: users of the initial divergent values, then the worklist
+    /// to a fixed point (rule U-FIX).
+    pub fn run(&mut self) {
+        let initial: Vec<ValueId> = (0..self.func.values.len())
+            .map(ValueId)
+            .filter(|&v| self.is_divergent_value(v))
+            .collect();
+        for v in initial {
+            self.push_users(v);
+        }
+        while let Some(r) = self.worklist.pop() {
+            if self.is_terminator(r) {
+                self.analyze_control_divergence(r.block);
+                continue;
+            }
+            if let Some(v) = self.result_of(r) {
+                self.push_users(v);
+            }
+        }
+    }
+
+    /// Rules U-BRANCH, U-MCONV, U-EXIT for the divergent terminator of
+    /// `block` (`analyzeControlDivergence`).
+    fn analyze_control_divergence(&mut self, block: BlockId) {
+        self.div_term[block.0] = true;
+        if !self.dt.is_in_tree(block) {
+            return;
+        }
+        let desc: DivergenceDescriptor = join_points(self.cfg, self.ci, &self.mpo, block);
+        let mut div_cycles: Vec<CycleId> = Vec::new();
+        for &join in &desc.join_blocks {
+            let cycle = self.ci.innermost[join.0];
+            if let Some(c) = self.outermost_divergent_cycle(cycle, block, join) {
+                div_cycles.push(c);
+                continue;
+            }
+            self.taint_phis(join);
+        }
+        div_cycles.sort_by_key(|c| std::cmp::Reverse(self.ci.cycles[c.0].depth));
+        for c in div_cycles {
+            if self
+                .assumed_divergent
+                .iter()
+                .any(|&d| cycle_contains_cycle(self.ci, d, c))
+            {
+                continue;
+            }
+            self.assumed_divergent.push(c);
+            let blocks = self.ci.cycles[c.0].blocks.clone();
+            for b in blocks {
+                for i in 0..self.func.block(b).insts.len() {
+                    self.mark_divergent(InstRef { block: b, index: i });
+                }
+            }
+        }
+        if let Some(branch_cycle) = self.ci.innermost[block.0] {
+            for &exit in &desc.cycle_exit_blocks {
+                self.propagate_cycle_exit_divergence(exit, branch_cycle);
+            }
+        }
+    }
+
+    /// Rule U-PHI (`taintAndPushPhiNodes`): the phis of a join block become
+    /// divergent, except those that merge one value and undefs.
+    fn taint_phis(&mut self, join: BlockId) {
+        for (i, inst) in self.func.block(join).insts.iter().enumerate() {
+            let InstKind::Phi { incoming, .. } = &inst.kind else {
+                continue;
+            };
+            if has_constant_or_undef_value(inst.result, incoming) {
+                continue;
+            }
+            self.mark_divergent(InstRef {
+                block: join,
+                index: i,
+            });
+        }
+    }
+
+    /// `getOutermostDivergentCycle`: the cycle a join makes divergent as a
+    /// whole, if any (rule U-MCONV).
+    fn outermost_divergent_cycle(
+        &self,
+        cycle: Option<CycleId>,
+        branch: BlockId,
+        join: BlockId,
+    ) -> Option<CycleId> {
+        let cycle = cycle?;
+        let ext = self.ext_div_cycle(cycle, branch);
+        self.int_div_cycle(cycle, branch, join).or(ext)
+    }
+
+    /// `getExtDivCycle`: paths that diverged outside an irreducible cycle
+    /// and join inside it make the outermost such cycle divergent.
+    fn ext_div_cycle(&self, mut cycle: CycleId, branch: BlockId) -> Option<CycleId> {
+        if cycle_contains(self.ci, cycle, branch) {
+            return None;
+        }
+        while let Some(p) = self.ci.cycles[cycle.0].parent {
+            if cycle_contains(self.ci, p, branch) {
+                break;
+            }
+            cycle = p;
+        }
+        if self.ci.cycles[cycle.0].is_reducible() {
+            return None;
+        }
+        Some(cycle)
+    }
+
+    /// `getIntDivCycle`: the diverged entry criterion (CU "Diverged entry
+    /// criterion"). A join inside the smallest irreducible cycle that
+    /// contains the branch is harmless when the branch or the cycle's
+    /// header properly dominates it; otherwise the cycle, widened to the
+    /// outermost ancestor whose header does not dominate the join, is
+    /// divergent.
+    fn int_div_cycle(&self, cycle: CycleId, branch: BlockId, join: BlockId) -> Option<CycleId> {
+        if properly_dominates(self.dt, branch, join) {
+            return None;
+        }
+        let mut c = Some(cycle);
+        while let Some(id) = c {
+            if cycle_contains(self.ci, id, branch) {
+                break;
+            }
+            c = self.ci.cycles[id.0].parent;
+        }
+        let mut c = c?;
+        if self.ci.cycles[c.0].is_reducible() {
+            return None;
+        }
+        if properly_dominates(self.dt, self.ci.cycles[c.0].header(), join) {
+            return None;
+        }
+        while let Some(p) = self.ci.cycles[c.0].parent {
+            if properly_dominates(self.dt, self.ci.cycles[p.0].header(), join) {
+                break;
+            }
+            c = p;
+        }
+        Some(c)
+    }
+
+    /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
+    /// containing the branch but not the exit has a divergent exit.
+    fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId) {
+        let exit_depth = self.ci.innermost[exit.0].map_or(0, |c| self.ci.cycles[c.0].depth);
+        let mut div = Some(inner);
+        let mut outer = inner;
+        while let Some(c) = div {
+            if self.ci.cycles[c.0].depth <= exit_depth {
+                break;
+            }
+            outer = c;
+            div = self.ci.cycles[c.0].parent;
+        }
+        if self.divergent_exit_cycles.contains(&outer) {
+            return;
+        }
+        self.divergent_exit_cycles.push(outer);
+        if self
+            .assumed_divergent
+            .iter()
+            .any(|&c| cycle_contains_cycle(self.ci, c, outer))
+        {
+            return;
+        }
+        self.analyze_cycle_exit_divergence(outer);
+    }
+
+    /// `analyzeCycleExitDivergence`: phis in exit blocks that read values
+    /// from the cycle, and uses outside the cycle of values defined in
+    /// blocks that dominate an exit, become divergent (D-TEMPORAL).
+    fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId) {
+        let exits = exit_blocks(self.ci, self.cfg, cycle);
+        for &e in &exits {
+            for (i, inst) in self.func.block(e).insts.iter().enumerate() {
+                let InstKind::Phi { incoming, .. } = &inst.kind else {
+                    continue;
+                };
+                let uses_cycle_value = incoming.iter().any(|(op, _)| {
+                    op.as_local()
+                        .and_then(|v| match self.func.value(v).def {
+                            ValueDef::Inst { block, .. } => Some(block),
+                            ValueDef::Arg(_) => None,
+                        })
+                        .is_some_and(|b| cycle_contains(self.ci, cycle, b))
+                });
+                if uses_cycle_value {
+                    self.mark_divergent(InstRef { block: e, index: i });
+                }
+            }
+        }
+        let blocks = self.ci.cycles[cycle.0].blocks.clone();
+        for b in blocks {
+            if !exits.iter().any(|&e| dominates(self.dt, b, e)) {
+                continue;
+            }
+            for i in 0..self.func.block(b).insts.len() {
+                let Some(v) = self.func.block(b).insts[i].result else {
+                    continue;
+                };
+                let def = InstRef { block: b, index: i };
+                for k in 0..self.users[v.0].len() {
+                    let u = self.users[v.0][k];
+                    if cycle_contains(self.ci, cycle, u.block) {
+                        continue;
+                    }
+                    self.mark_divergent(u);
+                    self.temporal.push((def, u, cycle));
+                }
+            }
+        }
+    }
+}
+
+/// `PHINode::hasConstantOrUndefValue`: every incoming value other than the
+/// phi itself and `undef`/`poison` is one and the same value.
+fn has_constant_or_undef_value(result: Option<ValueId>, incoming: &[(Operand, BlockId)]) -> bool {
+    let mut seen: Option<&Operand> = None;
+    for (op, _) in incoming {
+        if result.is_some() && op.as_local() == result {
+            continue;
+        }
+        if sources::is_undef(op) {
+            continue;
+        }
+        match seen {
+            Some(s) if s != op => return false,
+            _ => seen = Some(op),
+        }
+    }
+    true
+}
+
+/// Operands of an instruction or terminator, in operand order.
+pub fn operands_of(f: &Function, r: InstRef) -> Vec<&Operand> {
+    let b = f.block(r.block);
+    if r.index == b.insts.len() {
+        return match &b.term.kind {
+            crate::ir::TermKind::CondBr { cond, .. } => vec![cond],
+            crate::ir::TermKind::Switch { cond, .. } => vec![cond],
+            crate::ir::TermKind::Ret(Some(v)) => vec![&v.value],
+            _ => Vec::new(),
+        };
+    }
+    inst_operands(&b.insts[r.index].kind)
+}
+
+fn inst_operands(k: &InstKind) -> Vec<&Operand> {
+    match k {
+        InstKind::Binary { lhs, rhs, .. }
+        | InstKind::ICmp { lhs, rhs, .. }
+        | InstKind::FCmp { lhs, rhs, .. } => vec![lhs, rhs],
+        InstKind::FNeg { value, .. } => vec![value],
+        InstKind::Cast { from, .. } => vec![&from.value],
+        InstKind::Select {
+            cond,
+            on_true,
+            on_false,
+            ..
+        } => vec![&cond.value, &on_true.value, &on_false.value],
+        InstKind::Freeze(x) => vec![&x.value],
+        InstKind::Phi { incoming, .. } => incoming.iter().map(|(o, _)| o).collect(),
+        InstKind::Call(c) => {
+            let mut v: Vec<&Operand> = c.args.iter().map(|a| &a.value).collect();
+            for b in &c.bundles {
+                v.extend(b.inputs.iter().map(|i| &i.value));
+            }
+            v.push(&c.callee);
+            v
+        }
+        InstKind::Alloca { count, .. } => count.iter().map(|c| &c.value).collect(),
+        InstKind::Load { ptr, .. } => vec![&ptr.value],
+        InstKind::Store { value, ptr, .. } => vec![&value.value, &ptr.value],
+        InstKind::AtomicRmw { ptr, value, .. } => vec![&ptr.value, &value.value],
+        InstKind::CmpXchg { ptr, cmp, new, .. } => vec![&ptr.value, &cmp.value, &new.value],
+        InstKind::Gep { base, indices, .. } => std::iter::once(&base.value)
+            .chain(indices.iter().map(|i| &i.value))
+            .collect(),
+        InstKind::ExtractValue { agg, .. } => vec![&agg.value],
+        InstKind::InsertValue { agg, value, .. } => vec![&agg.value, &value.value],
+        InstKind::ExtractElement { vector, index } => vec![&vector.value, &index.value],
+        InstKind::InsertElement {
+            vector,
+            value,
+            index,
+        } => vec![&vector.value, &value.value, &index.value],
+        InstKind::ShuffleVector { a, b, mask } => vec![&a.value, &b.value, &mask.value],
+    }
+}
+
+/// LLVM's use lists after parsing textual IR: a use is prepended to its
+/// value's list when created, so uses written after the definition come in
+/// reverse textual order; uses written before it (forward references,
+/// patched when the definition is parsed) come after them, in textual
+/// order. Arguments are defined before every use.
+fn use_lists(f: &Function) -> Vec<Vec<InstRef>> {
+    // Textual position of each instruction (terminators included).
+    let mut block_start = Vec::with_capacity(f.blocks.len());
+    let mut all: Vec<InstRef> = Vec::new();
+    for b in f.block_ids() {
+        block_start.push(all.len());
+        for i in 0..=f.block(b).insts.len() {
+            all.push(InstRef { block: b, index: i });
+        }
+    }
+    let def_pos: Vec<Option<usize>> = f
+        .values
+        .iter()
+        .map(|v| match v.def {
+            ValueDef::Arg(_) => None,
+            ValueDef::Inst { block, index } => Some(block_start[block.0] + index),
+        })
+        .collect();
+    let mut before: Vec<Vec<InstRef>> = vec![Vec::new(); f.values.len()];
+    let mut after: Vec<Vec<InstRef>> = vec![Vec::new(); f.values.len()];
+    for (p, &r) in all.iter().enumerate() {
+        for op in operands_of(f, r) {
+            if let Some(v) = op.as_local() {
+                match def_pos[v.0] {
+                    Some(d) if p <= d => before[v.0].push(r),
+                    _ => after[v.0].push(r),
+                }
+            }
+        }
+    }
+    after
+        .into_iter()
+        .zip(before)
+        .map(|(mut a, b)| {
+            a.reverse();
+            a.extend(b);
+            a
+        })
+        .collect()
+}

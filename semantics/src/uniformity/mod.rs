@@ -1,0 +1,245 @@
+//! Uniformity analysis (SEMANTICS.md §5, rules U-*), reimplementing LLVM 22's
+//! GenericUniformityImpl.h with the AMDGPU target's divergence sources, so
+//! that [`print_module`] writes exactly what
+//! `opt -mtriple=amdgcn-- -passes='print<uniformity>' -disable-output` writes
+//! (rule U-LLVM).
+//!
+//! | rule     | where                                                          |
+//! |----------|----------------------------------------------------------------|
+//! | U-SOURCE | [`sources`]                                                    |
+//! | U-BRANCH | [`sync::join_points`], `Analysis::analyze_control_divergence`  |
+//! | U-PHI    | `Analysis::taint_phis`                                         |
+//! | U-EXIT   | [`sync::join_points`] (exits), `Analysis::analyze_cycle_exit_divergence` |
+//! | U-MCONV  | `Analysis::int_div_cycle` / `ext_div_cycle` (diverged entry criterion) |
+//! | U-FIX    | `Analysis::run`                                                |
+//! | U-LLVM   | [`render_function`], [`llvm_text`]                             |
+
+pub mod analysis;
+pub mod cfg_facts;
+pub mod llvm_text;
+pub mod sources;
+pub mod sync;
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::cfg::{Cfg, CycleInfo, DomTree};
+use crate::ir::{Attr, Function, Module};
+use analysis::{Analysis, InstRef};
+
+/// The verdict on one instruction or terminator.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InstVerdict {
+    /// The instruction as LLVM prints it (without indentation).
+    pub text: String,
+    pub divergent: bool,
+}
+
+/// The verdicts of one block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockVerdicts {
+    pub name: String,
+    /// Every non-terminator instruction, in order.
+    pub definitions: Vec<InstVerdict>,
+    pub terminator: InstVerdict,
+}
+
+/// One use of a value defined in a cycle, outside the cycle, after a
+/// divergent exit (D-TEMPORAL, U-EXIT).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TemporalDivergence {
+    pub value: String,
+    pub used_by: String,
+    /// The cycle as `print<cycles>` prints it.
+    pub cycle: String,
+}
+
+/// The analysis result of one function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FunctionUniformity {
+    pub function: String,
+    /// False when the target assumes a single lane (everything uniform).
+    pub computed: bool,
+    /// Divergent arguments as `i32 %a`, in declaration order.
+    pub divergent_arguments: Vec<String>,
+    /// Cycles made divergent by the diverged entry criterion (U-MCONV).
+    pub cycles_assumed_divergent: Vec<String>,
+    /// Cycles with a divergent exit (U-EXIT).
+    pub cycles_with_divergent_exit: Vec<String>,
+    pub temporal_divergence: Vec<TemporalDivergence>,
+    pub blocks: Vec<BlockVerdicts>,
+}
+
+impl FunctionUniformity {
+    /// Whether anything is divergent (otherwise LLVM prints
+    /// `ALL VALUES UNIFORM`).
+    pub fn found_divergence(&self) -> bool {
+        !self.divergent_arguments.is_empty()
+            || !self.cycles_assumed_divergent.is_empty()
+            || !self.cycles_with_divergent_exit.is_empty()
+            || !self.temporal_divergence.is_empty()
+            || self
+                .blocks
+                .iter()
+                .any(|b| b.terminator.divergent || b.definitions.iter().any(|d| d.divergent))
+    }
+}
+
+/// `GCNTTIImpl::hasBranchDivergence`: false for functions that run a single
+/// lane (`"amdgpu-flat-work-group-size"="1,1"`).
+fn has_branch_divergence(m: &Module, f: &Function) -> bool {
+    !m.expand_attrs(&f.fn_attrs).iter().any(|a| {
+        matches!(a, Attr::Str { key, value: Some(v) }
+            if key == "amdgpu-flat-work-group-size" && v.replace(' ', "") == "1,1")
+    })
+}
+
+/// Runs the analysis on one defined function of `m`.
+pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
+    let cfg = Cfg::from_function(f);
+    let dt = DomTree::dominators(&cfg);
+    let ci = CycleInfo::compute(&cfg);
+    let computed = has_branch_divergence(m, f);
+    let mut a = Analysis::new(m, f, &cfg, &dt, &ci);
+    if computed {
+        a.run();
+    } else {
+        a.div_args.iter_mut().for_each(|d| *d = false);
+        a.div_insts
+            .iter_mut()
+            .for_each(|b| b.iter_mut().for_each(|d| *d = false));
+    }
+    let text_of = |r: InstRef| -> String {
+        let b = f.block(r.block);
+        if r.index == b.insts.len() {
+            llvm_text::terminator(f, &b.term)
+        } else {
+            llvm_text::inst(f, &b.insts[r.index])
+        }
+    };
+    let cycle_text = |c| cfg_facts::print_cycle(&ci, &cfg, c);
+    FunctionUniformity {
+        function: f.name.clone(),
+        computed,
+        divergent_arguments: (0..f.params.len())
+            .filter(|&i| a.div_args[i])
+            .map(|i| llvm_text::argument(f, i))
+            .collect(),
+        cycles_assumed_divergent: a.assumed_divergent.iter().map(|&c| cycle_text(c)).collect(),
+        cycles_with_divergent_exit: a
+            .divergent_exit_cycles
+            .iter()
+            .map(|&c| cycle_text(c))
+            .collect(),
+        temporal_divergence: a
+            .temporal
+            .iter()
+            .map(|&(d, u, c)| TemporalDivergence {
+                value: text_of(d),
+                used_by: text_of(u),
+                cycle: cycle_text(c),
+            })
+            .collect(),
+        blocks: f
+            .block_ids()
+            .map(|b| {
+                let blk = f.block(b);
+                BlockVerdicts {
+                    name: llvm_text::block_name(blk),
+                    definitions: blk
+                        .insts
+                        .iter()
+                        .enumerate()
+                        .map(|(i, inst)| InstVerdict {
+                            text: llvm_text::inst(f, inst),
+                            divergent: a.div_insts[b.0][i],
+                        })
+                        .collect(),
+                    terminator: InstVerdict {
+                        text: llvm_text::terminator(f, &blk.term),
+                        divergent: a.div_term[b.0],
+                    },
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Every defined function of the module, in order (as `opt` visits them).
+pub fn analyze_module(m: &Module) -> Vec<FunctionUniformity> {
+    m.functions
+        .iter()
+        .filter(|f| f.is_definition)
+        .map(|f| analyze_function(m, f))
+        .collect()
+}
+
+/// Rule U-LLVM: the text `print<uniformity>` writes for one function.
+pub fn render_function(u: &FunctionUniformity) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "UniformityInfo for function '{}':", u.function);
+    // LLVM 22 prints only this line when nothing is divergent.
+    if !u.found_divergence() {
+        out.push_str("ALL VALUES UNIFORM\n");
+        return out;
+    }
+    if !u.divergent_arguments.is_empty() {
+        out.push_str("DIVERGENT ARGUMENTS:\n");
+        for a in &u.divergent_arguments {
+            let _ = writeln!(out, "  DIVERGENT: {a}");
+        }
+    }
+    if !u.cycles_assumed_divergent.is_empty() {
+        out.push_str("CYCLES ASSUMED DIVERGENT:\n");
+        for c in &u.cycles_assumed_divergent {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
+    if !u.cycles_with_divergent_exit.is_empty() {
+        out.push_str("CYCLES WITH DIVERGENT EXIT:\n");
+        for c in &u.cycles_with_divergent_exit {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
+    if !u.temporal_divergence.is_empty() {
+        out.push_str("\nTEMPORAL DIVERGENCE LIST:\n");
+        for t in &u.temporal_divergence {
+            let _ = write!(
+                out,
+                "Value         :  {}\nUsed by       :  {}\nOutside cycle :{}\n\n",
+                t.value, t.used_by, t.cycle
+            );
+        }
+    }
+    for b in &u.blocks {
+        let _ = write!(out, "\nBLOCK {}\nDEFINITIONS\n", b.name);
+        for d in &b.definitions {
+            let mark = if d.divergent {
+                "  DIVERGENT: "
+            } else {
+                "             "
+            };
+            let _ = writeln!(out, "{mark}  {}", d.text);
+        }
+        out.push_str("TERMINATORS\n");
+        let mark = if b.terminator.divergent {
+            "  DIVERGENT: "
+        } else {
+            "             "
+        };
+        let _ = writeln!(out, "{mark}  {}", b.terminator.text);
+        out.push_str("END BLOCK\n");
+    }
+    out
+}
+
+/// Rule U-LLVM: the whole `print<uniformity>` output for a module.
+pub fn print_module(m: &Module) -> String {
+    analyze_module(m).iter().map(render_function).collect()
+}
+
+/// The result as JSON (one object per defined function).
+pub fn to_json(m: &Module) -> serde_json::Value {
+    serde_json::to_value(analyze_module(m)).unwrap_or(serde_json::Value::Null)
+}
