@@ -10,14 +10,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use semantics::ir::Module;
-use semantics::rules::{verify_module, Options as RuleOptions};
 
-use crate::cli::{CliError, EXIT_INTERNAL, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
 use crate::refine::encode::Observe;
-use crate::refine::prog::prepare;
 use crate::refine::report::{render_json, render_text, Report};
-use crate::refine::{Checker, Options, Uncontrolled, Verdict, DEFAULT_MAX_STEPS};
-use crate::smt::Session;
+use crate::refine::{
+    check_pair, Options, PairResult, RefineError, Uncontrolled, Verdict, DEFAULT_MAX_STEPS,
+};
+use crate::smt::{QueryRecord, Session};
 
 /// Exit status of an unknown or vacuous verdict.
 pub const EXIT_UNKNOWN: u8 = 2;
@@ -156,38 +156,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     let threads = parse_threads(&args.threads).map_err(invalid)?;
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
-    for (role, path, m) in [("source", &args.src, &src), ("target", &args.tgt, &tgt)] {
-        let report = verify_module(m, &RuleOptions::default());
-        if let Some(v) = report.violations.first() {
-            let rules: Vec<&str> = report.rules().iter().map(|r| r.as_str()).collect();
-            return Err(invalid(format!(
-                "invalid input: the {role} ({}) breaks {}: @{} %{}: {}",
-                path.display(),
-                rules.join(", "),
-                v.function,
-                v.block,
-                v.message
-            )));
-        }
-    }
     let kernel = kernel_name(&src, &args.kernel)?;
-    let ps = prepare(&src, &kernel).map_err(|u| {
-        invalid(format!(
-            "unsupported in the source: {} at {}",
-            u.construct, u.at
-        ))
-    })?;
-    let pt = prepare(&tgt, &kernel).map_err(|u| {
-        invalid(format!(
-            "unsupported in the target: {} at {}",
-            u.construct, u.at
-        ))
-    })?;
-    if args.uncontrolled == UncontrolledArg::Inferred {
-        return Err(invalid(
-            "unsupported: --uncontrolled inferred is not implemented by refine".into(),
-        ));
-    }
     let opts = Options {
         threads,
         max_steps: args.max_steps,
@@ -196,7 +165,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             ObserveArg::Sets => Observe::Sets,
             ObserveArg::Values => Observe::Values,
         },
-        uncontrolled: Uncontrolled::Maximal,
+        uncontrolled: match args.uncontrolled {
+            UncontrolledArg::Maximal => Uncontrolled::Maximal,
+            UncontrolledArg::Inferred => Uncontrolled::Inferred,
+        },
         timeout: Duration::from_secs(args.timeout),
         ..Options::default()
     };
@@ -205,32 +177,57 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
     }
     let mut session = Session::new(args.dump_smt.clone());
-    let mut checker = Checker {
-        src: &ps,
-        tgt: &pt,
-        opts: &opts,
-        session: &mut session,
-        tag: "refine".into(),
-    };
-    let outcome = checker.run().map_err(|e| match e {
-        crate::refine::RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
-        other => CliError::internal(other.to_string()),
-    })?;
-    if args.stats {
-        for q in &session.log {
+    let progress: Option<Box<dyn FnMut(&QueryRecord)>> = if args.stats {
+        Some(Box::new(|q: &QueryRecord| {
             eprintln!(
                 "{:>8.3}s {:7} {}",
                 q.elapsed.as_secs_f64(),
                 q.answer,
                 q.name
-            );
+            )
+        }))
+    } else {
+        None
+    };
+    let result = check_pair(
+        &src,
+        &tgt,
+        &kernel,
+        &opts,
+        &mut session,
+        !args.no_replay,
+        progress,
+    )
+    .map_err(|e| match e {
+        RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
+        other => CliError::internal(other.to_string()),
+    })?;
+    let path = |role: &str| {
+        if role == "source" {
+            args.src.display().to_string()
+        } else {
+            args.tgt.display().to_string()
         }
-    }
-    let replay = match (&outcome.verdict, args.no_replay) {
-        (Verdict::Counterexample(c), false) => {
-            Some(crate::refine::replay::replay(&src, &tgt, &kernel, &opts, c))
+    };
+    let (outcome, replay) = match result {
+        PairResult::Invalid {
+            role,
+            rules,
+            message,
+        } => {
+            return Err(invalid(format!(
+                "invalid input: the {role} ({}) breaks {}: {message}",
+                path(role),
+                rules.join(", ")
+            )))
         }
-        _ => None,
+        PairResult::Unsupported { role, message } => {
+            return Err(invalid(format!(
+                "invalid input: unsupported in the {role} ({}): {message}",
+                path(role)
+            )))
+        }
+        PairResult::Checked { outcome, replay } => (outcome, replay),
     };
     let report = Report {
         src: args.src.display().to_string(),
@@ -265,5 +262,4 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         Verdict::Counterexample(_) => EXIT_NEGATIVE,
         Verdict::Unknown(_) | Verdict::Vacuous(_) => EXIT_UNKNOWN,
     })
-    .map(|c| if c == EXIT_INTERNAL { EXIT_INTERNAL } else { c })
 }

@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 
 use semantics::ir::{
-    BinOp, BlockId, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
+    BinOp, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
 };
 
 use super::prog::{CallSem, Prepared, RedOp};
@@ -113,6 +113,8 @@ pub struct Inst {
     /// Ordinal among the thread's observed convergent events (R-OBS), if
     /// this operation is observed with its set.
     pub ord: Option<TermId>,
+    /// How many instances of this operation the thread executed before.
+    pub occ: TermId,
 }
 
 /// An observable event that is not a convergent call (R-OBS).
@@ -424,11 +426,16 @@ impl Builder<'_, '_> {
         let mut ext_t = Vec::new();
         let mut cev_t = Vec::new();
         let mut loop_hist: Vec<(usize, usize, TermId, TermId)> = Vec::new(); // (s, op, here, tokdef)
+                                                                             // Occurrence counters per op (choices are indexed by occurrence, not
+                                                                             // by step, so that a learned choice carries over to other launches).
+        let mut occ: Vec<TermId> = (0..enc.ops.len()).map(|_| self.cw(0)).collect();
+        let mut anchor_vars: HashMap<usize, Vec<TermId>> = HashMap::new();
         for s in 0..k {
             let cur_blk = blk[s];
             let mut next = none;
             let mut new_cur = st.cur.clone();
             let mut step_insts: Vec<Option<Inst>> = vec![None; enc.ops.len()];
+            let occ_before = occ.clone();
             let ext_before = st.ext_cnt;
             let cev_before = st.cev_cnt;
             let mut ext_after = ext_before;
@@ -576,12 +583,27 @@ impl Builder<'_, '_> {
                                 let key: Vec<TermId> = match &info.sem {
                                     CallSem::Entry => Vec::new(),
                                     CallSem::Anchor => {
-                                        let a = self.fresh(
-                                            &format!("anchor.t{t}.s{s}.o{o}"),
-                                            Sort::BitVec(CW),
-                                        );
-                                        enc.choices.push(a);
-                                        vec![a]
+                                        // D-ANCHOR: the j-th instance of this anchor in
+                                        // thread t gets the chosen key a[t][o][j].
+                                        if !anchor_vars.contains_key(&o) {
+                                            let vs: Vec<TermId> = (0..k)
+                                                .map(|j| {
+                                                    self.fresh(
+                                                        &format!("anchor.t{t}.o{o}.j{j}"),
+                                                        Sort::BitVec(CW),
+                                                    )
+                                                })
+                                                .collect();
+                                            enc.choices.extend(&vs);
+                                            // D-INST: instances of one thread never converge.
+                                            if vs.len() > 1 {
+                                                let d = self.t.distinct(&vs);
+                                                enc.valid.push(d);
+                                            }
+                                            anchor_vars.insert(o, vs);
+                                        }
+                                        let vs = anchor_vars[&o].clone();
+                                        vec![select(self.t, occ_before[o], &vs)]
                                     }
                                     CallSem::Loop => {
                                         let tok = info.token.and_then(|tv| {
@@ -655,7 +677,11 @@ impl Builder<'_, '_> {
                                     key,
                                     args: args.clone(),
                                     ord,
+                                    occ: occ_before[o],
                                 });
+                                let one = self.cw(1);
+                                let inc = self.t.bv_add(occ[o], one);
+                                occ[o] = self.t.ite(at, inc, occ[o]);
                             } else {
                                 match info.sem {
                                     CallSem::Tid => {
@@ -764,6 +790,8 @@ impl Builder<'_, '_> {
                 if let Some(rv) = ret_v {
                     ret = self.ite_v(at, &rv, &ret);
                 }
+                let mut local: Vec<(ValueId, V)> = local.into_iter().collect();
+                local.sort_by_key(|(v, _)| v.0);
                 for (v, val) in local {
                     let old = new_cur.get(&v).cloned().unwrap_or(V::Void);
                     let merged = self.ite_v(at, &val, &old);
@@ -793,6 +821,7 @@ impl Builder<'_, '_> {
                         key: Vec::new(),
                         args: Vec::new(),
                         ord: None,
+                        occ: fls,
                     })
                 })
                 .collect();
@@ -1175,66 +1204,79 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// D-INST for anchors and D-ORDER as a rank function (only with anchors).
+    /// D-ORDER as a rank function (only with anchors; D-INST for anchors is
+    /// asserted where their keys are made). Ranks are choice variables per
+    /// (thread, operation, occurrence), strictly increasing in program order
+    /// and equal on converged instances.
     fn anchor_rules(&mut self, enc: &mut Enc) {
         if !self.p.has_anchor {
             return;
         }
         let n = enc.n;
         let k = enc.k;
-        for (o, &(bi, ii)) in enc.ops.clone().iter().enumerate() {
-            if self.p.call(bi, ii).map(|c| &c.sem) != Some(&CallSem::Anchor) {
-                continue;
-            }
-            for t in 0..n {
-                for s1 in 0..k {
-                    for s2 in s1 + 1..k {
-                        let a = enc.inst[t][s1][o].clone();
-                        let b = enc.inst[t][s2][o].clone();
-                        let both = self.t.and(&[a.here, b.here]);
-                        let same = keys_eq(self.t, &a.key, &b.key);
-                        let diff = self.t.not(same);
-                        let c = self.t.implies(both, diff);
-                        enc.valid.push(c);
-                    }
-                }
-            }
-        }
-        // Slot of each op within its block.
-        let mut slot = vec![0usize; enc.ops.len()];
+        let nops = enc.ops.len();
+        let mut slot = vec![0usize; nops];
         let mut per_block: HashMap<usize, usize> = HashMap::new();
         for (o, &(bi, _)) in enc.ops.iter().enumerate() {
             let e = per_block.entry(bi).or_insert(0);
             slot[o] = *e;
             *e += 1;
         }
-        let j = per_block.values().copied().max().unwrap_or(0).max(1);
-        let mut rank: Vec<Vec<Vec<TermId>>> = Vec::new();
+        // rank_at[t][s][o]: the rank of instance (t, s, o).
+        let mut rank_at: Vec<Vec<Vec<TermId>>> = Vec::new();
         for t in 0..n {
-            let mut rt = Vec::new();
-            for s in 0..k {
-                let row: Vec<TermId> = (0..j)
-                    .map(|x| {
-                        let r = self.fresh(&format!("rank.t{t}.s{s}.j{x}"), Sort::BitVec(RW));
-                        enc.choices.push(r);
-                        r
-                    })
+            let mut per_op = Vec::new();
+            for o in 0..nops {
+                let vs: Vec<TermId> = (0..k)
+                    .map(|j| self.fresh(&format!("rank.t{t}.o{o}.j{j}"), Sort::BitVec(RW)))
                     .collect();
-                rt.push(row);
+                enc.choices.extend(&vs);
+                per_op.push(vs);
             }
-            let flat: Vec<TermId> = rt.iter().flatten().copied().collect();
-            for w in flat.windows(2) {
-                let c = self.t.bv_ult(w[0], w[1]);
-                enc.valid.push(c);
+            let rows: Vec<Vec<TermId>> = (0..k)
+                .map(|s| {
+                    (0..nops)
+                        .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
+                        .collect()
+                })
+                .collect();
+            // Program order: every earlier instance has a smaller rank.
+            let pos: Vec<(usize, usize)> = (0..k)
+                .flat_map(|s| (0..nops).map(move |o| (s, o)))
+                .filter(|(s, o)| {
+                    self.t
+                        .literal(enc.inst[t][*s][*o].here)
+                        .and_then(|v| v.as_bool())
+                        != Some(false)
+                })
+                .collect();
+            for (i, &(s1, o1)) in pos.iter().enumerate() {
+                for &(s2, o2) in &pos[i + 1..] {
+                    let before = s1 < s2 || (s1 == s2 && slot[o1] < slot[o2]);
+                    let (a, b) = if before {
+                        ((s1, o1), (s2, o2))
+                    } else {
+                        ((s2, o2), (s1, o1))
+                    };
+                    if s1 == s2 && enc.ops[o1].0 != enc.ops[o2].0 {
+                        continue; // different blocks at one step: never both
+                    }
+                    let both = self
+                        .t
+                        .and(&[enc.inst[t][a.0][a.1].here, enc.inst[t][b.0][b.1].here]);
+                    let lt = self.t.bv_ult(rows[a.0][a.1], rows[b.0][b.1]);
+                    let c = self.t.implies(both, lt);
+                    enc.valid.push(c);
+                }
             }
-            rank.push(rt);
+            rank_at.push(rows);
         }
-        for o in 0..enc.ops.len() {
+        for o in 0..nops {
             for t in 0..n {
                 for u in t + 1..n {
                     for s in 0..k {
                         for (c, s2) in member(self.t, enc, t, s, o, u) {
-                            let e = self.t.eq(rank[t][s][slot[o]], rank[u][s2][slot[o]]);
+                            let e = self.t.eq(rank_at[t][s][o], rank_at[u][s2][o]);
                             let imp = self.t.implies(c, e);
                             enc.valid.push(imp);
                         }
@@ -1242,6 +1284,17 @@ impl Builder<'_, '_> {
                 }
             }
         }
-        let _ = BlockId(0);
     }
+}
+
+/// `xs[i]` for a term `i` (an `ite` chain; out of range gives the last).
+fn select(t: &mut Terms, i: TermId, xs: &[TermId]) -> TermId {
+    let w = t.sort(i).bv_width().unwrap_or(CW);
+    let mut acc = *xs.last().expect("select from a non-empty list");
+    for (j, x) in xs.iter().enumerate().rev().skip(1) {
+        let jt = t.bv_const(w, j as u128);
+        let c = t.eq(i, jt);
+        acc = t.ite(c, *x, acc);
+    }
+    acc
 }

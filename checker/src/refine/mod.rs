@@ -27,6 +27,8 @@ pub mod report;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use semantics::ir::Module;
+
 use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
@@ -142,6 +144,29 @@ fn fix(terms: &mut Terms, vars: &[TermId], m: &Model) -> TermId {
     terms.and(&cs)
 }
 
+/// P-INPUT: uninterpreted functions belong to the launch (one
+/// interpretation shared by the source and the target). The check of a
+/// proposal keeps the proposal's interpretation at every point its model
+/// fixed; other points stay free (any choice extends the interpretation).
+fn fix_functions(terms: &mut Terms, m: &Model) -> TermId {
+    let mut cs = Vec::new();
+    let mut entries: Vec<_> = m.funcs.iter().collect();
+    entries.sort_by_key(|(f, _)| f.index());
+    for (f, table) in entries {
+        let mut points: Vec<_> = table.entries.iter().collect();
+        points.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        for (args, val) in points {
+            let xs: Option<Vec<TermId>> = args.iter().map(|a| terms.value(a)).collect();
+            let (Some(xs), Some(v)) = (xs, terms.value(val)) else {
+                continue;
+            };
+            let app = terms.apply(*f, &xs);
+            cs.push(terms.eq(app, v));
+        }
+    }
+    terms.and(&cs)
+}
+
 /// Checks that the two kernels take the same parameters (P-LAUNCH: the
 /// launch is shared).
 pub fn same_signature(s: &Prepared, t: &Prepared) -> Result<(), RefineError> {
@@ -167,6 +192,8 @@ pub struct Checker<'a, 'p> {
     pub session: &'a mut Session,
     /// A tag for query names.
     pub tag: String,
+    /// Called after every solver query with its log line (`--stats`).
+    pub progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
 }
 
 enum PerN {
@@ -189,8 +216,11 @@ impl Checker<'_, '_> {
             source_defined |= src_ok;
             target_complete |= tgt_ok;
             let mut result = None;
+            // Source choices learned at this thread count: they hold for
+            // every launch, so the full-range pass starts from them.
+            let mut learned: Vec<Vec<Value>> = Vec::new();
             if self.opts.small_inputs_first {
-                let (r, it) = self.check_threads(n, true)?;
+                let (r, it) = self.check_threads(n, true, &mut learned)?;
                 iterations.push((n, it));
                 if let PerN::Cex(c) = r {
                     result = Some(PerN::Cex(c));
@@ -199,7 +229,7 @@ impl Checker<'_, '_> {
             let r = match result {
                 Some(r) => r,
                 None => {
-                    let (r, it) = self.check_threads(n, false)?;
+                    let (r, it) = self.check_threads(n, false, &mut learned)?;
                     iterations.push((n, it));
                     r
                 }
@@ -248,7 +278,15 @@ impl Checker<'_, '_> {
             timeout: self.opts.timeout,
             assertions: conds,
         };
-        self.session.solve(terms, &q)
+        let r = self.session.solve(terms, &q);
+        self.report_last();
+        r
+    }
+
+    fn report_last(&mut self) {
+        if let (Some(p), Some(rec)) = (self.progress.as_mut(), self.session.log.last()) {
+            p(rec);
+        }
     }
 
     /// Vacuity (STYLE 9): does some source execution run to the end without
@@ -319,7 +357,12 @@ impl Checker<'_, '_> {
     }
 
     /// The CEGIS loop for `n` threads; `small`: inputs restricted to [-8, 8].
-    fn check_threads(&mut self, n: usize, small: bool) -> Result<(PerN, usize), RefineError> {
+    fn check_threads(
+        &mut self,
+        n: usize,
+        small: bool,
+        learned: &mut Vec<Vec<Value>>,
+    ) -> Result<(PerN, usize), RefineError> {
         let k = self.opts.max_steps;
         let obs = self.opts.observe;
         let mut terms = Terms::new();
@@ -374,20 +417,34 @@ impl Checker<'_, '_> {
             let s = encode(&mut terms, self.src, &launch, k, "S0", obs);
             self.learn(&mut terms, &mut prop, &s, &t, None);
         }
+        for (i, values) in learned.clone().iter().enumerate() {
+            let s = encode(&mut terms, self.src, &launch, k, &format!("L{i}"), obs);
+            let mut m = Model::new();
+            for (v, val) in s.choices.iter().zip(values) {
+                if let Some(id) = terms.as_var(*v) {
+                    m.vars.insert(id, val.clone());
+                }
+            }
+            self.learn(&mut terms, &mut prop, &s, &t, Some(&m));
+        }
         let input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
         let mode = if small { "small" } else { "full" };
         for it in 1..=self.opts.max_iterations {
             let name = format!("{}-n{n}-{mode}-propose-{it}", self.tag);
-            let m = match self.session.check(&terms, &mut prop, &name)? {
+            let r = self.session.check(&terms, &mut prop, &name);
+            self.report_last();
+            let m = match r? {
                 Outcome::Unsat => return Ok((PerN::Refines { cut }, it)),
                 Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
-                Outcome::Sat(m) => complete(&terms, &m),
+                Outcome::Sat(m) => m,
             };
+            let fu = fix_functions(&mut terms, &m);
+            let m = complete(&terms, &m);
             // Check: a source execution on this launch matching this target execution.
             let s = encode(&mut terms, self.src, &launch, k, &format!("C{it}"), obs);
             let fx = fix(&mut terms, &input_vars, &m);
             let ft = fix(&mut terms, &t.choices, &m);
-            let mut base = vec![fx, ft];
+            let mut base = vec![fx, ft, fu];
             base.extend(&t.defs);
             base.extend(&t.valid);
             base.extend(&s.defs);
@@ -398,6 +455,17 @@ impl Checker<'_, '_> {
             match self.solve(&terms, &format!("n{n}-{mode}-check-{it}"), conds)? {
                 Outcome::Sat(m2) => {
                     let m2 = complete(&terms, &m2);
+                    learned.push(
+                        s.choices
+                            .iter()
+                            .map(|c| {
+                                terms
+                                    .as_var(*c)
+                                    .and_then(|id| m2.var(id).cloned())
+                                    .unwrap_or(Value::Bool(false))
+                            })
+                            .collect(),
+                    );
                     self.learn(&mut terms, &mut prop, &s, &t, Some(&m2));
                 }
                 Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
@@ -546,4 +614,87 @@ pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
         }
     }
     out
+}
+
+/// The whole pipeline on two parsed modules: static rules, the encoding's
+/// subset, the check, and the replay of a counterexample (R-CEX).
+#[derive(Debug)]
+pub enum PairResult {
+    /// A static rule is broken (invalid input).
+    Invalid {
+        role: &'static str,
+        rules: Vec<String>,
+        message: String,
+    },
+    /// A construct outside what the encoding covers (invalid input).
+    Unsupported { role: &'static str, message: String },
+    Checked {
+        outcome: Outcome2,
+        /// `Some` for a counterexample when replay was asked for.
+        replay: Option<Result<replay::Replayed, String>>,
+    },
+}
+
+/// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
+pub fn check_pair<'a>(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    opts: &Options,
+    session: &mut Session,
+    do_replay: bool,
+    progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
+) -> Result<PairResult, RefineError> {
+    for (role, m) in [("source", src), ("target", tgt)] {
+        let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
+        if let Some(v) = report.violations.first() {
+            return Ok(PairResult::Invalid {
+                role,
+                rules: report
+                    .rules()
+                    .iter()
+                    .map(|r| r.as_str().to_string())
+                    .collect(),
+                message: format!("@{} %{}: {}", v.function, v.block, v.message),
+            });
+        }
+    }
+    let ps = match prog::prepare(src, kernel) {
+        Ok(p) => p,
+        Err(u) => {
+            return Ok(PairResult::Unsupported {
+                role: "source",
+                message: format!("{} at {}", u.construct, u.at),
+            })
+        }
+    };
+    let pt = match prog::prepare(tgt, kernel) {
+        Ok(p) => p,
+        Err(u) => {
+            return Ok(PairResult::Unsupported {
+                role: "target",
+                message: format!("{} at {}", u.construct, u.at),
+            })
+        }
+    };
+    if opts.uncontrolled == Uncontrolled::Inferred {
+        return Ok(PairResult::Unsupported {
+            role: "options",
+            message: "--uncontrolled inferred is not implemented by refine".into(),
+        });
+    }
+    let mut checker = Checker {
+        src: &ps,
+        tgt: &pt,
+        opts,
+        session,
+        tag: "refine".into(),
+        progress,
+    };
+    let outcome = checker.run()?;
+    let replay = match (&outcome.verdict, do_replay) {
+        (Verdict::Counterexample(c), true) => Some(replay::replay(src, tgt, kernel, opts, c)),
+        _ => None,
+    };
+    Ok(PairResult::Checked { outcome, replay })
 }
