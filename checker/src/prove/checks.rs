@@ -366,8 +366,10 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         opts: &opts,
         session: &mut session,
         tag: "prove".into(),
+        progress: None,
     };
     let outcome = checker.run().map_err(|e| e.to_string())?;
+    drop(checker);
     let replay = match &outcome.verdict {
         Verdict::Counterexample(c) if !a.no_replay => {
             Some(crate::refine::replay::replay(&src, &tgt, &kernel, &opts, c))
