@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what convcheck needs on a fresh Debian machine, only where missing:
 # libz3-dev (the checker links Debian's libz3), z3 (replays dumped SMT-LIB),
-# llvm-22 (opt-22, the oracle of the differential tests), and optionally
-# chromium (HTML report tests).
+# llvm-22 (opt-22, the oracle of the differential tests), and chromium
+# (renders the HTML reports in the report tests).
 # Uses sudo when not root. Safe to run repeatedly.
 set -euo pipefail
 
@@ -11,6 +11,9 @@ dpkg -s libz3-dev >/dev/null 2>&1 || need+=(libz3-dev)
 command -v opt-22 >/dev/null 2>&1 || need+=(llvm-22)
 # The z3 binary replays the SMT-LIB dumps of the checker tests (required when CI=true).
 command -v z3 >/dev/null 2>&1 || need+=(z3)
+# Headless Chromium renders the HTML reports in checker/tests/html_report.rs
+# (required when CI=true).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 for extra in "$@"; do
   dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra")
 done

@@ -8,9 +8,15 @@
 //! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
 //! | conventions every subcommand follows (exit status, loading) | [`cli`] |
 //! | one module per subcommand | [`cmd`] |
+//! | self-contained HTML reports (CFG as SVG, thread paths) | [`html`] |
+//! | the spec-validation suite: claim files, checks, meta-claims | [`prove`] |
+//! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
 
 pub mod cegis;
 pub mod cli;
 pub mod cmd;
+pub mod html;
+pub mod prove;
+pub mod refine;
 pub mod smt;
 pub mod vc;

@@ -28,12 +28,18 @@ enum Command {
     Parse(cmd::parse::Args),
     /// Print the cycle hierarchy as `opt -passes='print<cycles>'` does.
     Cycles(cmd::cycles::Args),
-    /// Check the static convergence rules (S-*), like `opt -passes=verify`.
+    /// Check the static rules (S-*) of the convergence documents or LLVM 22's verifier.
     Verify(cmd::verify::Args),
-    /// Run a kernel in N threads and enumerate its executions.
+    /// Execute a function in N threads under the reference semantics (M-OPER).
     Run(cmd::run::Args),
-    /// Uniformity analysis: the text of opt's print<uniformity>, or --json.
+    /// Print the uniformity analysis as `opt -passes='print<uniformity>'` does.
     Uniformity(cmd::uniformity::Args),
+    /// Check that a target program refines a source program (R-REF).
+    Refine(cmd::refine::Args),
+    /// Check every claim of the documents (proofs/*.claim) and print the table.
+    Prove(cmd::prove::Args),
+    /// The main demonstration: the suite's headline, a counterexample and a proof.
+    Demo(cmd::demo::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,5 +50,8 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Uniformity(a) => cmd::uniformity::run(a),
+        Command::Refine(a) => cmd::refine::run(a),
+        Command::Prove(a) => cmd::prove::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
     })
 }

@@ -8,10 +8,10 @@
 //! | IR syntax of the accepted subset, printer | [`ir`]            | P-PROG           |
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
-//! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
+//! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
-//! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
+//! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //!
 
 pub mod cfg;

@@ -2,7 +2,10 @@
 //! and `run(&Args) -> Result<u8, CliError>` returning the exit status.
 
 pub mod cycles;
+pub mod demo;
 pub mod parse;
+pub mod prove;
+pub mod refine;
 pub mod run;
 pub mod uniformity;
 pub mod verify;

@@ -107,6 +107,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write a self-contained HTML page (CFG as SVG with each
+    /// thread's path, communicating sets) to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
     /// Run even if the static rules (S-*, `convcheck verify`) reject the
     /// program; the interpreter then reports what the dynamic rules derive
     /// (e.g. CL-07's contradiction I1 == I2).
@@ -227,6 +231,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         b.finish_and_clear();
     }
     let ex = result.map_err(|e| CliError::bad_input(e.to_string()))?;
+    if let Some(out) = &args.report {
+        let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
+        std::fs::write(out, html)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
+    }
     let modes = format!(
         "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
         opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob

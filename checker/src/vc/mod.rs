@@ -258,6 +258,11 @@ impl Terms {
         (0..self.vars.len() as u32).map(VarId)
     }
 
+    /// Every declared uninterpreted function, in declaration order.
+    pub fn funcs(&self) -> impl Iterator<Item = FuncId> + '_ {
+        (0..self.funcs.len() as u32).map(FuncId)
+    }
+
     /// Every declared uninterpreted sort, in declaration order.
     pub fn uninterpreted_sorts(&self) -> &[Arc<str>] {
         &self.usorts

@@ -1,0 +1,265 @@
+//! `convcheck refine SRC TGT`: does the target refine the source (R-REF),
+//! within bounds (R-BOUND)?
+//!
+//! Exit status: 0 refines within bounds, 1 counterexample, 2 unknown or
+//! vacuous, 3 invalid input (parse error, unsupported construct, a static
+//! rule broken by the source or the target), 70 internal error (including a
+//! counterexample the reference interpreter does not reproduce, R-CEX).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use semantics::ir::Module;
+
+use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::refine::encode::Observe;
+use crate::refine::report::{render_json, render_text, Report};
+use crate::refine::{
+    check_pair, Options, PairResult, RefineError, Uncontrolled, Verdict, DEFAULT_MAX_STEPS,
+};
+use crate::smt::{QueryRecord, Session};
+
+/// Exit status of an unknown or vacuous verdict.
+pub const EXIT_UNKNOWN: u8 = 2;
+/// Exit status of invalid input.
+pub const EXIT_INVALID: u8 = 3;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObserveArg {
+    /// Convergent calls with side effects are observed with their
+    /// communicating sets; modelled or `memory(none)` ones through values.
+    Auto,
+    /// Every convergent call is observed with its set (the strict reading).
+    Sets,
+    /// No convergent call is observed with its set; only values and
+    /// external calls.
+    Values,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UncontrolledArg {
+    /// D-MAX: maximal convergence over LLVM's cycle hierarchy.
+    Maximal,
+    /// Token inference, then D-CTRL/D-LOOP (not implemented by `refine`).
+    Inferred,
+}
+
+/// Check that TGT refines SRC (R-REF): for every launch within the bounds
+/// (thread counts, block visits per thread, all integer inputs), every
+/// behaviour of the target (its per-thread observable events, the
+/// communicating sets of observed convergent calls, return values) is a
+/// behaviour of the source, or the source has undefined behaviour.
+///
+/// Both programs are first checked against the static rules (S-*). The
+/// question is answered by counterexample-guided iteration over an SMT
+/// encoding of bounded executions (M-AXIOM). A counterexample is replayed on
+/// the reference interpreter before it is printed (R-CEX).
+///
+/// Verdicts (exit status): refines within bounds (0), counterexample (1),
+/// unknown or vacuous (2, with the reason), invalid input (3). "Refines" is
+/// never a proof beyond the stated bounds.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    /// The source program (.ll).
+    pub src: PathBuf,
+    /// The target (transformed) program (.ll).
+    pub tgt: PathBuf,
+    /// The kernel to launch (without `@`); default: the only function
+    /// defined in the source.
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list.
+    #[arg(long, default_value = "1..4")]
+    pub threads: String,
+    /// Maximum block visits per thread (K); executions longer than that are
+    /// cut and reported as such.
+    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
+    /// What is observed of convergent calls (R-OBS).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub observe: ObserveArg,
+    /// Semantics of uncontrolled convergent operations (D-UNCTRL).
+    #[arg(long, value_enum, default_value = "maximal")]
+    pub uncontrolled: UncontrolledArg,
+    /// Time limit per solver query, in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// Write every solver query as SMT-LIB into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub dump_smt: Option<PathBuf>,
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML page (CFGs of source and target as
+    /// SVG with each thread's path, the first difference) to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
+    /// Print every solver query with its answer and time to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Skip the replay of counterexamples on the interpreter (R-CEX); the
+    /// output then says the counterexample is not replayed.
+    #[arg(long)]
+    pub no_replay: bool,
+}
+
+/// Parses `N`, `LO..HI` or `A,B,C`.
+pub fn parse_threads(s: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("bad --threads `{s}`: expected N, LO..HI or a comma list");
+    let v: Vec<usize> = if let Some((a, b)) = s.split_once("..") {
+        let a: usize = a.trim().parse().map_err(|_| bad())?;
+        let b: usize = b.trim().parse().map_err(|_| bad())?;
+        (a..=b).collect()
+    } else {
+        s.split(',')
+            .map(|x| x.trim().parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?
+    };
+    if v.is_empty() || v.contains(&0) || v.iter().any(|n| *n > 64) {
+        return Err(bad());
+    }
+    Ok(v)
+}
+
+fn invalid(message: String) -> CliError {
+    CliError {
+        status: EXIT_INVALID,
+        message,
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<Module, CliError> {
+    crate::cli::load_module(path).map_err(|e| invalid(e.message))
+}
+
+fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
+    if let Some(k) = given {
+        return Ok(k.trim_start_matches('@').to_string());
+    }
+    let defs: Vec<&str> = m
+        .functions
+        .iter()
+        .filter(|f| f.is_definition)
+        .map(|f| f.name.as_str())
+        .collect();
+    match defs.as_slice() {
+        [one] => Ok(one.to_string()),
+        _ => Err(invalid(format!(
+            "the source defines {} functions; name the kernel with --kernel",
+            defs.len()
+        ))),
+    }
+}
+
+/// Runs the subcommand.
+pub fn run(args: &Args) -> Result<u8, CliError> {
+    let threads = parse_threads(&args.threads).map_err(invalid)?;
+    let src = load(&args.src)?;
+    let tgt = load(&args.tgt)?;
+    let kernel = kernel_name(&src, &args.kernel)?;
+    let opts = Options {
+        threads,
+        max_steps: args.max_steps,
+        observe: match args.observe {
+            ObserveArg::Auto => Observe::Auto,
+            ObserveArg::Sets => Observe::Sets,
+            ObserveArg::Values => Observe::Values,
+        },
+        uncontrolled: match args.uncontrolled {
+            UncontrolledArg::Maximal => Uncontrolled::Maximal,
+            UncontrolledArg::Inferred => Uncontrolled::Inferred,
+        },
+        timeout: Duration::from_secs(args.timeout),
+        ..Options::default()
+    };
+    if let Some(d) = &args.dump_smt {
+        std::fs::create_dir_all(d)
+            .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
+    }
+    let mut session = Session::new(args.dump_smt.clone());
+    let progress: Option<Box<dyn FnMut(&QueryRecord)>> = if args.stats {
+        Some(Box::new(|q: &QueryRecord| {
+            eprintln!(
+                "{:>8.3}s {:7} {}",
+                q.elapsed.as_secs_f64(),
+                q.answer,
+                q.name
+            )
+        }))
+    } else {
+        None
+    };
+    let result = check_pair(
+        &src,
+        &tgt,
+        &kernel,
+        &opts,
+        &mut session,
+        !args.no_replay,
+        progress,
+    )
+    .map_err(|e| match e {
+        RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
+        other => CliError::internal(other.to_string()),
+    })?;
+    let path = |role: &str| {
+        if role == "source" {
+            args.src.display().to_string()
+        } else {
+            args.tgt.display().to_string()
+        }
+    };
+    let (outcome, replay) = match result {
+        PairResult::Invalid {
+            role,
+            rules,
+            message,
+        } => {
+            return Err(invalid(format!(
+                "invalid input: the {role} ({}) breaks {}: {message}",
+                path(role),
+                rules.join(", ")
+            )))
+        }
+        PairResult::Unsupported { role, message } => {
+            return Err(invalid(format!(
+                "invalid input: unsupported in the {role} ({}): {message}",
+                path(role)
+            )))
+        }
+        PairResult::Checked { outcome, replay } => (outcome, replay),
+    };
+    let report = Report {
+        src: args.src.display().to_string(),
+        tgt: args.tgt.display().to_string(),
+        kernel: kernel.clone(),
+        opts: &opts,
+        outcome: &outcome,
+        replay: replay.as_ref(),
+        queries: session.log.len(),
+        src_module: &src,
+        tgt_module: &tgt,
+    };
+    if let Some(out) = &args.report {
+        let html =
+            crate::html::refine_page(&src, &tgt, &kernel, &outcome.verdict, &render_text(&report));
+        std::fs::write(out, html).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
+    }
+    let text = if args.json {
+        format!("{}\n", render_json(&report))
+    } else {
+        render_text(&report)
+    };
+    if let Some(Err(e)) = &replay {
+        eprint!("{text}");
+        return Err(CliError::internal(format!(
+            "R-CEX: the reference interpreter does not confirm the counterexample: {e}"
+        )));
+    }
+    print!("{text}");
+    Ok(match outcome.verdict {
+        Verdict::Refines { .. } => EXIT_OK,
+        Verdict::Counterexample(_) => EXIT_NEGATIVE,
+        Verdict::Unknown(_) | Verdict::Vacuous(_) => EXIT_UNKNOWN,
+    })
+}

@@ -1,0 +1,422 @@
+//! Running one check of a claim file through the library APIs (never by
+//! spawning `convcheck`): the command line of the check is parsed by the
+//! same clap `Args` as the subcommand, so a claim file reads like the
+//! command a person would type.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Parser;
+use semantics::machine::{explore, query};
+use semantics::rules::{verify_module, Options as RuleOptions};
+
+use crate::cli::load_module;
+use crate::cmd;
+use crate::refine::encode::Observe;
+use crate::refine::prog::prepare;
+use crate::refine::report::{render_text, Report};
+use crate::refine::{Checker, Options, Uncontrolled, Verdict};
+use crate::smt::Session;
+
+use super::format::{Check, Kind};
+use super::meta;
+
+/// What a check produced.
+#[derive(Clone, Debug)]
+pub struct Obtained {
+    /// The verdict in the vocabulary of `expect`.
+    pub verdict: String,
+    /// Whether it matches the expectation.
+    pub agrees: bool,
+    /// Bounds and modes the verdict holds under.
+    pub bounds: String,
+    /// The full report (counterexample table, witness, ...).
+    pub detail: String,
+    /// The check could not be run by this build (a missing capability):
+    /// never counted as agreement.
+    pub not_checked: bool,
+}
+
+impl Obtained {
+    fn error(bounds: String, message: String) -> Obtained {
+        Obtained {
+            verdict: format!("error: {message}"),
+            agrees: false,
+            bounds,
+            detail: message,
+            not_checked: false,
+        }
+    }
+}
+
+#[derive(Parser)]
+#[command(name = "verify", no_binary_name = true)]
+struct VerifyCli {
+    #[command(flatten)]
+    a: cmd::verify::Args,
+}
+
+#[derive(Parser)]
+#[command(name = "run", no_binary_name = true)]
+struct RunCli {
+    #[command(flatten)]
+    a: cmd::run::Args,
+}
+
+#[derive(Parser)]
+#[command(name = "uniformity", no_binary_name = true)]
+struct UnifCli {
+    #[command(flatten)]
+    a: cmd::uniformity::Args,
+}
+
+#[derive(Parser)]
+#[command(name = "refine", no_binary_name = true)]
+struct RefineCli {
+    #[command(flatten)]
+    a: cmd::refine::Args,
+}
+
+fn rebase(base: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+/// Runs `check`, resolving relative paths against `base` (the directory
+/// that holds `proofs/` and `examples/`).
+pub fn run_check(base: &Path, check: &Check) -> Obtained {
+    let args = check.args.clone();
+    let joined = args.join(" ");
+    match check.kind {
+        Kind::Verify => match VerifyCli::try_parse_from(&args) {
+            Ok(c) => verify(base, &c.a, &check.expect),
+            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
+        },
+        Kind::Run => match RunCli::try_parse_from(&args) {
+            Ok(c) => run(base, &c.a, &check.expect),
+            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
+        },
+        Kind::Uniformity => match UnifCli::try_parse_from(&args) {
+            Ok(c) => uniformity(base, &c.a),
+            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
+        },
+        Kind::Refine => match RefineCli::try_parse_from(&args) {
+            Ok(c) => refine(base, &c.a, &check.expect),
+            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
+        },
+        Kind::Meta => meta::run(&args),
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// `verify`: `valid`, or `invalid R1,R2` (the expected rules must all be
+/// among the rules the verifier reports).
+fn verify(base: &Path, a: &cmd::verify::Args, expect: &str) -> Obtained {
+    let bounds = if a.llvm_compatible {
+        "llvm-compatible".to_string()
+    } else {
+        "document rules".to_string()
+    };
+    let path = rebase(base, &a.file);
+    let m = match load_module(&path) {
+        Ok(m) => m,
+        Err(e) => return Obtained::error(bounds, e.message),
+    };
+    let report = verify_module(
+        &m,
+        &RuleOptions {
+            llvm_compatible: a.llvm_compatible,
+            closed_paths: a.closed_paths,
+        },
+    );
+    let rules: Vec<String> = report
+        .rules()
+        .iter()
+        .map(|r| r.as_str().to_string())
+        .collect();
+    let verdict = if rules.is_empty() {
+        "valid".to_string()
+    } else {
+        format!("invalid {}", rules.join(","))
+    };
+    let agrees = match expect.strip_prefix("invalid") {
+        None => rules.is_empty(),
+        Some(want) => {
+            !rules.is_empty()
+                && want
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty())
+                    .all(|w| rules.iter().any(|r| r == w))
+        }
+    };
+    Obtained {
+        detail: semantics::rules::render_text(&a.file.display().to_string(), &report),
+        verdict,
+        agrees,
+        bounds,
+        not_checked: false,
+    }
+}
+
+/// `run --exists COND`: Always / Sometimes / Never over every execution
+/// the interpreter explores within the bounds.
+fn run(base: &Path, a: &cmd::run::Args, expect: &str) -> Obtained {
+    let bounds = format!(
+        "threads {}, steps {}, anchor {}, {}{}",
+        a.threads,
+        a.max_steps,
+        format!("{:?}", a.anchor).to_lowercase(),
+        format!("{:?}", a.uncontrolled).to_lowercase(),
+        if a.args.is_empty() {
+            String::new()
+        } else {
+            format!(", args {}", a.args.join(" "))
+        }
+    );
+    let m = match load_module(&rebase(base, &a.file)) {
+        Ok(m) => m,
+        Err(e) => return Obtained::error(bounds, e.message),
+    };
+    let opts = match cmd::run::options(a) {
+        Ok(o) => o,
+        Err(e) => return Obtained::error(bounds, e.message),
+    };
+    let Some(text) = &a.exists else {
+        return Obtained::error(bounds, "no --exists condition".into());
+    };
+    let cond = match query::parse(text) {
+        Ok(c) => c,
+        Err(e) => return Obtained::error(bounds, format!("--exists: {e}")),
+    };
+    let ex = match explore(&m, &opts) {
+        Ok(x) => x,
+        Err(e) => return Obtained::error(bounds, e.to_string()),
+    };
+    let (answer, witness) = query::answer(&m, &cond, &ex);
+    let verdict = answer.to_string().to_lowercase();
+    let bounds = format!(
+        "{bounds}; {} executions{}",
+        ex.explored,
+        if ex.complete { "" } else { " (incomplete)" }
+    );
+    Obtained {
+        agrees: verdict == expect,
+        detail: format!(
+            "{text}: {answer}{}",
+            witness.map_or(String::new(), |w| format!(" (witness: behaviour {w})"))
+        ),
+        verdict,
+        bounds,
+        not_checked: false,
+    }
+}
+
+/// The SSA name a printed instruction defines (`%x = ...`).
+fn defined_name(text: &str) -> Option<&str> {
+    let (lhs, _) = text.split_once(" = ")?;
+    lhs.trim().strip_prefix('%')
+}
+
+/// `uniformity`: the naming convention of `examples/uniformity` (values
+/// `%uni.*` are uniform, `%div.*` divergent, as the document states).
+fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
+    let bounds = "amdgcn, LLVM-compatible analysis".to_string();
+    let m = match load_module(&rebase(base, &a.file)) {
+        Ok(m) => m,
+        Err(e) => return Obtained::error(bounds, e.message),
+    };
+    let mut named = 0;
+    let mut wrong = Vec::new();
+    for fu in semantics::uniformity::analyze_module(&m) {
+        for b in &fu.blocks {
+            for d in &b.definitions {
+                let Some(name) = defined_name(&d.text) else {
+                    continue;
+                };
+                let want_div = if name.starts_with("div.") {
+                    true
+                } else if name.starts_with("uni.") {
+                    false
+                } else {
+                    continue;
+                };
+                named += 1;
+                if d.divergent != want_div {
+                    wrong.push(format!(
+                        "@{} %{name}: {}",
+                        fu.function,
+                        if d.divergent { "divergent" } else { "uniform" }
+                    ));
+                }
+            }
+        }
+    }
+    let agrees = wrong.is_empty() && named > 0;
+    Obtained {
+        verdict: if agrees {
+            format!("names ({named} values)")
+        } else if named == 0 {
+            "no %uni./%div. values".into()
+        } else {
+            format!("{} of {named} differ", wrong.len())
+        },
+        agrees,
+        bounds,
+        detail: wrong.join("\n"),
+        not_checked: false,
+    }
+}
+
+/// CEGIS iterations per thread count in the suite (the command's default
+/// is 64): keeps the suite within its time budget; a check that needs more
+/// answers `unknown`, reported as not checked.
+pub const PROVE_MAX_ITERATIONS: usize = 16;
+
+/// A refinement check and its printed report.
+pub struct RefineRun {
+    pub verdict: String,
+    /// No verdict: the checker cannot encode a construct, or it answered
+    /// unknown within its limits (a missing capability, not a verdict).
+    pub unsupported: bool,
+    pub bounds: String,
+    pub text: String,
+}
+
+/// `refine`: the same steps as `convcheck refine` (static rules on both
+/// sides, prepare, CEGIS, counterexample replay), returning the verdict
+/// word and the text report.
+pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, String> {
+    let threads = cmd::refine::parse_threads(&a.threads)?;
+    let bounds = format!(
+        "threads {}, K={}, observe {:?}",
+        a.threads, a.max_steps, a.observe
+    )
+    .to_lowercase();
+    let src_path = rebase(base, &a.src);
+    let tgt_path = rebase(base, &a.tgt);
+    let src = load_module(&src_path).map_err(|e| e.message)?;
+    let tgt = load_module(&tgt_path).map_err(|e| e.message)?;
+    let invalid = |text: String| RefineRun {
+        verdict: "invalid".into(),
+        unsupported: false,
+        bounds: bounds.clone(),
+        text,
+    };
+    for (role, m) in [("source", &src), ("target", &tgt)] {
+        let report = verify_module(m, &RuleOptions::default());
+        if !report.violations.is_empty() {
+            let rules: Vec<&str> = report.rules().iter().map(|r| r.as_str()).collect();
+            return Ok(invalid(format!("the {role} breaks {}", rules.join(", "))));
+        }
+    }
+    let kernel = match &a.kernel {
+        Some(k) => k.trim_start_matches('@').to_string(),
+        None => src
+            .functions
+            .iter()
+            .filter(|f| f.is_definition)
+            .map(|f| f.name.clone())
+            .next()
+            .ok_or("the source defines no function")?,
+    };
+    let unsupported = |u: crate::refine::prog::Unsupported| RefineRun {
+        verdict: "not checked (unsupported)".into(),
+        unsupported: true,
+        bounds: bounds.clone(),
+        text: format!(
+            "unsupported by the refinement checker: {} at {}",
+            u.construct, u.at
+        ),
+    };
+    let ps = match prepare(&src, &kernel) {
+        Ok(p) => p,
+        Err(u) => return Ok(unsupported(u)),
+    };
+    let pt = match prepare(&tgt, &kernel) {
+        Ok(p) => p,
+        Err(u) => return Ok(unsupported(u)),
+    };
+    if a.uncontrolled == cmd::refine::UncontrolledArg::Inferred {
+        return Err("--uncontrolled inferred is not implemented by refine".into());
+    }
+    let opts = Options {
+        threads,
+        max_steps: a.max_steps,
+        observe: match a.observe {
+            cmd::refine::ObserveArg::Auto => Observe::Auto,
+            cmd::refine::ObserveArg::Sets => Observe::Sets,
+            cmd::refine::ObserveArg::Values => Observe::Values,
+        },
+        uncontrolled: Uncontrolled::Maximal,
+        timeout: Duration::from_secs(a.timeout),
+        max_iterations: PROVE_MAX_ITERATIONS,
+        ..Options::default()
+    };
+    let mut session = Session::new(None);
+    let mut checker = Checker {
+        src: &ps,
+        tgt: &pt,
+        opts: &opts,
+        session: &mut session,
+        tag: "prove".into(),
+        progress: None,
+    };
+    let outcome = checker.run().map_err(|e| e.to_string())?;
+    drop(checker);
+    let replay = match &outcome.verdict {
+        Verdict::Counterexample(c) if !a.no_replay => {
+            Some(crate::refine::replay::replay(&src, &tgt, &kernel, &opts, c))
+        }
+        _ => None,
+    };
+    let report = Report {
+        src: a.src.display().to_string(),
+        tgt: a.tgt.display().to_string(),
+        kernel: kernel.clone(),
+        opts: &opts,
+        outcome: &outcome,
+        replay: replay.as_ref(),
+        queries: session.log.len(),
+        src_module: &src,
+        tgt_module: &tgt,
+    };
+    let text = render_text(&report);
+    if let Some(Err(e)) = &replay {
+        return Err(format!(
+            "R-CEX: the interpreter does not confirm the counterexample: {e}"
+        ));
+    }
+    let unknown = matches!(outcome.verdict, Verdict::Unknown(_));
+    let verdict = match &outcome.verdict {
+        Verdict::Refines { cut: false } => "refines".to_string(),
+        Verdict::Refines { cut: true } => "refines".to_string(),
+        Verdict::Counterexample(_) => "counterexample".to_string(),
+        Verdict::Unknown(r) | Verdict::Vacuous(r) => format!("unknown ({r})"),
+    };
+    Ok(RefineRun {
+        verdict,
+        unsupported: unknown,
+        bounds,
+        text,
+    })
+}
+
+fn refine(base: &Path, a: &cmd::refine::Args, expect: &str) -> Obtained {
+    match refine_check(base, a) {
+        Ok(r) => Obtained {
+            agrees: !r.unsupported && r.verdict.split(' ').next() == Some(expect),
+            verdict: r.verdict,
+            bounds: r.bounds,
+            detail: r.text,
+            not_checked: r.unsupported,
+        },
+        Err(e) => Obtained::error(format!("threads {}, K={}", a.threads, a.max_steps), e),
+    }
+}

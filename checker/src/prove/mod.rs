@@ -1,0 +1,170 @@
+//! The spec-validation suite: one claim file per claim of CLAIMS.md in
+//! `proofs/` ([`format`]), each check run through the library
+//! ([`checks`], [`meta`]), and the verdict compared with the one the
+//! document states. A disagreement is acceptable only when the claim links
+//! a finding recorded in `proofs/FINDINGS.md` (CLAIMS.md: "A claim the tool
+//! cannot confirm is not edited to pass: it is a finding").
+
+pub mod checks;
+pub mod format;
+pub mod meta;
+pub mod sets;
+
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use checks::{run_check, Obtained};
+use format::{Check, Claim};
+
+/// The outcome of one claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every check gives the document's verdict.
+    Confirmed,
+    /// Some check disagrees, and the claim links a recorded finding.
+    Finding,
+    /// Some check disagrees and no finding is recorded: a failure.
+    Disagrees,
+    /// A check needs a capability this build lacks (and none disagrees).
+    NotChecked,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Confirmed => "confirmed",
+            Status::Finding => "finding",
+            Status::Disagrees => "DISAGREES",
+            Status::NotChecked => "not checked",
+        }
+    }
+}
+
+/// One claim's result.
+#[derive(Clone, Debug)]
+pub struct ClaimResult {
+    pub claim: Claim,
+    pub checks: Vec<(Check, Obtained, Duration)>,
+    pub status: Status,
+    pub time: Duration,
+}
+
+/// Runs one claim.
+pub fn run_claim(base: &Path, claim: &Claim) -> ClaimResult {
+    let start = Instant::now();
+    let mut checks = Vec::new();
+    for c in &claim.checks {
+        let t = Instant::now();
+        let o = run_check(base, c);
+        checks.push((c.clone(), o, t.elapsed()));
+    }
+    let disagree = checks.iter().any(|(_, o, _)| !o.agrees && !o.not_checked);
+    let not_checked = checks.iter().any(|(_, o, _)| o.not_checked);
+    let status = match (disagree, claim.findings.is_empty(), not_checked) {
+        (true, false, _) => Status::Finding,
+        (true, true, _) => Status::Disagrees,
+        (false, _, true) => Status::NotChecked,
+        (false, _, false) => Status::Confirmed,
+    };
+    ClaimResult {
+        claim: claim.clone(),
+        checks,
+        status,
+        time: start.elapsed(),
+    }
+}
+
+/// The finding IDs (`### F-NN ...` headings) recorded in a FINDINGS.md.
+pub fn recorded_findings(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .filter_map(|h| h.split_whitespace().next())
+        .filter(|id| id.starts_with("F-"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks that every `finding` a claim links is recorded in `findings`.
+pub fn check_links(claims: &[Claim], findings: &[String]) -> Result<(), String> {
+    for c in claims {
+        for f in &c.findings {
+            if !findings.contains(f) {
+                return Err(format!(
+                    "{}: finding {f} is not recorded in FINDINGS.md",
+                    c.path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('~');
+        t
+    }
+}
+
+/// The table `convcheck prove` prints: claim, source section, expected,
+/// obtained, bounds and modes, time. One row per check; the claim's status
+/// on its first row.
+pub fn render_table(results: &[ClaimResult], verbose: bool) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<6} {:<11} {:<34} {:<22} {:<30} {:<46} {:>7}",
+        "claim", "status", "source", "expected", "obtained", "bounds and modes", "time"
+    );
+    for r in results {
+        for (i, (c, o, t)) in r.checks.iter().enumerate() {
+            let (id, st, src) = if i == 0 {
+                (
+                    r.claim.id.as_str(),
+                    r.status.as_str().to_string(),
+                    clip(&r.claim.source, 34),
+                )
+            } else {
+                ("", String::new(), String::new())
+            };
+            let expected = format!("{} {}", c.kind.as_str(), c.expect);
+            let _ = writeln!(
+                s,
+                "{:<6} {:<11} {:<34} {:<22} {:<30} {:<46} {:>6.1}s",
+                id,
+                st,
+                src,
+                clip(&expected, 22),
+                clip(&o.verdict, 30),
+                clip(&o.bounds, 46),
+                t.as_secs_f64()
+            );
+            if verbose || (!o.agrees && !o.not_checked && r.claim.findings.is_empty()) {
+                for l in o.detail.lines().take(40) {
+                    let _ = writeln!(s, "       | {l}");
+                }
+            }
+        }
+        if !r.claim.findings.is_empty() && r.status == Status::Finding {
+            let _ = writeln!(s, "       `-> recorded: {}", r.claim.findings.join(", "));
+        }
+    }
+    s
+}
+
+/// Counts per status.
+pub fn summary(results: &[ClaimResult]) -> String {
+    let n = |st: Status| results.iter().filter(|r| r.status == st).count();
+    format!(
+        "{} claims: {} confirmed, {} disagree with a recorded finding, {} not checked, {} disagree without a finding",
+        results.len(),
+        n(Status::Confirmed),
+        n(Status::Finding),
+        n(Status::NotChecked),
+        n(Status::Disagrees)
+    )
+}

@@ -1,0 +1,1300 @@
+//! M-AXIOM: the axiomatic encoding of one program's bounded executions in N
+//! threads as vc terms.
+//!
+//! Every thread runs at most K block visits ("steps"). Step s of thread t
+//! has a block term `blk[t][s]` (a bit-vector; the value `nb` means the
+//! thread is no longer running), computed from the previous block and the
+//! branch conditions, so a thread's path is a function of the launch inputs
+//! (P-LAUNCH, P-INPUT) and of the results of its convergent operations. SSA
+//! values are bit-vectors with a poison flag, merged per step by `ite` on the
+//! block that defines them.
+//!
+//! Dynamic instances of convergent operations get *keys* (vectors of
+//! bit-vector terms); two instances of the same static operation in
+//! different threads are converged iff their keys are equal (D-CW):
+//! - `entry` of the kernel: the empty key (D-ENTRY-LAUNCH, one group);
+//! - `anchor`: a fresh choice variable (D-ANCHOR), distinct between
+//!   instances of one thread (D-INST), constrained by D-ORDER;
+//! - `loop`: the token's key and the count of this thread's executions of
+//!   the `loop` with that token value (D-LOOP);
+//! - other controlled operations: their token's key (D-CTRL);
+//! - uncontrolled operations (`--uncontrolled maximal`, D-MAX): per
+//!   enclosing cycle, outermost first, the number of visits of its header
+//!   since the thread last entered the cycle (the iteration reading of
+//!   D-MAX-ITER, for the one hierarchy LLVM computes).
+//!
+//! D-ORDER is the existence of a rank function: rank variables per
+//! convergent-operation slot, strictly increasing in program order within a
+//! thread and equal on converged instances (only emitted when the program
+//! has anchors; elsewhere keys are determined by the paths).
+//!
+//! Results of C-OPS are fresh variables with *defining* constraints over the
+//! communicating set (the members and their arguments), since a result can
+//! depend on other threads' later steps (no stratification by step index).
+
+use std::collections::HashMap;
+
+use semantics::ir::{
+    BinOp, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
+};
+
+use super::prog::{CallSem, Prepared, RedOp};
+use crate::vc::{Sort, TermId, Terms};
+
+/// Width of counters, ordinals, step numbers and key components.
+pub const CW: u32 = 8;
+/// Width of D-ORDER ranks.
+const RW: u32 = 12;
+
+/// A value of the encoding.
+#[derive(Clone, Debug)]
+pub enum V {
+    Int {
+        bits: TermId,
+        poison: TermId,
+    },
+    /// A token: the key of the instance that produced it and the step at
+    /// which it was produced (identifies the token value within a thread).
+    Tok {
+        key: Vec<TermId>,
+        def: TermId,
+    },
+    Void,
+}
+
+/// Inputs of a launch shared by the source and target encodings.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub n: usize,
+    /// [param][thread]: the argument's value in each thread.
+    pub args: Vec<Vec<TermId>>,
+    /// The distinct input variables with a readable name.
+    pub vars: Vec<(String, TermId)>,
+}
+
+impl Launch {
+    /// P-LAUNCH / P-INPUT: one variable per uniform parameter, one per
+    /// thread for the others.
+    pub fn new(terms: &mut Terms, p: &Prepared, n: usize) -> Launch {
+        let mut args = Vec::new();
+        let mut vars = Vec::new();
+        for (i, param) in p.func.params.iter().enumerate() {
+            let w = param.ty.int_bits().unwrap_or(32);
+            let name = match param.value {
+                Some(v) => p.func.value(v).name.to_string(),
+                None => format!("arg{i}"),
+            };
+            if p.uniform_param[i] {
+                let x = terms.var(&format!("in.{name}"), Sort::BitVec(w));
+                vars.push((name.clone(), x));
+                args.push(vec![x; n]);
+            } else {
+                let xs: Vec<TermId> = (0..n)
+                    .map(|t| {
+                        let x = terms.var(&format!("in.{name}.t{t}"), Sort::BitVec(w));
+                        vars.push((format!("{name}[t{t}]"), x));
+                        x
+                    })
+                    .collect();
+                args.push(xs);
+            }
+        }
+        Launch { n, args, vars }
+    }
+}
+
+/// One dynamic instance of a convergent operation (thread t, step s, op o).
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// The thread executes this instance.
+    pub here: TermId,
+    pub key: Vec<TermId>,
+    pub args: Vec<V>,
+    /// Ordinal among the thread's observed convergent events (R-OBS), if
+    /// this operation is observed with its set.
+    pub ord: Option<TermId>,
+    /// How many instances of this operation the thread executed before.
+    pub occ: TermId,
+}
+
+/// An observable event that is not a convergent call (R-OBS).
+#[derive(Clone, Debug)]
+pub struct Ev {
+    pub here: TermId,
+    pub ord: TermId,
+    pub callee: String,
+    pub args: Vec<V>,
+}
+
+/// An observed convergent call (R-OBS): points at `inst[t][s][op]`.
+#[derive(Clone, Copy, Debug)]
+pub struct CEv {
+    pub s: usize,
+    pub op: usize,
+}
+
+/// Which convergent calls are events observed with their sets (R-OBS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observe {
+    /// Only those with side effects; modelled/pure ones through values.
+    Auto,
+    /// Every convergent call except the control intrinsics.
+    Sets,
+    /// None: only values and external calls.
+    Values,
+}
+
+/// The encoding of one program for one launch.
+pub struct Enc {
+    pub name: String,
+    pub n: usize,
+    pub k: usize,
+    /// Number of blocks; the block value `nb` means "not running".
+    pub nb: usize,
+    pub bw: u32,
+    /// [t][0..=k] block terms (index k only tells whether the thread is cut).
+    pub blk: Vec<Vec<TermId>>,
+    /// Per thread: undefined behaviour happened.
+    pub ub: Vec<TermId>,
+    /// Per thread: still running after k steps.
+    pub cut: Vec<TermId>,
+    /// Per thread: the return value (meaningful when it returned).
+    pub ret: Vec<V>,
+    /// Nondeterministic choices (anchor keys, ranks): CEGIS fixes them.
+    pub choices: Vec<TermId>,
+    /// Defining constraints of results (functional given everything else).
+    pub defs: Vec<TermId>,
+    /// Constraints on choices (D-INST, D-ORDER).
+    pub valid: Vec<TermId>,
+    /// Static convergent operations: (block, instruction index).
+    pub ops: Vec<(usize, usize)>,
+    /// [t][s][op] instance terms (None when op's block can never be there;
+    /// present for every step, `here` says whether it happens).
+    pub inst: Vec<Vec<Vec<Inst>>>,
+    /// Per thread: external call events and their final count.
+    pub ext: Vec<Vec<Ev>>,
+    pub ext_count: Vec<TermId>,
+    /// Per thread: observed convergent events and their final count.
+    pub cev: Vec<Vec<CEv>>,
+    pub cev_count: Vec<TermId>,
+    /// Callee per op.
+    pub op_callee: Vec<String>,
+}
+
+struct Builder<'a, 'p> {
+    t: &'a mut Terms,
+    p: &'a Prepared<'p>,
+    name: String,
+    observe: Observe,
+}
+
+fn width(ty: &Type) -> u32 {
+    ty.int_bits().unwrap_or(32)
+}
+
+impl Builder<'_, '_> {
+    fn bv(&mut self, w: u32, x: u128) -> TermId {
+        self.t.bv_const(w, x & mask(w))
+    }
+    fn cw(&mut self, x: usize) -> TermId {
+        self.bv(CW, x as u128)
+    }
+    fn fresh(&mut self, what: &str, sort: Sort) -> TermId {
+        let n = format!("{}.{what}", self.name);
+        self.t.fresh_var(&n, sort)
+    }
+    fn int(&mut self, bits: TermId) -> V {
+        let f = self.t.fls();
+        V::Int { bits, poison: f }
+    }
+    fn poison(&mut self, w: u32) -> V {
+        let bits = self.bv(w, 0);
+        let poison = self.t.tru();
+        V::Int { bits, poison }
+    }
+    fn ite_v(&mut self, c: TermId, a: &V, b: &V) -> V {
+        match (a, b) {
+            (V::Int { bits: x, poison: p }, V::Int { bits: y, poison: q }) => V::Int {
+                bits: self.t.ite(c, *x, *y),
+                poison: self.t.ite(c, *p, *q),
+            },
+            (V::Tok { key: k1, def: d1 }, V::Tok { key: k2, def: d2 }) if k1.len() == k2.len() => {
+                V::Tok {
+                    key: k1
+                        .iter()
+                        .zip(k2)
+                        .map(|(x, y)| self.t.ite(c, *x, *y))
+                        .collect(),
+                    def: self.t.ite(c, *d1, *d2),
+                }
+            }
+            _ => a.clone(),
+        }
+    }
+}
+
+fn mask(w: u32) -> u128 {
+    if w >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << w) - 1
+    }
+}
+
+/// The static key length of each token value (D-CTRL/D-LOOP keys).
+fn key_len(p: &Prepared, v: ValueId, depth: usize) -> usize {
+    let ValueDef::Inst { block, index } = p.func.value(v).def else {
+        return 0;
+    };
+    match p.call(block.0, index) {
+        Some(c) => match c.sem {
+            CallSem::Anchor => 1,
+            CallSem::Loop if depth < 64 => c.token.map_or(0, |tok| key_len(p, tok, depth + 1)) + 1,
+            _ => 0,
+        },
+        None => 0,
+    }
+}
+
+/// Encodes `p` for `launch` with at most `k` block visits per thread.
+/// `name` prefixes every variable (several copies of the source coexist in
+/// one CEGIS proposal).
+pub fn encode(
+    terms: &mut Terms,
+    p: &Prepared,
+    launch: &Launch,
+    k: usize,
+    name: &str,
+    observe: Observe,
+) -> Enc {
+    let mut b = Builder {
+        t: terms,
+        p,
+        name: name.to_string(),
+        observe,
+    };
+    b.run(launch, k)
+}
+
+/// Per-thread running state of the encoder.
+struct ThreadSt {
+    cur: HashMap<ValueId, V>,
+    ext_cnt: TermId,
+    cev_cnt: TermId,
+    /// Per enclosing-cycle id: header visits since the thread entered it.
+    cyc: HashMap<usize, TermId>,
+}
+
+impl Builder<'_, '_> {
+    fn is_observed(&self, sem: &CallSem) -> bool {
+        match sem {
+            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
+            CallSem::Pure | CallSem::Stream | CallSem::Ignored => false,
+            CallSem::UnknownConv { effect: true } => self.observe != Observe::Values,
+            _ => self.observe == Observe::Sets,
+        }
+    }
+
+    fn run(&mut self, launch: &Launch, k: usize) -> Enc {
+        let p = self.p;
+        let f = p.func;
+        let n = launch.n;
+        let nb = f.blocks.len();
+        let bw = (usize::BITS - nb.leading_zeros()).max(1);
+        let mut ops = Vec::new();
+        let mut op_callee = Vec::new();
+        let mut op_index: HashMap<(usize, usize), usize> = HashMap::new();
+        for (bi, row) in p.calls.iter().enumerate() {
+            for (ii, c) in row.iter().enumerate() {
+                if let Some(c) = c.as_ref().filter(|c| c.convergent) {
+                    op_index.insert((bi, ii), ops.len());
+                    ops.push((bi, ii));
+                    op_callee.push(c.callee.clone());
+                }
+            }
+        }
+        let mut enc = Enc {
+            name: self.name.clone(),
+            n,
+            k,
+            nb,
+            bw,
+            blk: Vec::new(),
+            ub: Vec::new(),
+            cut: Vec::new(),
+            ret: Vec::new(),
+            choices: Vec::new(),
+            defs: Vec::new(),
+            valid: Vec::new(),
+            ops: ops.clone(),
+            inst: Vec::new(),
+            ext: Vec::new(),
+            ext_count: Vec::new(),
+            cev: Vec::new(),
+            cev_count: Vec::new(),
+            op_callee,
+        };
+        // Results of convergent ops needing the set: fresh variables, defined below.
+        let mut results: HashMap<(usize, usize, usize), TermId> = HashMap::new();
+        for t in 0..n {
+            self.thread(launch, t, k, &op_index, &mut enc, &mut results);
+        }
+        self.define_results(launch, &mut enc, &results);
+        self.anchor_rules(&mut enc);
+        enc
+    }
+
+    fn operand(&mut self, op: &Operand, w: u32, local: &HashMap<ValueId, V>, st: &ThreadSt) -> V {
+        match op {
+            Operand::Local(v) => local
+                .get(v)
+                .or_else(|| st.cur.get(v))
+                .cloned()
+                .unwrap_or_else(|| self.poison(w)),
+            Operand::Const(Const::Int { value, .. }) => {
+                let bits = self.bv(w, *value as u128);
+                self.int(bits)
+            }
+            _ => self.poison(w),
+        }
+    }
+
+    fn bits_of(&mut self, v: &V, w: u32) -> (TermId, TermId) {
+        match v {
+            V::Int { bits, poison } => (*bits, *poison),
+            _ => {
+                let b = self.bv(w, 0);
+                (b, self.t.tru())
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn thread(
+        &mut self,
+        launch: &Launch,
+        t: usize,
+        k: usize,
+        op_index: &HashMap<(usize, usize), usize>,
+        enc: &mut Enc,
+        results: &mut HashMap<(usize, usize, usize), TermId>,
+    ) {
+        let p = self.p;
+        let f = p.func;
+        let nb = enc.nb;
+        let bw = enc.bw;
+        let none = self.bv(bw, nb as u128);
+        let fls = self.t.fls();
+        let mut st = ThreadSt {
+            cur: HashMap::new(),
+            ext_cnt: self.cw(0),
+            cev_cnt: self.cw(0),
+            cyc: HashMap::new(),
+        };
+        for (i, param) in f.params.iter().enumerate() {
+            if let Some(v) = param.value {
+                let bits = launch.args[i][t];
+                let val = self.int(bits);
+                st.cur.insert(v, val);
+            }
+        }
+        // Initial (never-defined) values: poison ints, zero tokens.
+        for (vi, info) in f.values.iter().enumerate() {
+            if matches!(info.def, ValueDef::Inst { .. }) {
+                let v = if info.ty.is_token() {
+                    let kl = key_len(p, ValueId(vi), 0);
+                    let key = (0..kl).map(|_| self.cw(0)).collect();
+                    V::Tok {
+                        key,
+                        def: self.cw(255),
+                    }
+                } else if info.ty == Type::Void {
+                    V::Void
+                } else {
+                    self.poison(width(&info.ty))
+                };
+                st.cur.insert(ValueId(vi), v);
+            }
+        }
+        let mut blk = vec![self.bv(bw, 0)];
+        let mut ub_any = fls;
+        let mut ret = match &f.ret_ty {
+            Type::Void => V::Void,
+            ty => self.poison(width(ty)),
+        };
+        let mut insts_t: Vec<Vec<Inst>> = Vec::new();
+        let mut ext_t = Vec::new();
+        let mut cev_t = Vec::new();
+        let mut loop_hist: Vec<(usize, usize, TermId, TermId)> = Vec::new(); // (s, op, here, tokdef)
+                                                                             // Occurrence counters per op (choices are indexed by occurrence, not
+                                                                             // by step, so that a learned choice carries over to other launches).
+        let mut occ: Vec<TermId> = (0..enc.ops.len()).map(|_| self.cw(0)).collect();
+        let mut anchor_vars: HashMap<usize, Vec<TermId>> = HashMap::new();
+        for s in 0..k {
+            let cur_blk = blk[s];
+            let mut next = none;
+            let mut new_cur = st.cur.clone();
+            let mut step_insts: Vec<Option<Inst>> = vec![None; enc.ops.len()];
+            let occ_before = occ.clone();
+            let ext_before = st.ext_cnt;
+            let cev_before = st.cev_cnt;
+            let mut ext_after = ext_before;
+            let mut cev_after = cev_before;
+            // Cycle counters after this step (D-MAX keys).
+            let mut cyc_after: HashMap<usize, TermId> = HashMap::new();
+            let all_cycles: Vec<usize> = {
+                let mut v: Vec<usize> = p.enclosing.iter().flatten().map(|(c, _)| *c).collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            for c in &all_cycles {
+                let old = st.cyc.get(c).copied().unwrap_or_else(|| self.cw(0));
+                let header = p.cycles.cycle(semantics::cfg::CycleId(*c)).header();
+                let mut val = self.cw(0);
+                for (bi, enclosing) in p.enclosing.iter().enumerate() {
+                    if enclosing.iter().any(|(cc, _)| cc == c) {
+                        let bt = self.bv(bw, bi as u128);
+                        let at = self.t.eq(cur_blk, bt);
+                        let v = if bi == header.0 {
+                            let one = self.cw(1);
+                            self.t.bv_add(old, one)
+                        } else {
+                            old
+                        };
+                        val = self.t.ite(at, v, val);
+                    }
+                }
+                cyc_after.insert(*c, val);
+            }
+            for (bi, block) in f.blocks.iter().enumerate() {
+                let bt = self.bv(bw, bi as u128);
+                let at = self.t.eq(cur_blk, bt);
+                let mut local: HashMap<ValueId, V> = HashMap::new();
+                let mut ub = fls;
+                let mut ext_i = 0usize;
+                let mut cev_i = 0usize;
+                for (ii, inst) in block.insts.iter().enumerate() {
+                    let val: V = match &inst.kind {
+                        InstKind::Phi { ty, incoming, .. } => {
+                            let w = width(ty);
+                            let mut v = self.poison(w);
+                            if s > 0 {
+                                for (op, pred) in incoming {
+                                    let ov = self.operand(op, w, &HashMap::new(), &st);
+                                    let pt = self.bv(bw, pred.0 as u128);
+                                    let c = self.t.eq(blk[s - 1], pt);
+                                    v = self.ite_v(c, &ov, &v);
+                                }
+                            }
+                            v
+                        }
+                        InstKind::Binary {
+                            op,
+                            flags,
+                            ty,
+                            lhs,
+                            rhs,
+                        } => {
+                            let w = width(ty);
+                            let a = self.operand(lhs, w, &local, &st);
+                            let c = self.operand(rhs, w, &local, &st);
+                            let (ab, ap) = self.bits_of(&a, w);
+                            let (cb, cp) = self.bits_of(&c, w);
+                            let (r, extra_poison, extra_ub) = self.binop(*op, flags, w, ab, cb);
+                            let poison = self.t.or(&[ap, cp, extra_poison]);
+                            if let Some(u) = extra_ub {
+                                // Division UB: divisor zero (or poison), signed overflow.
+                                let u = self.t.or(&[u, cp]);
+                                ub = self.t.or(&[ub, u]);
+                            }
+                            V::Int { bits: r, poison }
+                        }
+                        InstKind::ICmp {
+                            pred, ty, lhs, rhs, ..
+                        } => {
+                            let w = width(ty);
+                            let a = self.operand(lhs, w, &local, &st);
+                            let c = self.operand(rhs, w, &local, &st);
+                            let (ab, ap) = self.bits_of(&a, w);
+                            let (cb, cp) = self.bits_of(&c, w);
+                            let r = self.icmp(*pred, ab, cb);
+                            let one = self.bv(1, 1);
+                            let zero = self.bv(1, 0);
+                            let bits = self.t.ite(r, one, zero);
+                            let poison = self.t.or(&[ap, cp]);
+                            V::Int { bits, poison }
+                        }
+                        InstKind::Select {
+                            cond,
+                            on_true,
+                            on_false,
+                            ..
+                        } => {
+                            let w = width(&on_true.ty);
+                            let c = self.operand(&cond.value, 1, &local, &st);
+                            let x = self.operand(&on_true.value, w, &local, &st);
+                            let y = self.operand(&on_false.value, w, &local, &st);
+                            let (cb, cp) = self.bits_of(&c, 1);
+                            let one = self.bv(1, 1);
+                            let ct = self.t.eq(cb, one);
+                            let v = self.ite_v(ct, &x, &y);
+                            match v {
+                                V::Int { bits, poison } => V::Int {
+                                    bits,
+                                    poison: self.t.or(&[poison, cp]),
+                                },
+                                other => other,
+                            }
+                        }
+                        InstKind::Cast { op, from, to, .. } => {
+                            let wf = width(&from.ty);
+                            let wt = width(to);
+                            let a = self.operand(&from.value, wf, &local, &st);
+                            let (ab, ap) = self.bits_of(&a, wf);
+                            let bits = match op {
+                                CastOp::Trunc if wt <= wf => self.t.extract(wt - 1, 0, ab),
+                                CastOp::ZExt if wt >= wf => self.t.zero_ext(wt - wf, ab),
+                                CastOp::SExt if wt >= wf => self.t.sign_ext(wt - wf, ab),
+                                _ => ab,
+                            };
+                            V::Int { bits, poison: ap }
+                        }
+                        InstKind::Call(call) => {
+                            let info = p
+                                .call(bi, ii)
+                                .expect("prepare classified every call")
+                                .clone();
+                            let args: Vec<V> = call
+                                .args
+                                .iter()
+                                .map(|a| {
+                                    let w = width(&a.ty);
+                                    self.operand(&a.value, w, &local, &st)
+                                })
+                                .collect();
+                            let rw = width(&call.ty);
+                            let mut result = match &call.ty {
+                                Type::Void | Type::Token => V::Void,
+                                _ => self.poison(rw),
+                            };
+                            if info.convergent {
+                                let o = op_index[&(bi, ii)];
+                                let key: Vec<TermId> = match &info.sem {
+                                    CallSem::Entry => Vec::new(),
+                                    CallSem::Anchor => {
+                                        // D-ANCHOR: the j-th instance of this anchor in
+                                        // thread t gets the chosen key a[t][o][j].
+                                        if !anchor_vars.contains_key(&o) {
+                                            let vs: Vec<TermId> = (0..k)
+                                                .map(|j| {
+                                                    self.fresh(
+                                                        &format!("anchor.t{t}.o{o}.j{j}"),
+                                                        Sort::BitVec(CW),
+                                                    )
+                                                })
+                                                .collect();
+                                            enc.choices.extend(&vs);
+                                            // D-INST: instances of one thread never converge.
+                                            if vs.len() > 1 {
+                                                let d = self.t.distinct(&vs);
+                                                enc.valid.push(d);
+                                            }
+                                            anchor_vars.insert(o, vs);
+                                        }
+                                        let vs = anchor_vars[&o].clone();
+                                        vec![select(self.t, occ_before[o], &vs)]
+                                    }
+                                    CallSem::Loop => {
+                                        let tok = info.token.and_then(|tv| {
+                                            local.get(&tv).or_else(|| st.cur.get(&tv)).cloned()
+                                        });
+                                        let (mut key, tdef) = match tok {
+                                            Some(V::Tok { key, def }) => (key, def),
+                                            _ => (Vec::new(), self.cw(0)),
+                                        };
+                                        // D-LOOP: 1 + earlier executions with the same token value.
+                                        let mut cnt = self.cw(1);
+                                        for (_, o2, here2, def2) in
+                                            loop_hist.iter().filter(|h| h.1 == o)
+                                        {
+                                            let _ = o2;
+                                            let same = self.t.eq(*def2, tdef);
+                                            let c = self.t.and(&[*here2, same]);
+                                            let one = self.cw(1);
+                                            let z = self.cw(0);
+                                            let inc = self.t.ite(c, one, z);
+                                            cnt = self.t.bv_add(cnt, inc);
+                                        }
+                                        loop_hist.push((s, o, at, tdef));
+                                        key.push(cnt);
+                                        key
+                                    }
+                                    _ => match info.token {
+                                        Some(tv) => {
+                                            match local.get(&tv).or_else(|| st.cur.get(&tv)) {
+                                                Some(V::Tok { key, .. }) => key.clone(),
+                                                _ => Vec::new(),
+                                            }
+                                        }
+                                        // D-MAX: iteration counters of the enclosing cycles.
+                                        None => p.enclosing[bi]
+                                            .iter()
+                                            .map(|(c, _)| cyc_after[c])
+                                            .collect(),
+                                    },
+                                };
+                                if info.sem.is_token_def() {
+                                    let def = self.cw(s);
+                                    result = V::Tok {
+                                        key: key.clone(),
+                                        def,
+                                    };
+                                } else if !matches!(call.ty, Type::Void) {
+                                    let r = self
+                                        .fresh(&format!("res.t{t}.s{s}.o{o}"), Sort::BitVec(rw));
+                                    let poison =
+                                        self.fresh(&format!("poi.t{t}.s{s}.o{o}"), Sort::Bool);
+                                    results.insert((t, s, o), r);
+                                    results.insert((t, s, o + usize::MAX / 2), poison);
+                                    result = V::Int { bits: r, poison };
+                                }
+                                if let CallSem::Shuffle { ub: true } = info.sem {
+                                    let u = self.fresh(&format!("oob.t{t}.s{s}.o{o}"), Sort::Bool);
+                                    results.insert((t, s, o + usize::MAX / 4), u);
+                                    ub = self.t.or(&[ub, u]);
+                                }
+                                let ord = if self.is_observed(&info.sem) {
+                                    let i = self.cw(cev_i);
+                                    cev_i += 1;
+                                    cev_t.push(CEv { s, op: o });
+                                    Some(self.t.bv_add(cev_before, i))
+                                } else {
+                                    None
+                                };
+                                step_insts[o] = Some(Inst {
+                                    here: at,
+                                    key,
+                                    args: args.clone(),
+                                    ord,
+                                    occ: occ_before[o],
+                                });
+                                let one = self.cw(1);
+                                let inc = self.t.bv_add(occ[o], one);
+                                occ[o] = self.t.ite(at, inc, occ[o]);
+                            } else {
+                                match info.sem {
+                                    CallSem::Tid => {
+                                        let bits = self.bv(rw, t as u128);
+                                        result = self.int(bits);
+                                    }
+                                    CallSem::Pure if call.ty != Type::Void => {
+                                        // P-INPUT: deterministic function of (args, tid).
+                                        let mut dom: Vec<Sort> = args
+                                            .iter()
+                                            .map(|a| match a {
+                                                V::Int { bits, .. } => self.t.sort(*bits).clone(),
+                                                _ => Sort::BitVec(1),
+                                            })
+                                            .collect();
+                                        dom.push(Sort::BitVec(32));
+                                        let fid = self.t.func(
+                                            &format!("uf.{}", info.callee),
+                                            &dom,
+                                            Sort::BitVec(rw),
+                                        );
+                                        let mut xs: Vec<TermId> = Vec::new();
+                                        for a in &args {
+                                            let (b, _) = self.bits_of(a, 1);
+                                            xs.push(b);
+                                        }
+                                        xs.push(self.bv(32, t as u128));
+                                        let bits = self.t.apply(fid, &xs);
+                                        result = self.int(bits);
+                                    }
+                                    CallSem::Stream => {
+                                        let i = self.cw(ext_i);
+                                        ext_i += 1;
+                                        let ord = self.t.bv_add(ext_before, i);
+                                        ext_t.push(Ev {
+                                            here: at,
+                                            ord,
+                                            callee: info.callee.clone(),
+                                            args: args.clone(),
+                                        });
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            result
+                        }
+                        _ => V::Void,
+                    };
+                    if let Some(r) = inst.result {
+                        local.insert(r, val);
+                    }
+                }
+                // Terminator.
+                let (succ, ends_ub, ret_v) = match &block.term.kind {
+                    TermKind::Br(d) => (Some(self.bv(bw, d.0 as u128)), fls, None),
+                    TermKind::CondBr {
+                        cond,
+                        on_true,
+                        on_false,
+                    } => {
+                        let c = self.operand(cond, 1, &local, &st);
+                        let (cb, cp) = self.bits_of(&c, 1);
+                        let one = self.bv(1, 1);
+                        let ct = self.t.eq(cb, one);
+                        let x = self.bv(bw, on_true.0 as u128);
+                        let y = self.bv(bw, on_false.0 as u128);
+                        (Some(self.t.ite(ct, x, y)), cp, None)
+                    }
+                    TermKind::Switch {
+                        ty,
+                        cond,
+                        default,
+                        cases,
+                    } => {
+                        let w = width(ty);
+                        let c = self.operand(cond, w, &local, &st);
+                        let (cb, cp) = self.bits_of(&c, w);
+                        let mut d = self.bv(bw, default.0 as u128);
+                        for (cv, dest) in cases.iter().rev() {
+                            if let Const::Int { value, .. } = cv {
+                                let k = self.bv(w, *value as u128);
+                                let e = self.t.eq(cb, k);
+                                let dt = self.bv(bw, dest.0 as u128);
+                                d = self.t.ite(e, dt, d);
+                            }
+                        }
+                        (Some(d), cp, None)
+                    }
+                    TermKind::Ret(v) => {
+                        let rv = v.as_ref().map(|tv| {
+                            let w = width(&tv.ty);
+                            self.operand(&tv.value, w, &local, &st)
+                        });
+                        (None, fls, rv)
+                    }
+                    TermKind::Unreachable => (None, self.t.tru(), None),
+                };
+                let ub_here = self.t.or(&[ub, ends_ub]);
+                let ub_at = self.t.and(&[at, ub_here]);
+                ub_any = self.t.or(&[ub_any, ub_at]);
+                let nxt = match succ {
+                    Some(sx) => self.t.ite(ub_here, none, sx),
+                    None => none,
+                };
+                next = self.t.ite(at, nxt, next);
+                if let Some(rv) = ret_v {
+                    ret = self.ite_v(at, &rv, &ret);
+                }
+                let mut local: Vec<(ValueId, V)> = local.into_iter().collect();
+                local.sort_by_key(|(v, _)| v.0);
+                for (v, val) in local {
+                    let old = new_cur.get(&v).cloned().unwrap_or(V::Void);
+                    let merged = self.ite_v(at, &val, &old);
+                    new_cur.insert(v, merged);
+                }
+                if ext_i > 0 {
+                    let i = self.cw(ext_i);
+                    let plus = self.t.bv_add(ext_before, i);
+                    ext_after = self.t.ite(at, plus, ext_after);
+                }
+                if cev_i > 0 {
+                    let i = self.cw(cev_i);
+                    let plus = self.t.bv_add(cev_before, i);
+                    cev_after = self.t.ite(at, plus, cev_after);
+                }
+            }
+            st.cur = new_cur;
+            st.ext_cnt = ext_after;
+            st.cev_cnt = cev_after;
+            st.cyc = cyc_after;
+            blk.push(next);
+            let row = step_insts
+                .into_iter()
+                .map(|i| {
+                    i.unwrap_or(Inst {
+                        here: fls,
+                        key: Vec::new(),
+                        args: Vec::new(),
+                        ord: None,
+                        occ: fls,
+                    })
+                })
+                .collect();
+            insts_t.push(row);
+        }
+        let last = blk[k];
+        let running = self.t.eq(last, none);
+        let cut = self.t.not(running);
+        enc.blk.push(blk);
+        enc.ub.push(ub_any);
+        enc.cut.push(cut);
+        enc.ret.push(ret);
+        enc.inst.push(insts_t);
+        enc.ext.push(ext_t);
+        enc.ext_count.push(st.ext_cnt);
+        enc.cev.push(cev_t);
+        enc.cev_count.push(st.cev_cnt);
+    }
+
+    /// P-THREAD integer semantics: result, extra poison, and UB condition.
+    fn binop(
+        &mut self,
+        op: BinOp,
+        flags: &[String],
+        w: u32,
+        a: TermId,
+        b: TermId,
+    ) -> (TermId, TermId, Option<TermId>) {
+        let fls = self.t.fls();
+        let zero = self.bv(w, 0);
+        let has = |f: &str| flags.iter().any(|x| x == f);
+        let wide = |s: &mut Self, signed: bool, x: TermId| {
+            if signed {
+                s.t.sign_ext(w, x)
+            } else {
+                s.t.zero_ext(w, x)
+            }
+        };
+        let overflow = |s: &mut Self, r: TermId, op2: BinOp, signed: bool| {
+            let xa = wide(s, signed, a);
+            let xb = wide(s, signed, b);
+            let exact = match op2 {
+                BinOp::Add => s.t.bv_add(xa, xb),
+                BinOp::Sub => s.t.bv_sub(xa, xb),
+                _ => s.t.bv_mul(xa, xb),
+            };
+            let xr = wide(s, signed, r);
+            let same = s.t.eq(exact, xr);
+            s.t.not(same)
+        };
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                let r = match op {
+                    BinOp::Add => self.t.bv_add(a, b),
+                    BinOp::Sub => self.t.bv_sub(a, b),
+                    _ => self.t.bv_mul(a, b),
+                };
+                let mut p = fls;
+                if has("nsw") {
+                    let o = overflow(self, r, op, true);
+                    p = self.t.or(&[p, o]);
+                }
+                if has("nuw") {
+                    let o = overflow(self, r, op, false);
+                    p = self.t.or(&[p, o]);
+                }
+                (r, p, None)
+            }
+            BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem => {
+                let r = match op {
+                    BinOp::UDiv => self.t.bv_udiv(a, b),
+                    BinOp::URem => self.t.bv_urem(a, b),
+                    BinOp::SDiv => self.t.bv_sdiv(a, b),
+                    _ => self.t.bv_srem(a, b),
+                };
+                let mut u = self.t.eq(b, zero);
+                if matches!(op, BinOp::SDiv | BinOp::SRem) {
+                    let min = self.bv(w, 1u128 << (w - 1));
+                    let m1 = self.bv(w, mask(w));
+                    let ia = self.t.eq(a, min);
+                    let ib = self.t.eq(b, m1);
+                    let ov = self.t.and(&[ia, ib]);
+                    u = self.t.or(&[u, ov]);
+                }
+                (r, fls, Some(u))
+            }
+            BinOp::Shl | BinOp::LShr | BinOp::AShr => {
+                let r = match op {
+                    BinOp::Shl => self.t.bv_shl(a, b),
+                    BinOp::LShr => self.t.bv_lshr(a, b),
+                    _ => self.t.bv_ashr(a, b),
+                };
+                let ww = self.bv(w, w as u128);
+                let p = self.t.bv_uge(b, ww);
+                (r, p, None)
+            }
+            BinOp::And => (self.t.bv_and(a, b), fls, None),
+            BinOp::Or => (self.t.bv_or(a, b), fls, None),
+            BinOp::Xor => (self.t.bv_xor(a, b), fls, None),
+            _ => (a, self.t.tru(), None),
+        }
+    }
+
+    fn icmp(&mut self, pred: ICmpPred, a: TermId, b: TermId) -> TermId {
+        match pred {
+            ICmpPred::Eq => self.t.eq(a, b),
+            ICmpPred::Ne => {
+                let e = self.t.eq(a, b);
+                self.t.not(e)
+            }
+            ICmpPred::Ugt => self.t.bv_ugt(a, b),
+            ICmpPred::Uge => self.t.bv_uge(a, b),
+            ICmpPred::Ult => self.t.bv_ult(a, b),
+            ICmpPred::Ule => self.t.bv_ule(a, b),
+            ICmpPred::Sgt => self.t.bv_sgt(a, b),
+            ICmpPred::Sge => self.t.bv_sge(a, b),
+            ICmpPred::Slt => self.t.bv_slt(a, b),
+            ICmpPred::Sle => self.t.bv_sle(a, b),
+        }
+    }
+}
+
+impl CallSem {
+    /// C-INTR: the call returns a token.
+    pub fn is_token_def(&self) -> bool {
+        matches!(self, CallSem::Entry | CallSem::Anchor | CallSem::Loop)
+    }
+}
+
+pub(super) fn keys_eq(t: &mut Terms, a: &[TermId], b: &[TermId]) -> TermId {
+    if a.len() != b.len() {
+        return t.fls();
+    }
+    let eqs: Vec<TermId> = a.iter().zip(b).map(|(x, y)| t.eq(*x, *y)).collect();
+    t.and(&eqs)
+}
+
+/// The communicating set of instance (t, s, o) as seen from thread u:
+/// whether u is a member, and u's member instance's step (as a list of
+/// (condition, step) alternatives, at most one of which holds).
+pub fn member(
+    terms: &mut Terms,
+    enc: &Enc,
+    t: usize,
+    s: usize,
+    o: usize,
+    u: usize,
+) -> Vec<(TermId, usize)> {
+    let mut out = Vec::new();
+    if u == t {
+        out.push((enc.inst[t][s][o].here, s));
+        return out;
+    }
+    let me = enc.inst[t][s][o].clone();
+    for s2 in 0..enc.k {
+        let other = &enc.inst[u][s2][o];
+        if terms.literal(other.here).and_then(|v| v.as_bool()) == Some(false) {
+            continue;
+        }
+        let ke = keys_eq(terms, &me.key, &other.key);
+        let c = terms.and(&[me.here, other.here, ke]);
+        out.push((c, s2));
+    }
+    out
+}
+
+impl Builder<'_, '_> {
+    /// C-OPS: defining constraints of every result over its set.
+    fn define_results(
+        &mut self,
+        launch: &Launch,
+        enc: &mut Enc,
+        results: &HashMap<(usize, usize, usize), TermId>,
+    ) {
+        let n = launch.n;
+        for t in 0..n {
+            for s in 0..enc.k {
+                for (o, &(bi, ii)) in enc.ops.clone().iter().enumerate() {
+                    let Some(r) = results.get(&(t, s, o)).copied() else {
+                        if let Some(u) = results.get(&(t, s, o + usize::MAX / 4)) {
+                            // UB-shuffle without result (cannot happen: shuffles return).
+                            let f = self.t.fls();
+                            let e = self.t.eq(*u, f);
+                            enc.defs.push(e);
+                        }
+                        continue;
+                    };
+                    let poison = results[&(t, s, o + usize::MAX / 2)];
+                    let info = self.p.call(bi, ii).expect("ops are calls").clone();
+                    let w = self.t.sort(r).bv_width().unwrap_or(32);
+                    // Members: per thread u, (is member, argument values).
+                    let mut mem: Vec<(TermId, Vec<V>)> = Vec::new();
+                    for u in 0..n {
+                        let alts = member(self.t, enc, t, s, o, u);
+                        let conds: Vec<TermId> = alts.iter().map(|(c, _)| *c).collect();
+                        let is = self.t.or(&conds);
+                        let nargs = enc.inst[t][s][o].args.len();
+                        let mut args: Vec<V> = (0..nargs).map(|_| self.poison(32)).collect();
+                        for (c, s2) in alts.iter().rev() {
+                            let theirs = enc.inst[u][*s2][o].args.clone();
+                            for (i, a) in theirs.iter().enumerate() {
+                                if i < args.len() {
+                                    let old = args[i].clone();
+                                    args[i] = if matches!(old, V::Int { .. })
+                                        && matches!(a, V::Int { .. })
+                                    {
+                                        self.ite_fit(*c, a, &old)
+                                    } else {
+                                        a.clone()
+                                    };
+                                }
+                            }
+                        }
+                        mem.push((is, args));
+                    }
+                    let (val, pois, oob) = self.c_ops(&info.sem, &info.callee, t, w, &mem);
+                    let here = enc.inst[t][s][o].here;
+                    let e1 = self.t.eq(r, val);
+                    let e2 = self.t.eq(poison, pois);
+                    let both = self.t.and(&[e1, e2]);
+                    let d = self.t.implies(here, both);
+                    enc.defs.push(d);
+                    if let Some(u) = results.get(&(t, s, o + usize::MAX / 4)) {
+                        let ob = self.t.and(&[here, oob]);
+                        let e = self.t.eq(*u, ob);
+                        enc.defs.push(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ite` of two ints whose widths may differ (an unused placeholder).
+    fn ite_fit(&mut self, c: TermId, a: &V, b: &V) -> V {
+        match (a, b) {
+            (V::Int { bits: x, .. }, V::Int { bits: y, .. })
+                if self.t.sort(*x) != self.t.sort(*y) =>
+            {
+                let w = self.t.sort(*x).bv_width().unwrap_or(32);
+                let pb = self.poison(w);
+                self.ite_v(c, a, &pb)
+            }
+            _ => self.ite_v(c, a, b),
+        }
+    }
+
+    /// C-OPS results for thread `t` over members `mem` (u -> (member, args)):
+    /// (value, poison, out-of-range shuffle).
+    fn c_ops(
+        &mut self,
+        sem: &CallSem,
+        callee: &str,
+        t: usize,
+        w: u32,
+        mem: &[(TermId, Vec<V>)],
+    ) -> (TermId, TermId, TermId) {
+        let fls = self.t.fls();
+        let n = mem.len();
+        let arg = |s: &mut Self, u: usize, i: usize, w: u32| -> (TermId, TermId) {
+            match mem[u].1.get(i) {
+                Some(V::Int { bits, poison }) => (*bits, *poison),
+                _ => {
+                    let z = s.bv(w, 0);
+                    (z, s.t.tru())
+                }
+            }
+        };
+        match sem {
+            CallSem::Ballot => {
+                let mut acc = self.bv(w, 0);
+                let mut poison = fls;
+                for u in 0..n {
+                    let (b, p) = arg(self, u, 0, 1);
+                    let one = self.bv(1, 1);
+                    let set = self.t.eq(b, one);
+                    let c = self.t.and(&[mem[u].0, set]);
+                    let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
+                    let z = self.bv(w, 0);
+                    let add = self.t.ite(c, bit, z);
+                    acc = self.t.bv_or(acc, add);
+                    let pm = self.t.and(&[mem[u].0, p]);
+                    poison = self.t.or(&[poison, pm]);
+                }
+                (acc, poison, fls)
+            }
+            CallSem::First => {
+                let mut v = self.bv(w, 0);
+                let mut p = self.t.tru();
+                for u in (0..n).rev() {
+                    let (b, pp) = arg(self, u, 0, w);
+                    v = self.t.ite(mem[u].0, b, v);
+                    p = self.t.ite(mem[u].0, pp, p);
+                }
+                (v, p, fls)
+            }
+            CallSem::Reduce(op) => {
+                let ident = match op {
+                    RedOp::Add | RedOp::Or | RedOp::Xor | RedOp::UMax => 0,
+                    RedOp::And | RedOp::UMin => mask(w),
+                    RedOp::SMin => mask(w) >> 1,
+                    RedOp::SMax => 1u128 << (w - 1),
+                };
+                let mut acc = self.bv(w, ident);
+                let mut poison = fls;
+                for u in 0..n {
+                    let (b, p) = arg(self, u, 0, w);
+                    let idt = self.bv(w, ident);
+                    let x = self.t.ite(mem[u].0, b, idt);
+                    acc = match op {
+                        RedOp::Add => self.t.bv_add(acc, x),
+                        RedOp::And => self.t.bv_and(acc, x),
+                        RedOp::Or => self.t.bv_or(acc, x),
+                        RedOp::Xor => self.t.bv_xor(acc, x),
+                        RedOp::UMin => {
+                            let c = self.t.bv_ult(x, acc);
+                            self.t.ite(c, x, acc)
+                        }
+                        RedOp::UMax => {
+                            let c = self.t.bv_ugt(x, acc);
+                            self.t.ite(c, x, acc)
+                        }
+                        RedOp::SMin => {
+                            let c = self.t.bv_slt(x, acc);
+                            self.t.ite(c, x, acc)
+                        }
+                        RedOp::SMax => {
+                            let c = self.t.bv_sgt(x, acc);
+                            self.t.ite(c, x, acc)
+                        }
+                    };
+                    let pm = self.t.and(&[mem[u].0, p]);
+                    poison = self.t.or(&[poison, pm]);
+                }
+                (acc, poison, fls)
+            }
+            CallSem::Shuffle { .. } => {
+                // Own id argument (index 1): the lane to read.
+                let (id, idp) = arg(self, t, 1, 32);
+                let iw = self.t.sort(id).bv_width().unwrap_or(32);
+                let mut v = self.bv(w, 0);
+                let mut p = self.t.tru();
+                let mut found = fls;
+                for u in (0..n).rev() {
+                    let ut = self.bv(iw, u as u128);
+                    let is = self.t.eq(id, ut);
+                    let c = self.t.and(&[is, mem[u].0]);
+                    let (b, pp) = arg(self, u, 0, w);
+                    v = self.t.ite(c, b, v);
+                    p = self.t.ite(c, pp, p);
+                    found = self.t.or(&[found, c]);
+                }
+                let p = self.t.or(&[p, idp]);
+                let nf = self.t.not(found);
+                let npid = self.t.not(idp);
+                let oob = self.t.and(&[nf, npid]);
+                (v, p, oob)
+            }
+            _ => {
+                // C-OPS unknown: uninterpreted function of the set's
+                // (thread id, arguments), as a membership vector.
+                let nargs = mem.first().map_or(0, |m| m.1.len());
+                let mut dom = Vec::new();
+                let mut xs = Vec::new();
+                for (u, (is, _)) in mem.iter().enumerate() {
+                    dom.push(Sort::Bool);
+                    xs.push(*is);
+                    for i in 0..nargs {
+                        let (b, _) = arg(self, u, i, 32);
+                        let bw_ = self.t.sort(b).bv_width().unwrap_or(32);
+                        dom.push(Sort::BitVec(bw_));
+                        let z = self.bv(bw_, 0);
+                        xs.push(self.t.ite(*is, b, z));
+                    }
+                }
+                let fid = self
+                    .t
+                    .func(&format!("ufc.{callee}.n{n}"), &dom, Sort::BitVec(w));
+                (self.t.apply(fid, &xs), fls, fls)
+            }
+        }
+    }
+
+    /// D-ORDER as a rank function (only with anchors; D-INST for anchors is
+    /// asserted where their keys are made). Ranks are choice variables per
+    /// (thread, operation, occurrence), strictly increasing in program order
+    /// and equal on converged instances.
+    fn anchor_rules(&mut self, enc: &mut Enc) {
+        if !self.p.has_anchor {
+            return;
+        }
+        let n = enc.n;
+        let k = enc.k;
+        let nops = enc.ops.len();
+        let mut slot = vec![0usize; nops];
+        let mut per_block: HashMap<usize, usize> = HashMap::new();
+        for (o, &(bi, _)) in enc.ops.iter().enumerate() {
+            let e = per_block.entry(bi).or_insert(0);
+            slot[o] = *e;
+            *e += 1;
+        }
+        // rank_at[t][s][o]: the rank of instance (t, s, o).
+        let mut rank_at: Vec<Vec<Vec<TermId>>> = Vec::new();
+        for t in 0..n {
+            let mut per_op = Vec::new();
+            for o in 0..nops {
+                let vs: Vec<TermId> = (0..k)
+                    .map(|j| self.fresh(&format!("rank.t{t}.o{o}.j{j}"), Sort::BitVec(RW)))
+                    .collect();
+                enc.choices.extend(&vs);
+                per_op.push(vs);
+            }
+            let rows: Vec<Vec<TermId>> = (0..k)
+                .map(|s| {
+                    (0..nops)
+                        .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
+                        .collect()
+                })
+                .collect();
+            // Program order: every earlier instance has a smaller rank.
+            let pos: Vec<(usize, usize)> = (0..k)
+                .flat_map(|s| (0..nops).map(move |o| (s, o)))
+                .filter(|(s, o)| {
+                    self.t
+                        .literal(enc.inst[t][*s][*o].here)
+                        .and_then(|v| v.as_bool())
+                        != Some(false)
+                })
+                .collect();
+            for (i, &(s1, o1)) in pos.iter().enumerate() {
+                for &(s2, o2) in &pos[i + 1..] {
+                    let before = s1 < s2 || (s1 == s2 && slot[o1] < slot[o2]);
+                    let (a, b) = if before {
+                        ((s1, o1), (s2, o2))
+                    } else {
+                        ((s2, o2), (s1, o1))
+                    };
+                    if s1 == s2 && enc.ops[o1].0 != enc.ops[o2].0 {
+                        continue; // different blocks at one step: never both
+                    }
+                    let both = self
+                        .t
+                        .and(&[enc.inst[t][a.0][a.1].here, enc.inst[t][b.0][b.1].here]);
+                    let lt = self.t.bv_ult(rows[a.0][a.1], rows[b.0][b.1]);
+                    let c = self.t.implies(both, lt);
+                    enc.valid.push(c);
+                }
+            }
+            rank_at.push(rows);
+        }
+        for o in 0..nops {
+            for t in 0..n {
+                for u in t + 1..n {
+                    for s in 0..k {
+                        for (c, s2) in member(self.t, enc, t, s, o, u) {
+                            let e = self.t.eq(rank_at[t][s][o], rank_at[u][s2][o]);
+                            let imp = self.t.implies(c, e);
+                            enc.valid.push(imp);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `xs[i]` for a term `i` (an `ite` chain; out of range gives the last).
+fn select(t: &mut Terms, i: TermId, xs: &[TermId]) -> TermId {
+    let w = t.sort(i).bv_width().unwrap_or(CW);
+    let mut acc = *xs.last().expect("select from a non-empty list");
+    for (j, x) in xs.iter().enumerate().rev().skip(1) {
+        let jt = t.bv_const(w, j as u128);
+        let c = t.eq(i, jt);
+        acc = t.ite(c, *x, acc);
+    }
+    acc
+}

@@ -1,0 +1,700 @@
+//! R-REF: does a target program refine a source program? Within bounds
+//! (R-BOUND), by counterexample-guided iteration over the axiomatic
+//! encoding (M-AXIOM, [`encode`]).
+//!
+//! For each thread count N the question "is there a launch and a target
+//! execution whose observation no source execution shows, with no source
+//! execution having UB" is exists-forall: the universal part ranges over the
+//! source's nondeterministic choices (anchor keys and D-ORDER ranks). The
+//! loop ([`check_threads`]):
+//! 1. *propose* a launch and a complete target execution that defeats every
+//!    source choice learned so far (each learned choice is a copy of the
+//!    source encoding with its choice variables fixed; a source without
+//!    anchors has no choices, so one copy decides the question at once);
+//! 2. *check* it: search a source execution on that launch with the same
+//!    observation, or with UB; if found, learn its choices and repeat;
+//!    otherwise the proposal is a counterexample (unless a source execution
+//!    was cut by the step bound, which makes the answer unknown).
+//!
+//! Nothing here is a proof beyond the bounds: every verdict carries them.
+
+pub mod encode;
+pub mod obs;
+pub mod prog;
+pub mod replay;
+pub mod report;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use semantics::ir::Module;
+
+use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
+use crate::vc::eval::{Model, Value};
+use crate::vc::{Condition, TermId, Terms};
+
+use encode::{encode, Enc, Launch, Observe};
+use obs::{complete, concrete, CThread};
+use prog::Prepared;
+
+/// D-UNCTRL mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Uncontrolled {
+    Maximal,
+    Inferred,
+}
+
+/// Bounds and modes of a check (R-BOUND).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Thread counts to check, in order.
+    pub threads: Vec<usize>,
+    /// Block visits per thread (K).
+    pub max_steps: usize,
+    pub observe: Observe,
+    pub uncontrolled: Uncontrolled,
+    /// Limit per solver query.
+    pub timeout: Duration,
+    /// CEGIS iterations per thread count before answering unknown.
+    pub max_iterations: usize,
+    /// Prefer counterexamples whose inputs lie in [-8, 8] (minimization).
+    pub small_inputs_first: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: vec![1, 2, 3, 4],
+            max_steps: DEFAULT_MAX_STEPS,
+            observe: Observe::Auto,
+            uncontrolled: Uncontrolled::Maximal,
+            timeout: Duration::from_secs(60),
+            max_iterations: 64,
+            small_inputs_first: true,
+        }
+    }
+}
+
+/// Default bound on block visits per thread.
+pub const DEFAULT_MAX_STEPS: usize = 8;
+
+/// A counterexample (R-CEX) as found by the solver, before replay.
+#[derive(Clone, Debug)]
+pub struct Cex {
+    pub threads: usize,
+    /// Input name and value (signed), uniform ones once.
+    pub inputs: Vec<(String, i128)>,
+    /// Per parameter, per thread value (for replay).
+    pub args: Vec<Vec<i128>>,
+    pub target: Vec<CThread>,
+    /// A source execution on the same launch (one of those that differ).
+    pub source: Option<Vec<CThread>>,
+}
+
+/// The verdict (STYLE 3).
+#[derive(Clone, Debug)]
+pub enum Verdict {
+    /// Every target behaviour within the bounds is a source behaviour (or
+    /// the source has UB). `cut`: some target executions were cut by the
+    /// step bound and not compared.
+    Refines {
+        cut: bool,
+    },
+    Counterexample(Box<Cex>),
+    /// Why no answer: solver time limit, iteration limit, bound too small.
+    Unknown(String),
+    /// The check holds for a trivial reason (source always UB, ...).
+    Vacuous(String),
+}
+
+/// What a check did, for printing with the verdict.
+#[derive(Clone, Debug)]
+pub struct Outcome2 {
+    pub verdict: Verdict,
+    /// Per thread count checked: CEGIS iterations.
+    pub iterations: Vec<(usize, usize)>,
+}
+
+/// An error that is not a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum RefineError {
+    #[error("solver: {0}")]
+    Smt(#[from] SmtError),
+    #[error("the source and target kernels differ in their parameters: {0}")]
+    Signature(String),
+}
+
+fn conj(terms: &mut Terms, xs: &[TermId]) -> TermId {
+    terms.and(xs)
+}
+
+fn fix(terms: &mut Terms, vars: &[TermId], m: &Model) -> TermId {
+    let mut cs = Vec::new();
+    for &v in vars {
+        let val = terms
+            .as_var(v)
+            .and_then(|id| m.var(id).cloned())
+            .unwrap_or(Value::Bool(false));
+        if let Some(c) = terms.value(&val) {
+            if terms.sort(c) == terms.sort(v) {
+                cs.push(terms.eq(v, c));
+            }
+        }
+    }
+    terms.and(&cs)
+}
+
+/// P-INPUT: uninterpreted functions belong to the launch (one
+/// interpretation shared by the source and the target). The check of a
+/// proposal keeps the proposal's interpretation at every point its model
+/// fixed; other points stay free (any choice extends the interpretation).
+fn fix_functions(terms: &mut Terms, m: &Model) -> TermId {
+    let mut cs = Vec::new();
+    let mut entries: Vec<_> = m.funcs.iter().collect();
+    entries.sort_by_key(|(f, _)| f.index());
+    for (f, table) in entries {
+        let mut points: Vec<_> = table.entries.iter().collect();
+        points.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        for (args, val) in points {
+            let xs: Option<Vec<TermId>> = args.iter().map(|a| terms.value(a)).collect();
+            let (Some(xs), Some(v)) = (xs, terms.value(val)) else {
+                continue;
+            };
+            let app = terms.apply(*f, &xs);
+            cs.push(terms.eq(app, v));
+        }
+    }
+    terms.and(&cs)
+}
+
+/// Checks that the two kernels take the same parameters (P-LAUNCH: the
+/// launch is shared).
+pub fn same_signature(s: &Prepared, t: &Prepared) -> Result<(), RefineError> {
+    let ps: Vec<_> = s.func.params.iter().map(|p| p.ty.clone()).collect();
+    let pt: Vec<_> = t.func.params.iter().map(|p| p.ty.clone()).collect();
+    if ps != pt || s.uniform_param != t.uniform_param {
+        return Err(RefineError::Signature(format!(
+            "@{} has {} parameters, @{} has {}",
+            s.func.name,
+            ps.len(),
+            t.func.name,
+            pt.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The state of one check across thread counts.
+pub struct Checker<'a, 'p> {
+    pub src: &'a Prepared<'p>,
+    pub tgt: &'a Prepared<'p>,
+    pub opts: &'a Options,
+    pub session: &'a mut Session,
+    /// A tag for query names.
+    pub tag: String,
+    /// Called after every solver query with its log line (`--stats`).
+    pub progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
+}
+
+enum PerN {
+    Refines { cut: bool },
+    Cex(Box<Cex>),
+    Unknown(String),
+}
+
+impl Checker<'_, '_> {
+    /// Runs every thread count; stops at the first counterexample.
+    pub fn run(&mut self) -> Result<Outcome2, RefineError> {
+        same_signature(self.src, self.tgt)?;
+        let mut iterations = Vec::new();
+        let mut any_cut = false;
+        let mut unknown: Option<String> = None;
+        let mut source_defined = false;
+        let mut target_complete = false;
+        for &n in &self.opts.threads.clone() {
+            let (src_ok, tgt_ok) = self.vacuity(n)?;
+            source_defined |= src_ok;
+            target_complete |= tgt_ok;
+            let mut result = None;
+            // Source choices learned at this thread count: they hold for
+            // every launch, so the full-range pass starts from them.
+            let mut learned: Vec<Vec<Value>> = Vec::new();
+            if self.opts.small_inputs_first {
+                let (r, it) = self.check_threads(n, true, &mut learned)?;
+                iterations.push((n, it));
+                if let PerN::Cex(c) = r {
+                    result = Some(PerN::Cex(c));
+                }
+            }
+            let r = match result {
+                Some(r) => r,
+                None => {
+                    let (r, it) = self.check_threads(n, false, &mut learned)?;
+                    iterations.push((n, it));
+                    r
+                }
+            };
+            match r {
+                PerN::Cex(c) => {
+                    return Ok(Outcome2 {
+                        verdict: Verdict::Counterexample(c),
+                        iterations,
+                    })
+                }
+                PerN::Refines { cut } => any_cut |= cut,
+                PerN::Unknown(why) => {
+                    unknown.get_or_insert(format!("{n} threads: {why}"));
+                }
+            }
+        }
+        let verdict = if let Some(why) = unknown {
+            Verdict::Unknown(why)
+        } else if !target_complete {
+            Verdict::Unknown(format!(
+                "bound too small: no target execution returns within {} block visits per thread",
+                self.opts.max_steps
+            ))
+        } else if !source_defined {
+            Verdict::Vacuous(
+                "the source has undefined behaviour (or is cut) on every launch".into(),
+            )
+        } else {
+            Verdict::Refines { cut: any_cut }
+        };
+        Ok(Outcome2 {
+            verdict,
+            iterations,
+        })
+    }
+
+    fn solve(
+        &mut self,
+        terms: &Terms,
+        name: &str,
+        conds: Vec<Condition>,
+    ) -> Result<Outcome, SmtError> {
+        let q = Query {
+            name: format!("{}-{name}", self.tag),
+            timeout: self.opts.timeout,
+            assertions: conds,
+        };
+        let r = self.session.solve(terms, &q);
+        self.report_last();
+        r
+    }
+
+    fn report_last(&mut self) {
+        if let (Some(p), Some(rec)) = (self.progress.as_mut(), self.session.log.last()) {
+            p(rec);
+        }
+    }
+
+    /// Vacuity (STYLE 9): does some source execution run to the end without
+    /// UB, and does some target execution return within the bound?
+    fn vacuity(&mut self, n: usize) -> Result<(bool, bool), RefineError> {
+        let mut terms = Terms::new();
+        let launch = Launch::new(&mut terms, self.src, n);
+        let s = encode(
+            &mut terms,
+            self.src,
+            &launch,
+            self.opts.max_steps,
+            "S",
+            self.opts.observe,
+        );
+        let mut c = s.defs.clone();
+        c.extend(&s.valid);
+        let ub = terms.or(&s.ub);
+        c.push(terms.not(ub));
+        for x in &s.cut {
+            c.push(terms.not(*x));
+        }
+        let conds = c
+            .into_iter()
+            .map(|t| Condition::new(t, "source defined"))
+            .collect();
+        let src_ok = !matches!(
+            self.solve(&terms, &format!("n{n}-source-defined"), conds)?,
+            Outcome::Unsat
+        );
+        let t = encode(
+            &mut terms,
+            self.tgt,
+            &launch,
+            self.opts.max_steps,
+            "T",
+            self.opts.observe,
+        );
+        let mut c = t.defs.clone();
+        c.extend(&t.valid);
+        for x in &t.cut {
+            c.push(terms.not(*x));
+        }
+        let conds = c
+            .into_iter()
+            .map(|t| Condition::new(t, "target complete"))
+            .collect();
+        let tgt_ok = !matches!(
+            self.solve(&terms, &format!("n{n}-target-complete"), conds)?,
+            Outcome::Unsat
+        );
+        Ok((src_ok, tgt_ok))
+    }
+
+    /// Whether some target execution at `n` threads is cut by the bound.
+    fn target_cut(&mut self, terms: &mut Terms, t: &Enc, n: usize) -> Result<bool, RefineError> {
+        let mut c = t.defs.clone();
+        c.extend(&t.valid);
+        c.push(terms.or(&t.cut));
+        let conds = c
+            .into_iter()
+            .map(|x| Condition::new(x, "target cut"))
+            .collect();
+        Ok(matches!(
+            self.solve(terms, &format!("n{n}-target-cut"), conds)?,
+            Outcome::Sat(_)
+        ))
+    }
+
+    /// The CEGIS loop for `n` threads; `small`: inputs restricted to [-8, 8].
+    fn check_threads(
+        &mut self,
+        n: usize,
+        small: bool,
+        learned: &mut Vec<Vec<Value>>,
+    ) -> Result<(PerN, usize), RefineError> {
+        let k = self.opts.max_steps;
+        let obs = self.opts.observe;
+        let mut terms = Terms::new();
+        let launch = Launch::new(&mut terms, self.src, n);
+        let t = encode(&mut terms, self.tgt, &launch, k, "T", obs);
+        let cut = if small {
+            false
+        } else {
+            self.target_cut(&mut terms, &t, n)?
+        };
+        let mut prop = Incremental::new(self.opts.timeout);
+        let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
+            prop.assert(terms, Condition::new(x, why));
+        };
+        let tdefs = conj(&mut terms, &t.defs);
+        add(&mut terms, &mut prop, tdefs, "target C-OPS results");
+        let tvalid = conj(&mut terms, &t.valid);
+        add(&mut terms, &mut prop, tvalid, "target D-INST/D-ORDER");
+        for c in t.cut.clone() {
+            let nc = terms.not(c);
+            add(&mut terms, &mut prop, nc, "target execution complete");
+        }
+        if small {
+            for (_, v) in &launch.vars {
+                let w = terms.sort(*v).bv_width().unwrap_or(32);
+                if w > 4 {
+                    let lo = terms.bv_const(w, (1u128 << w) - 8);
+                    let hi = terms.bv_const(w, 8);
+                    let a = terms.bv_sge(*v, lo);
+                    let b = terms.bv_sle(*v, hi);
+                    add(&mut terms, &mut prop, a, "small inputs");
+                    add(&mut terms, &mut prop, b, "small inputs");
+                }
+            }
+        }
+        // Only launches on which some source execution completes within
+        // the bound are compared (R-BOUND); the others count as cut.
+        let b = encode(&mut terms, self.src, &launch, k, "B", obs);
+        let mut bc = b.defs.clone();
+        bc.extend(&b.valid);
+        for c in &b.cut {
+            bc.push(terms.not(*c));
+        }
+        let bc = conj(&mut terms, &bc);
+        add(
+            &mut terms,
+            &mut prop,
+            bc,
+            "some source execution completes within the bound",
+        );
+        if !self.src.has_anchor {
+            let s = encode(&mut terms, self.src, &launch, k, "S0", obs);
+            self.learn(&mut terms, &mut prop, &s, &t, None);
+        }
+        for (i, values) in learned.clone().iter().enumerate() {
+            let s = encode(&mut terms, self.src, &launch, k, &format!("L{i}"), obs);
+            let mut m = Model::new();
+            for (v, val) in s.choices.iter().zip(values) {
+                if let Some(id) = terms.as_var(*v) {
+                    m.vars.insert(id, val.clone());
+                }
+            }
+            self.learn(&mut terms, &mut prop, &s, &t, Some(&m));
+        }
+        let input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
+        let mode = if small { "small" } else { "full" };
+        for it in 1..=self.opts.max_iterations {
+            let name = format!("{}-n{n}-{mode}-propose-{it}", self.tag);
+            let r = self.session.check(&terms, &mut prop, &name);
+            self.report_last();
+            let m = match r? {
+                Outcome::Unsat => return Ok((PerN::Refines { cut }, it)),
+                Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
+                Outcome::Sat(m) => m,
+            };
+            let fu = fix_functions(&mut terms, &m);
+            let m = complete(&terms, &m);
+            // Check: a source execution on this launch matching this target execution.
+            let s = encode(&mut terms, self.src, &launch, k, &format!("C{it}"), obs);
+            let fx = fix(&mut terms, &input_vars, &m);
+            let ft = fix(&mut terms, &t.choices, &m);
+            let mut base = vec![fx, ft, fu];
+            base.extend(&t.defs);
+            base.extend(&t.valid);
+            base.extend(&s.defs);
+            base.extend(&s.valid);
+            let mut c = base.clone();
+            c.push(obs::matches(&mut terms, &s, &t));
+            let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
+            match self.solve(&terms, &format!("n{n}-{mode}-check-{it}"), conds)? {
+                Outcome::Sat(m2) => {
+                    let m2 = complete(&terms, &m2);
+                    learned.push(
+                        s.choices
+                            .iter()
+                            .map(|c| {
+                                terms
+                                    .as_var(*c)
+                                    .and_then(|id| m2.var(id).cloned())
+                                    .unwrap_or(Value::Bool(false))
+                            })
+                            .collect(),
+                    );
+                    self.learn(&mut terms, &mut prop, &s, &t, Some(&m2));
+                }
+                Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
+                Outcome::Unsat => {
+                    // No source execution matches: is one cut by the bound?
+                    let mut c = base.clone();
+                    c.push(terms.or(&s.cut));
+                    let conds = c
+                        .into_iter()
+                        .map(|x| Condition::new(x, "source cut"))
+                        .collect();
+                    match self.solve(&terms, &format!("n{n}-{mode}-source-cut-{it}"), conds)? {
+                        Outcome::Unsat => {
+                            let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
+                            return Ok((PerN::Cex(Box::new(cex)), it));
+                        }
+                        Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
+                        Outcome::Sat(_) => {
+                            return Ok((
+                                PerN::Unknown(format!(
+                                    "bound too small: a source execution on the launch of a \
+                                     candidate counterexample needs more than {k} block visits"
+                                )),
+                                it,
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+        Ok((
+            PerN::Unknown(format!(
+                "CEGIS iteration limit ({}) reached",
+                self.opts.max_iterations
+            )),
+            self.opts.max_iterations,
+        ))
+    }
+
+    /// Adds to the proposal: with the source choices of `s` fixed (to
+    /// `m`'s values, or none), the source does not match the target.
+    fn learn(
+        &mut self,
+        terms: &mut Terms,
+        prop: &mut Incremental,
+        s: &Enc,
+        t: &Enc,
+        m: Option<&Model>,
+    ) {
+        // `s` is a copy of the source encoding of its own (fresh result
+        // variables) over the shared launch inputs, so the constraint
+        // speaks about every launch.
+        let mut pos = s.defs.clone();
+        if let Some(m) = m {
+            pos.push(fix(terms, &s.choices, m));
+        }
+        let mut neg = s.valid.clone();
+        neg.push(obs::matches(terms, s, t));
+        let negc = terms.and(&neg);
+        let not = terms.not(negc);
+        pos.push(not);
+        let all = terms.and(&pos);
+        prop.assert(
+            terms,
+            Condition::new(all, format!("learned source {}", s.name)),
+        );
+    }
+
+    fn build_cex(
+        &mut self,
+        terms: &mut Terms,
+        launch: &Launch,
+        t: &Enc,
+        s: &Enc,
+        m: &Model,
+        base: &[TermId],
+    ) -> Result<Cex, RefineError> {
+        let target = concrete(terms, t, m);
+        let args: Vec<Vec<i128>> = launch
+            .args
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|x| {
+                        let w = terms.sort(*x).bv_width().unwrap_or(32);
+                        signed_of(w, obs::ev_bits(terms, m, *x))
+                    })
+                    .collect()
+            })
+            .collect();
+        let inputs = launch
+            .vars
+            .iter()
+            .map(|(name, v)| {
+                let w = terms.sort(*v).bv_width().unwrap_or(32);
+                let bits = obs::ev_bits(terms, m, *v);
+                (name.clone(), signed_of(w, bits))
+            })
+            .collect();
+        // One source execution on the same launch, for the side-by-side view.
+        let conds = base
+            .iter()
+            .map(|x| Condition::new(*x, "source on cex launch"))
+            .collect();
+        let source = match self.solve(terms, &format!("n{}-cex-source", t.n), conds)? {
+            Outcome::Sat(m2) => {
+                let m2 = complete(terms, &m2);
+                Some(concrete(terms, s, &m2))
+            }
+            _ => None,
+        };
+        Ok(Cex {
+            threads: t.n,
+            inputs,
+            args,
+            target,
+            source,
+        })
+    }
+}
+
+fn signed_of(w: u32, bits: u128) -> i128 {
+    if w == 1 || w >= 128 {
+        return bits as i128;
+    }
+    if bits & (1u128 << (w - 1)) != 0 {
+        bits as i128 - (1i128 << w)
+    } else {
+        bits as i128
+    }
+}
+
+fn reason(r: &UnknownReason) -> String {
+    match r {
+        UnknownReason::Timeout => "solver time limit".into(),
+        other => format!("solver: {other:?}"),
+    }
+}
+
+/// Convenience for callers: the map from parameter name to per-thread values.
+pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
+    let mut out = HashMap::new();
+    for (i, param) in p.func.params.iter().enumerate() {
+        if let Some(v) = param.value {
+            out.insert(p.func.value(v).name.to_string(), cex.args[i].clone());
+        }
+    }
+    out
+}
+
+/// The whole pipeline on two parsed modules: static rules, the encoding's
+/// subset, the check, and the replay of a counterexample (R-CEX).
+#[derive(Debug)]
+pub enum PairResult {
+    /// A static rule is broken (invalid input).
+    Invalid {
+        role: &'static str,
+        rules: Vec<String>,
+        message: String,
+    },
+    /// A construct outside what the encoding covers (invalid input).
+    Unsupported { role: &'static str, message: String },
+    Checked {
+        outcome: Outcome2,
+        /// `Some` for a counterexample when replay was asked for.
+        replay: Option<Result<replay::Replayed, String>>,
+    },
+}
+
+/// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
+pub fn check_pair<'a>(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    opts: &Options,
+    session: &mut Session,
+    do_replay: bool,
+    progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
+) -> Result<PairResult, RefineError> {
+    for (role, m) in [("source", src), ("target", tgt)] {
+        let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
+        if let Some(v) = report.violations.first() {
+            return Ok(PairResult::Invalid {
+                role,
+                rules: report
+                    .rules()
+                    .iter()
+                    .map(|r| r.as_str().to_string())
+                    .collect(),
+                message: format!("@{} %{}: {}", v.function, v.block, v.message),
+            });
+        }
+    }
+    let ps = match prog::prepare(src, kernel) {
+        Ok(p) => p,
+        Err(u) => {
+            return Ok(PairResult::Unsupported {
+                role: "source",
+                message: format!("{} at {}", u.construct, u.at),
+            })
+        }
+    };
+    let pt = match prog::prepare(tgt, kernel) {
+        Ok(p) => p,
+        Err(u) => {
+            return Ok(PairResult::Unsupported {
+                role: "target",
+                message: format!("{} at {}", u.construct, u.at),
+            })
+        }
+    };
+    if opts.uncontrolled == Uncontrolled::Inferred {
+        return Ok(PairResult::Unsupported {
+            role: "options",
+            message: "--uncontrolled inferred is not implemented by refine".into(),
+        });
+    }
+    let mut checker = Checker {
+        src: &ps,
+        tgt: &pt,
+        opts,
+        session,
+        tag: "refine".into(),
+        progress,
+    };
+    let outcome = checker.run()?;
+    let replay = match (&outcome.verdict, do_replay) {
+        (Verdict::Counterexample(c), true) => Some(replay::replay(src, tgt, kernel, opts, c)),
+        _ => None,
+    };
+    Ok(PairResult::Checked { outcome, replay })
+}

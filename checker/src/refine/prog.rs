@@ -1,0 +1,295 @@
+//! The static facts the axiomatic encoding (M-AXIOM) needs about one kernel:
+//! what every call means (C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT), which
+//! arguments are uniform (P-LAUNCH), the cycle hierarchy (D-MAX), and which
+//! constructs lie outside what the encoding covers.
+//!
+//! This classification is written independently of the interpreter's
+//! (`semantics::machine::program::classify`) on purpose: the encoding is the
+//! second formalization (M-AXIOM), and M-AGREE compares the two.
+
+use semantics::cfg::{Cfg, CycleInfo};
+use semantics::ir::{Attr, BlockId, Call, Function, InstKind, Module, Operand, Type, ValueId};
+
+/// C-OPS reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedOp {
+    Add,
+    And,
+    Or,
+    Xor,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+}
+
+/// What a call does in the encoding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallSem {
+    /// C-INTR `entry` (D-ENTRY-LAUNCH: one launch group, all converged).
+    Entry,
+    /// C-INTR `anchor` (D-ANCHOR: nondeterministic, constrained by D-ORDER).
+    Anchor,
+    /// C-INTR `loop` (D-LOOP).
+    Loop,
+    /// P-LAUNCH thread id.
+    Tid,
+    /// C-OPS ballot of argument 0.
+    Ballot,
+    /// C-OPS read-first-lane / broadcast-first of argument 0.
+    First,
+    /// C-OPS reduction of argument 0.
+    Reduce(RedOp),
+    /// C-OPS shuffle of `@subgroupShuffle(data, id)`; `ub`: an id outside the
+    /// communicating set is UB (`"convcheck-out-of-range"="ub"`), else poison.
+    Shuffle { ub: bool },
+    /// C-OPS: an unknown convergent function, uninterpreted function of the
+    /// communicating set; `effect`: it may have side effects (R-OBS event).
+    UnknownConv { effect: bool },
+    /// P-INPUT: unknown `readnone` function, uninterpreted of (args, tid).
+    Pure,
+    /// P-INPUT / R-OBS: any other unknown function; an observable event.
+    Stream,
+    /// No semantic effect (`llvm.assume`, lifetime, debug).
+    Ignored,
+}
+
+/// A call as the encoding sees it.
+#[derive(Clone, Debug)]
+pub struct CallInfo {
+    pub sem: CallSem,
+    /// C-CONV.
+    pub convergent: bool,
+    /// C-CTRL: the token of the `"convergencectrl"` bundle.
+    pub token: Option<ValueId>,
+    /// Callee name without `@`.
+    pub callee: String,
+}
+
+/// Why a program is outside what the encoding covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported {
+    pub construct: String,
+    pub at: String,
+}
+
+/// One kernel, prepared for encoding.
+pub struct Prepared<'m> {
+    pub module: &'m Module,
+    pub func: &'m Function,
+    /// Per block, per instruction: the call meaning (None for non-calls).
+    pub calls: Vec<Vec<Option<CallInfo>>>,
+    /// P-LAUNCH: parameter holds the same value in every thread.
+    pub uniform_param: Vec<bool>,
+    /// LLVM's cycle hierarchy (D-MAX uses one hierarchy; see README limits).
+    pub cycles: CycleInfo,
+    /// Per block, the enclosing cycles' headers, outermost first (D-MAX).
+    pub enclosing: Vec<Vec<(usize, BlockId)>>,
+    /// Whether the kernel has an `anchor` (D-ORDER constraints are needed).
+    pub has_anchor: bool,
+}
+
+fn is_readnone(m: &Module, attrs: &[Attr]) -> bool {
+    m.expand_attrs(attrs).iter().any(|a| match a {
+        Attr::Word(w) => w == "readnone",
+        Attr::Paren { name, args } => name == "memory" && args.trim() == "none",
+        _ => false,
+    })
+}
+
+fn str_attr<'a>(m: &'a Module, attrs: &'a [Attr], key: &str) -> Option<&'a str> {
+    m.expand_attrs(attrs).into_iter().find_map(|a| match a {
+        Attr::Str { key: k, value } if k == key => value.as_deref(),
+        _ => None,
+    })
+}
+
+/// C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT for one call site.
+pub fn classify_call(m: &Module, call: &Call) -> Result<CallInfo, String> {
+    let callee = call
+        .callee_name()
+        .ok_or_else(|| "indirect call".to_string())?
+        .to_string();
+    let decl = m.function(&callee);
+    if decl.is_some_and(|f| f.is_definition) {
+        return Err(format!("call of defined function @{callee}"));
+    }
+    let decl_attrs: &[Attr] = decl.map(|f| f.fn_attrs.as_slice()).unwrap_or(&[]);
+    let token = call
+        .convergence_bundles()
+        .next()
+        .and_then(|b| b.inputs.first())
+        .and_then(|op| op.value.as_local());
+    let conv_attr =
+        m.has_attr(&call.fn_attrs, "convergent") || m.has_attr(decl_attrs, "convergent");
+    let pure = is_readnone(m, &call.fn_attrs) || is_readnone(m, decl_attrs);
+    let sem = match callee.as_str() {
+        "llvm.experimental.convergence.entry" => CallSem::Entry,
+        "llvm.experimental.convergence.anchor" => CallSem::Anchor,
+        "llvm.experimental.convergence.loop" => CallSem::Loop,
+        "llvm.amdgcn.workitem.id.x" | "llvm.nvvm.read.ptx.sreg.tid.x" | "tid" => CallSem::Tid,
+        "subgroupBallot" => CallSem::Ballot,
+        "subgroupBroadcastFirst" => CallSem::First,
+        "subgroupAdd" => CallSem::Reduce(RedOp::Add),
+        "subgroupShuffle" => CallSem::Shuffle {
+            ub: str_attr(m, decl_attrs, "convcheck-out-of-range") == Some("ub"),
+        },
+        n if n.starts_with("llvm.amdgcn.ballot") => CallSem::Ballot,
+        n if n.starts_with("llvm.amdgcn.readfirstlane") => CallSem::First,
+        n if n == "llvm.assume"
+            || n.starts_with("llvm.lifetime.")
+            || n.starts_with("llvm.dbg.") =>
+        {
+            CallSem::Ignored
+        }
+        n if n.starts_with("llvm.") => return Err(format!("intrinsic @{n}")),
+        _ if conv_attr || token.is_some() => CallSem::UnknownConv { effect: !pure },
+        _ if pure => CallSem::Pure,
+        _ => CallSem::Stream,
+    };
+    let convergent = conv_attr
+        || token.is_some()
+        || !matches!(
+            sem,
+            CallSem::Tid | CallSem::Pure | CallSem::Stream | CallSem::Ignored
+        );
+    Ok(CallInfo {
+        sem,
+        convergent,
+        token,
+        callee,
+    })
+}
+
+fn int_ok(ty: &Type) -> bool {
+    matches!(ty, Type::Int(w) if (1..=64).contains(w))
+}
+
+fn operand_ok(op: &Operand) -> bool {
+    matches!(
+        op,
+        Operand::Local(_)
+            | Operand::Const(semantics::ir::Const::Int { .. })
+            | Operand::Const(semantics::ir::Const::Poison)
+            | Operand::Const(semantics::ir::Const::Undef)
+    )
+}
+
+/// Prepares kernel `kernel` (name without `@`) of `m`, or says which
+/// construct the encoding does not cover (P-PROG subset of the checker).
+pub fn prepare<'m>(m: &'m Module, kernel: &str) -> Result<Prepared<'m>, Unsupported> {
+    let func = m
+        .function(kernel)
+        .filter(|f| f.is_definition)
+        .ok_or_else(|| Unsupported {
+            construct: format!("no defined function @{kernel}"),
+            at: "module".into(),
+        })?;
+    let at = |b: usize, span: semantics::ir::Span| {
+        format!("@{kernel} %{} line {}", func.blocks[b].name, span.line)
+    };
+    let mut calls = Vec::new();
+    let mut has_anchor = false;
+    for (bi, b) in func.blocks.iter().enumerate() {
+        let mut row = Vec::new();
+        for inst in &b.insts {
+            let bad = |what: &str| Unsupported {
+                construct: what.to_string(),
+                at: at(bi, inst.span),
+            };
+            let info = match &inst.kind {
+                InstKind::Call(c) => {
+                    let info = classify_call(m, c).map_err(|e| bad(&e))?;
+                    if !(matches!(c.ty, Type::Void | Type::Token) || int_ok(&c.ty)) {
+                        return Err(bad("call with a non-integer result"));
+                    }
+                    if info.sem == CallSem::Stream && c.ty != Type::Void {
+                        return Err(bad(
+                            "unknown non-readnone call with a result (input stream)",
+                        ));
+                    }
+                    if c.args
+                        .iter()
+                        .any(|a| !(int_ok(&a.ty) && operand_ok(&a.value)))
+                    {
+                        return Err(bad("call argument that is not an integer"));
+                    }
+                    has_anchor |= info.sem == CallSem::Anchor;
+                    Some(info)
+                }
+                InstKind::Binary { ty, lhs, rhs, .. } | InstKind::ICmp { ty, lhs, rhs, .. } => {
+                    if !int_ok(ty) || !operand_ok(lhs) || !operand_ok(rhs) {
+                        return Err(bad("non-integer arithmetic or comparison"));
+                    }
+                    None
+                }
+                InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Cast { .. } => None,
+                InstKind::Freeze(_) => return Err(bad("freeze")),
+                other => {
+                    let name = format!("{other:?}");
+                    let name = name
+                        .split([' ', '{', '('])
+                        .next()
+                        .unwrap_or("?")
+                        .to_lowercase();
+                    return Err(bad(&name));
+                }
+            };
+            row.push(info);
+        }
+        calls.push(row);
+    }
+    for p in &func.params {
+        if !int_ok(&p.ty) {
+            return Err(Unsupported {
+                construct: "non-integer kernel parameter".into(),
+                at: format!("@{kernel}"),
+            });
+        }
+    }
+    let kernel_cc = func
+        .cconv
+        .as_deref()
+        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel");
+    let uniform_param = func
+        .params
+        .iter()
+        .map(|p| kernel_cc || m.has_attr(&p.attrs, "inreg"))
+        .collect();
+    let cfg = Cfg::from_function(func);
+    let cycles = CycleInfo::compute(&cfg);
+    let enclosing = (0..func.blocks.len())
+        .map(|b| {
+            let mut cs: Vec<(usize, BlockId)> = cycles
+                .cycles_containing(BlockId(b))
+                .into_iter()
+                .map(|c| (c.0, cycles.cycle(c).header()))
+                .collect();
+            // Outermost first: an outer cycle contains more blocks.
+            cs.sort_by_key(|(c, _)| {
+                std::cmp::Reverse(
+                    (0..func.blocks.len())
+                        .filter(|x| cycles.contains(semantics::cfg::CycleId(*c), BlockId(*x)))
+                        .count(),
+                )
+            });
+            cs
+        })
+        .collect();
+    Ok(Prepared {
+        module: m,
+        func,
+        calls,
+        uniform_param,
+        cycles,
+        enclosing,
+        has_anchor,
+    })
+}
+
+impl Prepared<'_> {
+    /// The call at (block, inst), if that instruction is a call.
+    pub fn call(&self, b: usize, i: usize) -> Option<&CallInfo> {
+        self.calls[b][i].as_ref()
+    }
+}

@@ -1,0 +1,343 @@
+//! R-CEX: a counterexample found on the axiomatic encoding is replayed on
+//! the reference interpreter (M-OPER) before it is reported. The target's
+//! behaviour must be reproduced (same per-thread block traces, observable
+//! calls, communicating sets of observed convergent calls, and ends) and
+//! the source must be shown unable to produce it (no source execution on
+//! the same launch shows that observation, none has UB). A disagreement is
+//! an internal error, never a verdict.
+//!
+//! Limitation: values of uninterpreted functions (unknown `readnone` calls,
+//! unknown convergent functions with results) are chosen independently by
+//! the interpreter in each program, whereas the refinement question shares
+//! one interpretation between source and target. When the target uses such
+//! values, only the target side is replayed (paths, sets and ends, values
+//! ignored) and the replay says so.
+
+use std::collections::BTreeMap;
+
+use semantics::ir::{InstKind, Module};
+use semantics::machine::launch::Execution;
+use semantics::machine::state::{Observation, ThreadEnd};
+use semantics::machine::{
+    explore, AnchorMode, ArgValues, ChooserMode, Environment, Options as MOptions, ShuffleOob,
+    Uncontrolled as MUnc, Val,
+};
+
+use super::encode::Observe;
+use super::obs::{CEnd, CEvent, CThread, CVal};
+use super::prog::{classify_call, CallSem};
+use super::{Cex, Options};
+
+/// What the replay established.
+#[derive(Clone, Debug)]
+pub struct Replayed {
+    /// Index (in the interpreter's behaviour list) of the reproduced target
+    /// behaviour, and that execution.
+    pub target: Execution,
+    /// A source execution on the same launch (the one with the solver's
+    /// source traces when the interpreter has it), for the side-by-side view.
+    pub source: Option<Execution>,
+    /// Number of distinct source behaviours examined.
+    pub source_behaviours: usize,
+    /// Whether the source side was checked (false with uninterpreted values).
+    pub source_checked: bool,
+    /// Notes printed with the counterexample.
+    pub notes: Vec<String>,
+}
+
+fn observed(m: &Module, e: &Execution, t: usize, i: usize, observe: Observe) -> Option<bool> {
+    let ev = &e.threads[t].events[i];
+    let f = &m.functions[ev.loc.func];
+    let inst = f.block(ev.loc.block).insts.get(ev.loc.index)?;
+    let InstKind::Call(c) = &inst.kind else {
+        return None;
+    };
+    let info = classify_call(m, c).ok()?;
+    Some(match info.sem {
+        CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
+        CallSem::Pure | CallSem::Stream | CallSem::Ignored => false,
+        CallSem::UnknownConv { effect: true } => observe != Observe::Values,
+        _ => observe == Observe::Sets,
+    })
+}
+
+fn cval(v: &Val) -> CVal {
+    match v {
+        Val::Int { bits, v } => {
+            let w = *bits;
+            let value = if w == 1 || w >= 128 || v & (1u128 << (w - 1)) == 0 {
+                *v as i128
+            } else {
+                *v as i128 - (1i128 << w)
+            };
+            CVal::Int { width: w, value }
+        }
+        _ => CVal::Poison,
+    }
+}
+
+/// The interpreter's execution as the encoding's observation (R-OBS).
+pub fn project(m: &Module, e: &Execution, observe: Observe) -> Vec<CThread> {
+    let sets = e.event_sets();
+    // Ordinal of each observed event among its thread's observed events.
+    let mut ord: Vec<Vec<Option<usize>>> = Vec::new();
+    for t in 0..e.threads.len() {
+        let mut k = 0;
+        let row = (0..e.threads[t].events.len())
+            .map(|i| {
+                if observed(m, e, t, i, observe) == Some(true) {
+                    k += 1;
+                    Some(k - 1)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        ord.push(row);
+    }
+    e.threads
+        .iter()
+        .enumerate()
+        .map(|(t, th)| {
+            let blocks = th.trace.iter().map(|v| v.block.0).collect();
+            let calls = th
+                .observations
+                .iter()
+                .filter_map(|o| match o {
+                    Observation::Call { callee, args, .. } => Some(CEvent {
+                        callee: callee.trim_start_matches('@').to_string(),
+                        args: args.iter().map(cval).collect(),
+                        set: None,
+                    }),
+                    Observation::Store { .. } => None,
+                })
+                .collect();
+            let mut conv = Vec::new();
+            for (i, ev) in th.events.iter().enumerate() {
+                if ord[t][i].is_none() {
+                    continue;
+                }
+                let mut set: Vec<(usize, usize)> = sets[t][i]
+                    .iter()
+                    .filter_map(|(u, pos)| {
+                        // The member's event at that visit with the same callee.
+                        let j = e.threads[*u]
+                            .events
+                            .iter()
+                            .position(|x| x.pos == *pos && x.key == ev.key)?;
+                        Some((*u, ord[*u][j]?))
+                    })
+                    .collect();
+                set.sort();
+                conv.push(CEvent {
+                    callee: ev.callee.trim_start_matches('@').to_string(),
+                    args: ev.args.iter().map(cval).collect(),
+                    set: Some(set),
+                });
+            }
+            let end = match &th.end {
+                Some(ThreadEnd::Returned(v)) => CEnd::Returned(match v {
+                    Val::Void => None,
+                    v => Some(cval(v)),
+                }),
+                Some(ThreadEnd::Ub { .. }) => CEnd::Ub,
+                Some(ThreadEnd::Cut) | None => CEnd::Cut,
+            };
+            CThread {
+                blocks,
+                calls,
+                conv,
+                end,
+            }
+        })
+        .collect()
+}
+
+fn strip_values(ts: &[CThread]) -> Vec<CThread> {
+    ts.iter()
+        .map(|t| {
+            let mut t = t.clone();
+            for e in t.calls.iter_mut().chain(t.conv.iter_mut()) {
+                e.args.clear();
+            }
+            if let CEnd::Returned(Some(_)) = t.end {
+                t.end = CEnd::Returned(None);
+            }
+            t
+        })
+        .collect()
+}
+
+/// Observation only (no block traces): what refinement compares. Source
+/// poison matches any target value (R-OBS).
+fn same_observation(src: &[CThread], tgt: &[CThread]) -> bool {
+    let ub = |ts: &[CThread]| ts.iter().any(|t| t.end == CEnd::Ub);
+    if ub(tgt) {
+        return false;
+    }
+    let vmatch = |a: &CVal, b: &CVal| *a == CVal::Poison || a == b;
+    let evs = |a: &[CEvent], b: &[CEvent]| {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| {
+                x.callee == y.callee
+                    && x.set == y.set
+                    && x.args.len() == y.args.len()
+                    && x.args.iter().zip(&y.args).all(|(p, q)| vmatch(p, q))
+            })
+    };
+    src.len() == tgt.len()
+        && src.iter().zip(tgt).all(|(s, t)| {
+            evs(&s.calls, &t.calls)
+                && evs(&s.conv, &t.conv)
+                && match (&s.end, &t.end) {
+                    (CEnd::Returned(Some(a)), CEnd::Returned(Some(b))) => vmatch(a, b),
+                    (a, b) => a == b,
+                }
+        })
+}
+
+fn uses_uninterpreted(m: &Module, kernel: &str) -> bool {
+    let Some(f) = m.function(kernel) else {
+        return false;
+    };
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|i| match &i.kind {
+            InstKind::Call(c) => {
+                matches!(
+                    classify_call(m, c).map(|x| x.sem),
+                    Ok(CallSem::Pure) | Ok(CallSem::UnknownConv { .. })
+                ) && c.ty != semantics::ir::Type::Void
+            }
+            _ => false,
+        })
+}
+
+fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
+    let f = m.function(kernel).expect("prepare found the kernel");
+    let mut args = BTreeMap::new();
+    for (i, p) in f.params.iter().enumerate() {
+        if let Some(v) = p.value {
+            args.insert(
+                f.value(v).name.to_string(),
+                ArgValues::PerThread(cex.args[i].clone()),
+            );
+        }
+    }
+    let ub_shuffle = m.functions.iter().any(|g| {
+        g.name == "subgroupShuffle"
+            && m.expand_attrs(&g.fn_attrs).iter().any(|a| {
+                matches!(a, semantics::ir::Attr::Str { key, value: Some(v) }
+                    if key == "convcheck-out-of-range" && v == "ub")
+            })
+    });
+    let insts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
+    MOptions {
+        entry: Some(kernel.to_string()),
+        threads: cex.threads as u32,
+        groups: 1,
+        args,
+        max_steps: (opts.max_steps * insts * 4).max(64) as u64,
+        environment: Environment::OpenCl,
+        anchor: AnchorMode::All,
+        uncontrolled: MUnc::Maximal,
+        shuffle_oob: if ub_shuffle {
+            ShuffleOob::Ub
+        } else {
+            ShuffleOob::Poison
+        },
+        int_domain: vec![0, 1, 2],
+        chooser: ChooserMode::Exhaustive,
+        max_executions: 200_000,
+    }
+}
+
+/// Replays `cex` (R-CEX). `Err` is a disagreement between the encoding and
+/// the interpreter (an internal error).
+pub fn replay(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    opts: &Options,
+    cex: &Cex,
+) -> Result<Replayed, String> {
+    let mut notes = Vec::new();
+    let uf = uses_uninterpreted(tgt, kernel) || uses_uninterpreted(src, kernel);
+    let tex = explore(tgt, &moptions(tgt, kernel, opts, cex)).map_err(|e| e.to_string())?;
+    let want = if uf {
+        strip_values(&cex.target)
+    } else {
+        cex.target.clone()
+    };
+    let found = tex.behaviours.iter().find(|b| {
+        let got = project(tgt, &b.execution, opts.observe);
+        let got = if uf { strip_values(&got) } else { got };
+        got == want
+    });
+    let Some(found) = found else {
+        return Err(format!(
+            "the interpreter finds {} target behaviours on this launch (exploration {}), none \
+             with the solver's traces and observation",
+            tex.behaviours.len(),
+            if tex.complete {
+                "complete"
+            } else {
+                "incomplete"
+            }
+        ));
+    };
+    let target = found.execution.clone();
+    if uf {
+        notes.push(
+            "values of uninterpreted functions are not compared on replay; the source side is \
+             not replayed (the interpreter chooses them per program)"
+                .into(),
+        );
+        return Ok(Replayed {
+            target,
+            source: None,
+            source_behaviours: 0,
+            source_checked: false,
+            notes,
+        });
+    }
+    let sex = explore(src, &moptions(src, kernel, opts, cex)).map_err(|e| e.to_string())?;
+    if !sex.complete {
+        notes.push("the interpreter's exploration of the source was incomplete".into());
+    }
+    for b in &sex.behaviours {
+        let p = project(src, &b.execution, opts.observe);
+        if p.iter().any(|t| t.end == CEnd::Ub) {
+            return Err(
+                "the interpreter finds undefined behaviour in the source on this launch".into(),
+            );
+        }
+        if same_observation(&p, &cex.target) {
+            return Err(
+                "the interpreter finds a source execution with the target's observation".into(),
+            );
+        }
+    }
+    let same_blocks = |e: &Execution| {
+        cex.source.as_ref().is_some_and(|s| {
+            project(src, e, opts.observe)
+                .iter()
+                .zip(s)
+                .all(|(a, b)| a.blocks == b.blocks)
+        })
+    };
+    let source = sex
+        .behaviours
+        .iter()
+        .find(|b| same_blocks(&b.execution))
+        .or(sex.behaviours.first())
+        .map(|b| b.execution.clone());
+    Ok(Replayed {
+        target,
+        source,
+        source_behaviours: sex.behaviours.len(),
+        source_checked: true,
+        notes,
+    })
+}

@@ -1,0 +1,298 @@
+//! Printing a refinement verdict (R-BOUND: bounds and modes always shown;
+//! R-CEX: counterexamples as per-thread block traces with converged
+//! instances aligned in columns, the first observable difference marked).
+
+use std::fmt::Write;
+
+use semantics::ir::Module;
+use semantics::machine::render::table;
+use serde_json::{json, Value};
+
+use super::encode::Observe;
+use super::obs::{CEnd, CEvent, CThread};
+use super::replay::Replayed;
+use super::{Cex, Options, Outcome2, Verdict};
+
+/// Everything printed about one check.
+pub struct Report<'a> {
+    pub src: String,
+    pub tgt: String,
+    pub kernel: String,
+    pub opts: &'a Options,
+    pub outcome: &'a Outcome2,
+    pub replay: Option<&'a Result<Replayed, String>>,
+    pub queries: usize,
+    pub src_module: &'a Module,
+    pub tgt_module: &'a Module,
+}
+
+fn observe_name(o: Observe) -> &'static str {
+    match o {
+        Observe::Auto => "auto",
+        Observe::Sets => "sets",
+        Observe::Values => "values",
+    }
+}
+
+fn threads_text(ts: &[usize]) -> String {
+    let contiguous = ts.windows(2).all(|w| w[1] == w[0] + 1);
+    match ts {
+        [one] => one.to_string(),
+        [first, .., last] if contiguous => format!("{first}..{last}"),
+        _ => ts
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// R-BOUND: the bounds and modes of a verdict, one line.
+pub fn bounds_text(o: &Options) -> String {
+    format!(
+        "threads {}, at most {} block visits per thread, integer inputs over their full range \
+         (one launch group); --observe {}, --uncontrolled maximal",
+        threads_text(&o.threads),
+        o.max_steps,
+        observe_name(o.observe)
+    )
+}
+
+/// The verdict's short name.
+pub fn verdict_name(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Refines { .. } => "refines",
+        Verdict::Counterexample(_) => "counterexample",
+        Verdict::Unknown(_) => "unknown",
+        Verdict::Vacuous(_) => "vacuous",
+    }
+}
+
+fn event_text(e: &CEvent) -> String {
+    let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
+    let mut s = format!("@{}({})", e.callee, args.join(", "));
+    if let Some(set) = &e.set {
+        let m: Vec<String> = set.iter().map(|(t, k)| format!("t{t}#{k}")).collect();
+        let _ = write!(s, " with {{{}}}", m.join(", "));
+    }
+    s
+}
+
+fn end_text(e: &CEnd) -> String {
+    match e {
+        CEnd::Returned(None) => "returns".into(),
+        CEnd::Returned(Some(v)) => format!("returns {v}"),
+        CEnd::Ub => "undefined behaviour".into(),
+        CEnd::Cut => "cut by the step bound".into(),
+    }
+}
+
+/// The first observable difference between a source and a target
+/// observation: (thread, description).
+pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Option<(usize, String)> {
+    for (t, (s, g)) in src.iter().zip(tgt).enumerate() {
+        for (kind, a, b) in [
+            ("convergent call", &s.conv, &g.conv),
+            ("call", &s.calls, &g.calls),
+        ] {
+            for i in 0..a.len().max(b.len()) {
+                let (x, y) = (a.get(i), b.get(i));
+                if x != y {
+                    let show = |e: Option<&CEvent>| e.map_or("nothing".to_string(), event_text);
+                    return Some((
+                        t,
+                        format!(
+                            "{kind} #{i} of t{t}: source {}, target {}",
+                            show(x),
+                            show(y)
+                        ),
+                    ));
+                }
+            }
+        }
+        if s.end != g.end {
+            return Some((
+                t,
+                format!(
+                    "t{t}: source {}, target {}",
+                    end_text(&s.end),
+                    end_text(&g.end)
+                ),
+            ));
+        }
+    }
+    None
+}
+
+fn traces(m: &Module, kernel: &str, ts: &[CThread]) -> String {
+    let f = m.function(kernel);
+    let name = |b: usize| f.map_or(b.to_string(), |f| f.blocks[b].name.to_string());
+    let mut s = String::new();
+    for (t, th) in ts.iter().enumerate() {
+        let path: Vec<String> = th.blocks.iter().map(|b| name(*b)).collect();
+        let _ = writeln!(s, "  t{t}: {}  ({})", path.join(" "), end_text(&th.end));
+        for e in th.conv.iter().chain(&th.calls) {
+            let _ = writeln!(s, "      {}", event_text(e));
+        }
+    }
+    s
+}
+
+fn cex_text(r: &Report, c: &Cex, s: &mut String) {
+    let _ = writeln!(s, "launch: {} threads", c.threads);
+    for (name, v) in &c.inputs {
+        let _ = writeln!(s, "  %{name} = {v}");
+    }
+    let _ = writeln!(
+        s,
+        "target execution (the behaviour the source cannot show):"
+    );
+    s.push_str(&traces(r.tgt_module, &r.kernel, &c.target));
+    if let Some(src) = &c.source {
+        let _ = writeln!(s, "a source execution on the same launch:");
+        s.push_str(&traces(r.src_module, &r.kernel, src));
+        if let Some((_, d)) = first_difference(src, &c.target) {
+            let _ = writeln!(s, "first observable difference: {d}");
+        }
+    }
+    match r.replay {
+        Some(Ok(rp)) => {
+            let _ = writeln!(
+                s,
+                "target, converged instances in columns (interpreter replay):"
+            );
+            s.push_str(&table(r.tgt_module, &r.kernel, &rp.target));
+            if let Some(se) = &rp.source {
+                let _ = writeln!(s, "source, converged instances in columns (interpreter):");
+                s.push_str(&table(r.src_module, &r.kernel, se));
+            }
+            if rp.source_checked {
+                let _ = writeln!(
+                    s,
+                    "replay (R-CEX): confirmed by the interpreter: target behaviour reproduced; \
+                     none of the {} source behaviours on this launch shows it, none has UB",
+                    rp.source_behaviours
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "replay (R-CEX): target behaviour reproduced by the interpreter"
+                );
+            }
+            for n in &rp.notes {
+                let _ = writeln!(s, "  note: {n}");
+            }
+        }
+        Some(Err(e)) => {
+            let _ = writeln!(s, "replay (R-CEX) FAILED: {e}");
+        }
+        None => {
+            let _ = writeln!(s, "replay (R-CEX): not replayed (--no-replay)");
+        }
+    }
+}
+
+/// The text report.
+pub fn render_text(r: &Report) -> String {
+    let mut s = String::new();
+    let v = &r.outcome.verdict;
+    let _ = writeln!(s, "refine {} -> {} (kernel @{})", r.src, r.tgt, r.kernel);
+    let _ = writeln!(s, "bounds: {}", bounds_text(r.opts));
+    match v {
+        Verdict::Refines { cut } => {
+            let _ = writeln!(
+                s,
+                "verdict: refines within bounds (not a proof for other thread counts or longer runs)"
+            );
+            let _ = writeln!(
+                s,
+                "executions cut by the step bound: {}",
+                if *cut {
+                    "some (target executions longer than the bound were not compared)"
+                } else {
+                    "none"
+                }
+            );
+        }
+        Verdict::Counterexample(c) => {
+            let _ = writeln!(s, "verdict: counterexample");
+            cex_text(r, c, &mut s);
+        }
+        Verdict::Unknown(why) => {
+            let _ = writeln!(s, "verdict: unknown ({why})");
+        }
+        Verdict::Vacuous(why) => {
+            let _ = writeln!(s, "verdict: vacuous ({why})");
+        }
+    }
+    if r.opts.observe == Observe::Sets {
+        let _ = writeln!(
+            s,
+            "note: --observe sets is the strict reading of R-OBS: every convergent call is \
+             observed with its communicating set, which forbids transforms (such as hoisting a \
+             shuffle, CL-14) that only preserve values"
+        );
+    }
+    let it: Vec<String> = r
+        .outcome
+        .iterations
+        .iter()
+        .map(|(n, i)| format!("{n}:{i}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "solver queries: {}; CEGIS iterations per thread count: {}",
+        r.queries,
+        it.join(" ")
+    );
+    s
+}
+
+fn thread_json(ts: &[CThread]) -> Value {
+    serde_json::to_value(ts).unwrap_or(Value::Null)
+}
+
+/// The JSON report (same data as the text).
+pub fn render_json(r: &Report) -> Value {
+    let v = &r.outcome.verdict;
+    let mut out = json!({
+        "source": r.src,
+        "target": r.tgt,
+        "kernel": r.kernel,
+        "verdict": verdict_name(v),
+        "bounds": {
+            "threads": r.opts.threads,
+            "max_block_visits": r.opts.max_steps,
+            "inputs": "full range",
+            "observe": observe_name(r.opts.observe),
+            "uncontrolled": "maximal",
+        },
+        "queries": r.queries,
+        "iterations": r.outcome.iterations,
+    });
+    match v {
+        Verdict::Refines { cut } => out["cut"] = json!(cut),
+        Verdict::Unknown(why) | Verdict::Vacuous(why) => out["reason"] = json!(why),
+        Verdict::Counterexample(c) => {
+            let diff = c
+                .source
+                .as_ref()
+                .and_then(|s| first_difference(s, &c.target))
+                .map(|d| d.1);
+            out["counterexample"] = json!({
+                "threads": c.threads,
+                "inputs": c.inputs.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
+                "target": thread_json(&c.target),
+                "source": c.source.as_ref().map(|s| thread_json(s)),
+                "first_difference": diff,
+                "replay": match r.replay {
+                    Some(Ok(rp)) => json!({"confirmed": true, "source_checked": rp.source_checked,
+                        "source_behaviours": rp.source_behaviours, "notes": rp.notes}),
+                    Some(Err(e)) => json!({"confirmed": false, "error": e}),
+                    None => json!(null),
+                },
+            });
+        }
+    }
+    out
+}
