@@ -5,6 +5,7 @@
 //! bad input (unreadable file, parse error, unsupported construct),
 //! [`EXIT_INTERNAL`] our own bug.
 
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -37,6 +38,32 @@ impl CliError {
             message: message.into(),
         }
     }
+    /// Stdout was closed by its reader (`convcheck run ... | head`): the
+    /// subcommand stops with status [`EXIT_OK`] and no message.
+    pub fn closed_stdout() -> CliError {
+        CliError {
+            status: EXIT_OK,
+            message: String::new(),
+        }
+    }
+}
+
+/// Writes `text` to stdout and flushes it. Unlike `print!`, which panics
+/// with "failed printing to stdout: Broken pipe", a reader that closed the
+/// pipe early ends the subcommand quietly ([`CliError::closed_stdout`]);
+/// any other write error is reported.
+pub fn emit(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Err(CliError::closed_stdout()),
+        Err(e) => Err(CliError::internal(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// [`emit`] with a newline.
+pub fn emitln(text: &str) -> Result<(), CliError> {
+    emit(&format!("{text}\n"))
 }
 
 /// Reads and parses an LLVM IR file; errors carry `file:line:col` and exit
@@ -53,7 +80,9 @@ pub fn finish(result: Result<u8, CliError>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("convcheck: {}", e.message);
+            if !e.message.is_empty() {
+                eprintln!("convcheck: {}", e.message);
+            }
             ExitCode::from(e.status)
         }
     }

@@ -16,7 +16,7 @@ use semantics::machine::{
     Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
-use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{emit, emitln, load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum EnvArg {
@@ -236,21 +236,21 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         if args.json {
             let mut j = render::json(&module, &ex);
             j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
-            println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
         } else {
-            println!("{answer}");
+            emitln(&answer.to_string())?;
             if let Some(w) = witness {
                 let b = &ex.behaviours[w].execution;
-                println!(
+                emitln(&format!(
                     "witness (behaviour {}): {}",
                     w + 1,
                     render::outcome_text(&module, &b.outcome)
-                );
-                print!("{}", render::table(&module, &ex.kernel, b));
-                print!("{}", render::events(&module, &ex.kernel, b));
+                ))?;
+                emit(&render::table(&module, &ex.kernel, b))?;
+                emit(&render::events(&module, &ex.kernel, b))?;
             }
-            print!("{}", render::counts(&ex));
-            println!("{modes}");
+            emit(&render::counts(&ex))?;
+            emitln(&modes)?;
         }
         return Ok(if answer == Answer::Never {
             EXIT_NEGATIVE
@@ -259,13 +259,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         });
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&render::json(&module, &ex)).unwrap_or_default()
-        );
+        emitln(&serde_json::to_string_pretty(&render::json(&module, &ex)).unwrap_or_default())?;
     } else {
-        print!("{}", render::text(&module, &ex));
-        println!("{modes}");
+        emit(&render::text(&module, &ex))?;
+        emitln(&modes)?;
     }
     Ok(EXIT_OK)
 }
