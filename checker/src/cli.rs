@@ -3,7 +3,7 @@
 //! Exit status: [`EXIT_OK`] success (valid, refines, ...), [`EXIT_NEGATIVE`]
 //! a negative verdict (violations found, counterexample), [`EXIT_BAD_INPUT`]
 //! bad input (unreadable file, parse error, unsupported construct),
-//! [`EXIT_INTERNAL`] our own bug.
+//! [`EXIT_INTERNAL`] our own bug, [`EXIT_INTERRUPTED`] stopped by Ctrl-C.
 
 use std::io::{ErrorKind, Write};
 use std::path::Path;
@@ -15,6 +15,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_NEGATIVE: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 pub const EXIT_INTERNAL: u8 = 70;
+/// Stopped by Ctrl-C (128 + SIGINT) after printing partial results.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// A failure that ends a subcommand with a given exit status after its
 /// message has been written to stderr.
