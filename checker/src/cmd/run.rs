@@ -218,7 +218,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             bar = Some(indicatif::ProgressBar::new_spinner());
         }
         if let Some(b) = &bar {
-            if (explored + pruned) % 64 == 0 {
+            if (explored + pruned).is_multiple_of(64) {
                 b.set_message(format!(
                     "{explored} executions explored, {pruned} schedules pruned"
                 ));
