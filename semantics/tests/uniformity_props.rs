@@ -87,8 +87,11 @@ proptest! {
                 }
             }
             let term = InstRef { block: b, index: blk.insts.len() };
-            let cond_divergent = operands_of(f, term).iter().any(|o| matches!(o, Operand::Local(v) if a.is_divergent_value(*v)));
-            prop_assert_eq!(a.div_term[b.0], cond_divergent, "U-BRANCH: a branch is divergent iff its condition is");
+            // U-EXIT / D-TEMPORAL: a uniform value defined in a cycle with a
+            // divergent exit is read divergently by a terminator outside it.
+            let temporal_use = a.temporal.iter().any(|(_, user, _)| *user == term);
+            let cond_divergent = temporal_use || operands_of(f, term).iter().any(|o| matches!(o, Operand::Local(v) if a.is_divergent_value(*v)));
+            prop_assert_eq!(a.div_term[b.0], cond_divergent, "U-BRANCH: a branch is divergent iff its condition is (block {})\n{}", b.0, semantics::ir::print::print_function(f));
             if !a.div_term[b.0] || !dt.is_in_tree(b) {
                 continue;
             }
