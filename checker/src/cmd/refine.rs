@@ -40,7 +40,8 @@ pub enum ObserveArg {
 pub enum UncontrolledArg {
     /// D-MAX: maximal convergence over LLVM's cycle hierarchy.
     Maximal,
-    /// Token inference, then D-CTRL/D-LOOP (not implemented by `refine`).
+    /// Tokens inserted by the spec's inference procedure ("Inferring
+    /// Tokens"), then D-CTRL/D-LOOP.
     Inferred,
 }
 

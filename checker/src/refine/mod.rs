@@ -645,6 +645,26 @@ pub fn check_pair<'a>(
     do_replay: bool,
     progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
 ) -> Result<PairResult, RefineError> {
+    // D-UNCTRL `inferred`: insert tokens by the spec's procedure first, then
+    // every convergent operation is controlled (D-CTRL, D-LOOP).
+    let inferred;
+    let (src, tgt) = if opts.uncontrolled == Uncontrolled::Inferred {
+        let inf = |role: &'static str, m: &Module| {
+            semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
+                role,
+                message: format!("token inference: {e}"),
+            })
+        };
+        match (inf("source", src), inf("target", tgt)) {
+            (Ok(a), Ok(b)) => {
+                inferred = (a, b);
+                (&inferred.0, &inferred.1)
+            }
+            (Err(e), _) | (_, Err(e)) => return Ok(e),
+        }
+    } else {
+        (src, tgt)
+    };
     for (role, m) in [("source", src), ("target", tgt)] {
         let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
         if let Some(v) = report.violations.first() {
@@ -677,12 +697,6 @@ pub fn check_pair<'a>(
             })
         }
     };
-    if opts.uncontrolled == Uncontrolled::Inferred {
-        return Ok(PairResult::Unsupported {
-            role: "options",
-            message: "--uncontrolled inferred is not implemented by refine".into(),
-        });
-    }
     let mut checker = Checker {
         src: &ps,
         tgt: &pt,
