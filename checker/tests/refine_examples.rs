@@ -156,6 +156,7 @@ fn run_all(threads: Vec<usize>, timeout: u64, iterations: usize, subset: Subset)
         }
         for (flags, want) in runs {
             let opts = Options {
+                shuffle_oob_ub: flags.contains("--shuffle-oob ub"),
                 uncontrolled: if flags.contains("--uncontrolled inferred") {
                     Uncontrolled::Inferred
                 } else {

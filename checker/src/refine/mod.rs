@@ -59,6 +59,12 @@ pub struct Options {
     pub max_iterations: usize,
     /// Prefer counterexamples whose inputs lie in [-8, 8] (minimization).
     pub small_inputs_first: bool,
+    /// C-OPS: a shuffle outside the set is UB (not poison) unless its
+    /// declaration says otherwise (`--shuffle-oob`).
+    pub shuffle_oob_ub: bool,
+    /// Restrict every integer input to these values (as the interpreter's
+    /// `int_domain` does; used by the M-AGREE test). `None`: full range.
+    pub input_domain: Option<Vec<i128>>,
 }
 
 impl Default for Options {
@@ -71,6 +77,8 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             max_iterations: 64,
             small_inputs_first: true,
+            shuffle_oob_ub: false,
+            input_domain: None,
         }
     }
 }
@@ -385,6 +393,21 @@ impl Checker<'_, '_> {
             let nc = terms.not(c);
             add(&mut terms, &mut prop, nc, "target execution complete");
         }
+        if let Some(dom) = &self.opts.input_domain {
+            for (_, v) in &launch.vars {
+                let w = terms.sort(*v).bv_width().unwrap_or(32);
+                let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
+                let alts: Vec<TermId> = vals
+                    .iter()
+                    .map(|x| {
+                        let c = terms.bv_const(w, (*x as u128) & ((1u128 << w) - 1));
+                        terms.eq(*v, c)
+                    })
+                    .collect();
+                let a = terms.or(&alts);
+                add(&mut terms, &mut prop, a, "input domain");
+            }
+        }
         if small {
             for (_, v) in &launch.vars {
                 let w = terms.sort(*v).bv_width().unwrap_or(32);
@@ -679,7 +702,7 @@ pub fn check_pair<'a>(
             });
         }
     }
-    let ps = match prog::prepare(src, kernel) {
+    let ps = match prog::prepare(src, kernel, opts.shuffle_oob_ub) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
@@ -688,7 +711,7 @@ pub fn check_pair<'a>(
             })
         }
     };
-    let pt = match prog::prepare(tgt, kernel) {
+    let pt = match prog::prepare(tgt, kernel, opts.shuffle_oob_ub) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
