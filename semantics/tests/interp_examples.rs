@@ -247,3 +247,36 @@ fn json_shape_on_cl21_and_cl05() {
     assert_eq!(ballot[1]["result"], "6");
     assert_eq!(ballot[0]["set"], serde_json::json!([[0, 3]]));
 }
+
+/// D-ANCHOR `all` (M-OPER): on CL-11's source (examples/refine), a thread
+/// whose anchor is in its first iteration may converge with another
+/// thread's second iteration, whichever thread runs ahead. Regression: the
+/// scheduler only fired anchor subsets containing the lowest-numbered
+/// waiting thread, so with `%counter = [1, 2]` thread 1 could never run
+/// ahead and the mirror image of the `[2, 1]` behaviour was missing.
+#[test]
+fn anchor_all_lets_either_thread_run_ahead() {
+    let path = format!(
+        "{}/../examples/refine/cl11-unroll-anchor-remainder.src.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    let m = parse_module(&path, &text).expect("example parses");
+    let ask = |counter: Vec<i128>, cond: &str| {
+        let mut opts = threads(2);
+        opts.args
+            .insert("counter".into(), ArgValues::PerThread(counter));
+        let ex = explore(&m, &opts).expect("launch explores");
+        assert!(ex.complete);
+        query::answer(&m, &query::parse(cond).expect("parses"), &ex).0
+    };
+    let ahead1 = ask(
+        vec![2, 1],
+        "t1@convergent.operation[0] ~ t0@convergent.operation[1]",
+    );
+    let ahead0 = ask(
+        vec![1, 2],
+        "t0@convergent.operation[0] ~ t1@convergent.operation[1]",
+    );
+    assert_eq!((ahead1, ahead0), (Answer::Sometimes, Answer::Sometimes));
+}

@@ -58,6 +58,6 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             out.push_str(&CycleInfo::compute(&cfg).print(&cfg));
         }
     }
-    print!("{out}");
+    cli::emit(&out)?;
     Ok(cli::EXIT_OK)
 }

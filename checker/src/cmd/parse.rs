@@ -19,7 +19,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let module = cli::load_module(&args.file)?;
     if !args.quiet {
-        print!("{}", semantics::ir::print::print_module(&module));
+        cli::emit(&semantics::ir::print::print_module(&module))?;
     }
     Ok(cli::EXIT_OK)
 }

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
@@ -16,7 +18,7 @@ use semantics::machine::{
     Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
-use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{emit, emitln, load_module, CliError, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum EnvArg {
@@ -208,6 +210,9 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         }
         None => None,
     };
+    // Ctrl-C stops the enumeration after the current execution; what was
+    // found so far is printed, marked interrupted (issue 4).
+    let interrupted = ctrl_c_flag();
     // A progress spinner on stderr once the enumeration runs longer than a
     // second.
     let start = std::time::Instant::now();
@@ -224,7 +229,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
                 b.tick();
             }
         }
-        true
+        !interrupted.load(Ordering::SeqCst)
     };
     let result = explore_with(&module, &opts, &mut progress);
     if let Some(b) = bar {
@@ -236,6 +241,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         std::fs::write(out, html)
             .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
     }
+    let stopped = interrupted.load(Ordering::SeqCst);
+    let banner = "INTERRUPTED (Ctrl-C): partial results, not every execution was explored";
+    if stopped {
+        eprintln!("convcheck: interrupted; printing what was found so far");
+    }
     let modes = format!(
         "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
         opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob
@@ -245,36 +255,63 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         if args.json {
             let mut j = render::json(&module, &ex);
             j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
-            println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            j["interrupted"] = serde_json::json!(stopped);
+            emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
         } else {
-            println!("{answer}");
+            if stopped {
+                emitln(banner)?;
+            }
+            emitln(&answer.to_string())?;
             if let Some(w) = witness {
                 let b = &ex.behaviours[w].execution;
-                println!(
+                emitln(&format!(
                     "witness (behaviour {}): {}",
                     w + 1,
                     render::outcome_text(&module, &b.outcome)
-                );
-                print!("{}", render::table(&module, &ex.kernel, b));
-                print!("{}", render::events(&module, &ex.kernel, b));
+                ))?;
+                emit(&render::table(&module, &ex.kernel, b))?;
+                emit(&render::events(&module, &ex.kernel, b))?;
             }
-            print!("{}", render::counts(&ex));
-            println!("{modes}");
+            emit(&render::counts(&ex))?;
+            emitln(&modes)?;
         }
-        return Ok(if answer == Answer::Never {
+        return Ok(if stopped {
+            EXIT_INTERRUPTED
+        } else if answer == Answer::Never {
             EXIT_NEGATIVE
         } else {
             EXIT_OK
         });
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&render::json(&module, &ex)).unwrap_or_default()
-        );
+        let mut j = render::json(&module, &ex);
+        j["interrupted"] = serde_json::json!(stopped);
+        emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
     } else {
-        print!("{}", render::text(&module, &ex));
-        println!("{modes}");
+        if stopped {
+            emitln(banner)?;
+        }
+        emit(&render::text(&module, &ex))?;
+        emitln(&modes)?;
+        if stopped {
+            emitln(banner)?;
+        }
     }
-    Ok(EXIT_OK)
+    Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
+}
+
+/// A flag set by the first Ctrl-C (SIGINT); the exploration polls it after
+/// every execution. A second Ctrl-C ends the process at once (status
+/// [`EXIT_INTERRUPTED`]), for an execution that does not end by itself
+/// soon. If a handler cannot be installed (e.g. one already is), Ctrl-C
+/// keeps its default effect and the flag stays false.
+fn ctrl_c_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = Arc::clone(&flag);
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+    });
+    flag
 }

@@ -7,7 +7,6 @@
 //!
 //! Exit status: 0 on success (whatever the verdicts), 2 on bad input.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use crate::cli::{load_module, CliError, EXIT_OK};
@@ -38,10 +37,6 @@ pub fn render(args: &Args) -> Result<String, CliError> {
 
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let out = render(args)?;
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| CliError::internal(format!("cannot write to stdout: {e}")))?;
+    crate::cli::emit(&out)?;
     Ok(EXIT_OK)
 }

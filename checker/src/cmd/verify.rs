@@ -51,7 +51,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     } else {
         render_text(&file, &report)
     };
-    print!("{out}");
+    crate::cli::emit(&out)?;
     Ok(if report.is_valid() {
         EXIT_OK
     } else {

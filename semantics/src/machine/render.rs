@@ -280,7 +280,7 @@ pub fn counts(ex: &Exploration) -> String {
         ex.ub,
         ex.contradictions,
         ex.pruned,
-        if ex.complete { "" } else { " (INCOMPLETE: budget or random mode)" },
+        if ex.complete { "" } else { " (INCOMPLETE: budget, random mode or interrupted)" },
         ex.domain
     )
 }

@@ -159,11 +159,17 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
             }
         }
         Candidate::Anchor { members, .. } => {
-            // D-ANCHOR `all`: any subset containing the lowest waiting
-            // thread fires now; the others stay and fire later as separate
-            // instances.
-            let mut chosen = vec![members[0]];
-            for t in &members[1..] {
+            // D-ANCHOR `all`: any nonempty subset of the waiting threads
+            // fires now; the others stay and may join a later instance of
+            // another thread (e.g. t1's second iteration with t0's first).
+            // Every subset is enumerated exactly once by choosing its lowest
+            // member, then each later member in or out. Restricting the
+            // subset to contain the lowest-numbered waiting thread (as an
+            // earlier version did) never lets a higher-numbered thread run
+            // ahead alone, which loses behaviours and breaks thread symmetry.
+            let first = chooser.choose(members.len());
+            let mut chosen = vec![members[first]];
+            for t in &members[first + 1..] {
                 if chooser.choose(2) == 1 {
                     chosen.push(*t);
                 }
