@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use checker::refine::encode::Observe;
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options, PairResult, Uncontrolled, Verdict};
 use checker::smt::Session;
 
 fn examples_dir() -> PathBuf {
@@ -140,16 +140,28 @@ fn run_all(threads: Vec<usize>, timeout: u64, iterations: usize, subset: Subset)
             .expect("EXPECT header");
         let modes = header(&text, "MODES").first().cloned().unwrap_or_default();
         let mut runs = vec![(modes.clone(), want)];
+        // Flags a MODES line does not mention are free (examples/refine/README):
+        // the expected verdict holds for each value.
+        if !modes.contains("--observe") {
+            runs.push((format!("{modes} --observe sets"), runs[0].1.clone()));
+        }
+        if !modes.contains("--uncontrolled") {
+            let first = runs[0].clone();
+            runs.push((format!("{} --uncontrolled inferred", first.0), first.1));
+        }
         for line in header(&text, "EXPECT-IN") {
             if let Some((flags, v)) = line.split_once("=>") {
                 runs.push((flags.trim().to_string(), v.trim().to_string()));
             }
         }
         for (flags, want) in runs {
-            if flags.contains("--uncontrolled inferred") {
-                continue;
-            }
             let opts = Options {
+                shuffle_oob_ub: flags.contains("--shuffle-oob ub"),
+                uncontrolled: if flags.contains("--uncontrolled inferred") {
+                    Uncontrolled::Inferred
+                } else {
+                    Uncontrolled::Maximal
+                },
                 threads: threads.clone(),
                 observe: observe_of(&flags),
                 timeout: Duration::from_secs(timeout),

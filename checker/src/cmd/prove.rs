@@ -69,8 +69,26 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         println!("{} claim files are well-formed", claims.len());
         return Ok(EXIT_OK);
     }
-    let results = run_suite(&args.dir, args.only.as_deref())?;
-    print!("{}", render_table(&results, args.verbose));
+    // One claim at a time, each printed as soon as it is done.
+    let claims = load(&args.dir)?;
+    let base = base_of(&args.dir);
+    let mut results = Vec::new();
+    let mut header = true;
+    for c in claims
+        .iter()
+        .filter(|c| args.only.as_deref().is_none_or(|p| c.id.starts_with(p)))
+    {
+        let r = run_claim(&base, c);
+        let table = render_table(std::slice::from_ref(&r), args.verbose);
+        let rows = if header {
+            table.as_str()
+        } else {
+            table.split_once('\n').map_or("", |x| x.1)
+        };
+        header = false;
+        print!("{rows}");
+        results.push(r);
+    }
     println!("{}", summary(&results));
     Ok(if results.iter().any(|r| r.status == Status::Disagrees) {
         EXIT_NEGATIVE

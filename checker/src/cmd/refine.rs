@@ -37,10 +37,17 @@ pub enum ObserveArg {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleOobArg {
+    Poison,
+    Ub,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UncontrolledArg {
     /// D-MAX: maximal convergence over LLVM's cycle hierarchy.
     Maximal,
-    /// Token inference, then D-CTRL/D-LOOP (not implemented by `refine`).
+    /// Tokens inserted by the spec's inference procedure ("Inferring
+    /// Tokens"), then D-CTRL/D-LOOP.
     Inferred,
 }
 
@@ -81,6 +88,11 @@ pub struct Args {
     /// Semantics of uncontrolled convergent operations (D-UNCTRL).
     #[arg(long, value_enum, default_value = "maximal")]
     pub uncontrolled: UncontrolledArg,
+    /// C-OPS shuffle reading a thread outside the communicating set: poison
+    /// (default) or undefined behaviour; a `"convcheck-out-of-range"`
+    /// attribute on the declaration takes precedence.
+    #[arg(long, value_enum, default_value = "poison")]
+    pub shuffle_oob: ShuffleOobArg,
     /// Time limit per solver query, in seconds.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
@@ -170,6 +182,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             UncontrolledArg::Inferred => Uncontrolled::Inferred,
         },
         timeout: Duration::from_secs(args.timeout),
+        shuffle_oob_ub: args.shuffle_oob == ShuffleOobArg::Ub,
         ..Options::default()
     };
     if let Some(d) = &args.dump_smt {

@@ -13,9 +13,8 @@ use semantics::rules::{verify_module, Options as RuleOptions};
 use crate::cli::load_module;
 use crate::cmd;
 use crate::refine::encode::Observe;
-use crate::refine::prog::prepare;
 use crate::refine::report::{render_text, Report};
-use crate::refine::{Checker, Options, Uncontrolled, Verdict};
+use crate::refine::{check_pair, Options, PairResult, Uncontrolled, Verdict};
 use crate::smt::Session;
 
 use super::format::{Check, Kind};
@@ -295,57 +294,21 @@ pub struct RefineRun {
 pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, String> {
     let threads = cmd::refine::parse_threads(&a.threads)?;
     let bounds = format!(
-        "threads {}, K={}, observe {:?}",
-        a.threads, a.max_steps, a.observe
+        "threads {}, K={}, observe {:?}, {:?}",
+        a.threads, a.max_steps, a.observe, a.uncontrolled
     )
     .to_lowercase();
-    let src_path = rebase(base, &a.src);
-    let tgt_path = rebase(base, &a.tgt);
-    let src = load_module(&src_path).map_err(|e| e.message)?;
-    let tgt = load_module(&tgt_path).map_err(|e| e.message)?;
-    let invalid = |text: String| RefineRun {
-        verdict: "invalid".into(),
-        unsupported: false,
-        bounds: bounds.clone(),
-        text,
-    };
-    for (role, m) in [("source", &src), ("target", &tgt)] {
-        let report = verify_module(m, &RuleOptions::default());
-        if !report.violations.is_empty() {
-            let rules: Vec<&str> = report.rules().iter().map(|r| r.as_str()).collect();
-            return Ok(invalid(format!("the {role} breaks {}", rules.join(", "))));
-        }
-    }
+    let src = load_module(&rebase(base, &a.src)).map_err(|e| e.message)?;
+    let tgt = load_module(&rebase(base, &a.tgt)).map_err(|e| e.message)?;
     let kernel = match &a.kernel {
         Some(k) => k.trim_start_matches('@').to_string(),
         None => src
             .functions
             .iter()
-            .filter(|f| f.is_definition)
+            .find(|f| f.is_definition)
             .map(|f| f.name.clone())
-            .next()
             .ok_or("the source defines no function")?,
     };
-    let unsupported = |u: crate::refine::prog::Unsupported| RefineRun {
-        verdict: "not checked (unsupported)".into(),
-        unsupported: true,
-        bounds: bounds.clone(),
-        text: format!(
-            "unsupported by the refinement checker: {} at {}",
-            u.construct, u.at
-        ),
-    };
-    let ps = match prepare(&src, &kernel) {
-        Ok(p) => p,
-        Err(u) => return Ok(unsupported(u)),
-    };
-    let pt = match prepare(&tgt, &kernel) {
-        Ok(p) => p,
-        Err(u) => return Ok(unsupported(u)),
-    };
-    if a.uncontrolled == cmd::refine::UncontrolledArg::Inferred {
-        return Err("--uncontrolled inferred is not implemented by refine".into());
-    }
     let opts = Options {
         threads,
         max_steps: a.max_steps,
@@ -354,27 +317,40 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             cmd::refine::ObserveArg::Sets => Observe::Sets,
             cmd::refine::ObserveArg::Values => Observe::Values,
         },
-        uncontrolled: Uncontrolled::Maximal,
+        uncontrolled: match a.uncontrolled {
+            cmd::refine::UncontrolledArg::Maximal => Uncontrolled::Maximal,
+            cmd::refine::UncontrolledArg::Inferred => Uncontrolled::Inferred,
+        },
         timeout: Duration::from_secs(a.timeout),
+        shuffle_oob_ub: a.shuffle_oob == cmd::refine::ShuffleOobArg::Ub,
         max_iterations: PROVE_MAX_ITERATIONS,
         ..Options::default()
     };
     let mut session = Session::new(None);
-    let mut checker = Checker {
-        src: &ps,
-        tgt: &pt,
-        opts: &opts,
-        session: &mut session,
-        tag: "prove".into(),
-        progress: None,
-    };
-    let outcome = checker.run().map_err(|e| e.to_string())?;
-    drop(checker);
-    let replay = match &outcome.verdict {
-        Verdict::Counterexample(c) if !a.no_replay => {
-            Some(crate::refine::replay::replay(&src, &tgt, &kernel, &opts, c))
+    let result = check_pair(&src, &tgt, &kernel, &opts, &mut session, !a.no_replay, None)
+        .map_err(|e| e.to_string())?;
+    let (outcome, replay) = match result {
+        PairResult::Invalid {
+            role,
+            rules,
+            message,
+        } => {
+            return Ok(RefineRun {
+                verdict: "invalid".into(),
+                unsupported: false,
+                bounds,
+                text: format!("the {role} breaks {}: {message}", rules.join(", ")),
+            })
         }
-        _ => None,
+        PairResult::Unsupported { role, message } => {
+            return Ok(RefineRun {
+                verdict: "not checked (unsupported)".into(),
+                unsupported: true,
+                bounds,
+                text: format!("unsupported by the refinement checker in the {role}: {message}"),
+            })
+        }
+        PairResult::Checked { outcome, replay } => (outcome, replay),
     };
     let report = Report {
         src: a.src.display().to_string(),
@@ -395,8 +371,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     }
     let unknown = matches!(outcome.verdict, Verdict::Unknown(_));
     let verdict = match &outcome.verdict {
-        Verdict::Refines { cut: false } => "refines".to_string(),
-        Verdict::Refines { cut: true } => "refines".to_string(),
+        Verdict::Refines { .. } => "refines".to_string(),
         Verdict::Counterexample(_) => "counterexample".to_string(),
         Verdict::Unknown(r) | Verdict::Vacuous(r) => format!("unknown ({r})"),
     };

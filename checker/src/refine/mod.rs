@@ -59,6 +59,12 @@ pub struct Options {
     pub max_iterations: usize,
     /// Prefer counterexamples whose inputs lie in [-8, 8] (minimization).
     pub small_inputs_first: bool,
+    /// C-OPS: a shuffle outside the set is UB (not poison) unless its
+    /// declaration says otherwise (`--shuffle-oob`).
+    pub shuffle_oob_ub: bool,
+    /// Restrict every integer input to these values (as the interpreter's
+    /// `int_domain` does; used by the M-AGREE test). `None`: full range.
+    pub input_domain: Option<Vec<i128>>,
 }
 
 impl Default for Options {
@@ -71,6 +77,8 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             max_iterations: 64,
             small_inputs_first: true,
+            shuffle_oob_ub: false,
+            input_domain: None,
         }
     }
 }
@@ -385,6 +393,21 @@ impl Checker<'_, '_> {
             let nc = terms.not(c);
             add(&mut terms, &mut prop, nc, "target execution complete");
         }
+        if let Some(dom) = &self.opts.input_domain {
+            for (_, v) in &launch.vars {
+                let w = terms.sort(*v).bv_width().unwrap_or(32);
+                let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
+                let alts: Vec<TermId> = vals
+                    .iter()
+                    .map(|x| {
+                        let c = terms.bv_const(w, (*x as u128) & ((1u128 << w) - 1));
+                        terms.eq(*v, c)
+                    })
+                    .collect();
+                let a = terms.or(&alts);
+                add(&mut terms, &mut prop, a, "input domain");
+            }
+        }
         if small {
             for (_, v) in &launch.vars {
                 let w = terms.sort(*v).bv_width().unwrap_or(32);
@@ -645,6 +668,26 @@ pub fn check_pair<'a>(
     do_replay: bool,
     progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
 ) -> Result<PairResult, RefineError> {
+    // D-UNCTRL `inferred`: insert tokens by the spec's procedure first, then
+    // every convergent operation is controlled (D-CTRL, D-LOOP).
+    let inferred;
+    let (src, tgt) = if opts.uncontrolled == Uncontrolled::Inferred {
+        let inf = |role: &'static str, m: &Module| {
+            semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
+                role,
+                message: format!("token inference: {e}"),
+            })
+        };
+        match (inf("source", src), inf("target", tgt)) {
+            (Ok(a), Ok(b)) => {
+                inferred = (a, b);
+                (&inferred.0, &inferred.1)
+            }
+            (Err(e), _) | (_, Err(e)) => return Ok(e),
+        }
+    } else {
+        (src, tgt)
+    };
     for (role, m) in [("source", src), ("target", tgt)] {
         let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
         if let Some(v) = report.violations.first() {
@@ -659,7 +702,7 @@ pub fn check_pair<'a>(
             });
         }
     }
-    let ps = match prog::prepare(src, kernel) {
+    let ps = match prog::prepare(src, kernel, opts.shuffle_oob_ub) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
@@ -668,7 +711,7 @@ pub fn check_pair<'a>(
             })
         }
     };
-    let pt = match prog::prepare(tgt, kernel) {
+    let pt = match prog::prepare(tgt, kernel, opts.shuffle_oob_ub) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
@@ -677,12 +720,6 @@ pub fn check_pair<'a>(
             })
         }
     };
-    if opts.uncontrolled == Uncontrolled::Inferred {
-        return Ok(PairResult::Unsupported {
-            role: "options",
-            message: "--uncontrolled inferred is not implemented by refine".into(),
-        });
-    }
     let mut checker = Checker {
         src: &ps,
         tgt: &pt,

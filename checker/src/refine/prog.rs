@@ -104,8 +104,10 @@ fn str_attr<'a>(m: &'a Module, attrs: &'a [Attr], key: &str) -> Option<&'a str> 
     })
 }
 
-/// C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT for one call site.
-pub fn classify_call(m: &Module, call: &Call) -> Result<CallInfo, String> {
+/// C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT for one call site. A shuffle
+/// whose declaration has no `"convcheck-out-of-range"` attribute is UB out
+/// of range iff `oob_ub` (`--shuffle-oob`; default poison, C-OPS).
+pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, String> {
     let callee = call
         .callee_name()
         .ok_or_else(|| "indirect call".to_string())?
@@ -132,7 +134,10 @@ pub fn classify_call(m: &Module, call: &Call) -> Result<CallInfo, String> {
         "subgroupBroadcastFirst" => CallSem::First,
         "subgroupAdd" => CallSem::Reduce(RedOp::Add),
         "subgroupShuffle" => CallSem::Shuffle {
-            ub: str_attr(m, decl_attrs, "convcheck-out-of-range") == Some("ub"),
+            ub: match str_attr(m, decl_attrs, "convcheck-out-of-range") {
+                Some(v) => v == "ub",
+                None => oob_ub,
+            },
         },
         n if n.starts_with("llvm.amdgcn.ballot") => CallSem::Ballot,
         n if n.starts_with("llvm.amdgcn.readfirstlane") => CallSem::First,
@@ -177,7 +182,7 @@ fn operand_ok(op: &Operand) -> bool {
 
 /// Prepares kernel `kernel` (name without `@`) of `m`, or says which
 /// construct the encoding does not cover (P-PROG subset of the checker).
-pub fn prepare<'m>(m: &'m Module, kernel: &str) -> Result<Prepared<'m>, Unsupported> {
+pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared<'m>, Unsupported> {
     let func = m
         .function(kernel)
         .filter(|f| f.is_definition)
@@ -199,7 +204,7 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str) -> Result<Prepared<'m>, Unsuppor
             };
             let info = match &inst.kind {
                 InstKind::Call(c) => {
-                    let info = classify_call(m, c).map_err(|e| bad(&e))?;
+                    let info = classify_call(m, c, oob_ub).map_err(|e| bad(&e))?;
                     if !(matches!(c.ty, Type::Void | Type::Token) || int_ok(&c.ty)) {
                         return Err(bad("call with a non-integer result"));
                     }

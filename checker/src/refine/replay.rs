@@ -46,13 +46,14 @@ pub struct Replayed {
 }
 
 fn observed(m: &Module, e: &Execution, t: usize, i: usize, observe: Observe) -> Option<bool> {
+    // The out-of-range reading does not change whether a call is observed.
     let ev = &e.threads[t].events[i];
     let f = &m.functions[ev.loc.func];
     let inst = f.block(ev.loc.block).insts.get(ev.loc.index)?;
     let InstKind::Call(c) = &inst.kind else {
         return None;
     };
-    let info = classify_call(m, c).ok()?;
+    let info = classify_call(m, c, false).ok()?;
     Some(match info.sem {
         CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
         CallSem::Pure | CallSem::Stream | CallSem::Ignored => false,
@@ -170,7 +171,7 @@ fn strip_values(ts: &[CThread]) -> Vec<CThread> {
 
 /// Observation only (no block traces): what refinement compares. Source
 /// poison matches any target value (R-OBS).
-fn same_observation(src: &[CThread], tgt: &[CThread]) -> bool {
+pub fn same_observation(src: &[CThread], tgt: &[CThread]) -> bool {
     let ub = |ts: &[CThread]| ts.iter().any(|t| t.end == CEnd::Ub);
     if ub(tgt) {
         return false;
@@ -206,7 +207,7 @@ fn uses_uninterpreted(m: &Module, kernel: &str) -> bool {
         .any(|i| match &i.kind {
             InstKind::Call(c) => {
                 matches!(
-                    classify_call(m, c).map(|x| x.sem),
+                    classify_call(m, c, false).map(|x| x.sem),
                     Ok(CallSem::Pure) | Ok(CallSem::UnknownConv { .. })
                 ) && c.ty != semantics::ir::Type::Void
             }
@@ -231,7 +232,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
                 matches!(a, semantics::ir::Attr::Str { key, value: Some(v) }
                     if key == "convcheck-out-of-range" && v == "ub")
             })
-    });
+    }) || opts.shuffle_oob_ub;
     let insts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
     MOptions {
         entry: Some(kernel.to_string()),

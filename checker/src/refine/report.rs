@@ -34,6 +34,13 @@ fn observe_name(o: Observe) -> &'static str {
     }
 }
 
+fn unc_name(u: super::Uncontrolled) -> &'static str {
+    match u {
+        super::Uncontrolled::Maximal => "maximal",
+        super::Uncontrolled::Inferred => "inferred",
+    }
+}
+
 fn threads_text(ts: &[usize]) -> String {
     let contiguous = ts.windows(2).all(|w| w[1] == w[0] + 1);
     match ts {
@@ -51,10 +58,11 @@ fn threads_text(ts: &[usize]) -> String {
 pub fn bounds_text(o: &Options) -> String {
     format!(
         "threads {}, at most {} block visits per thread, integer inputs over their full range \
-         (one launch group); --observe {}, --uncontrolled maximal",
+         (one launch group); --observe {}, --uncontrolled {}",
         threads_text(&o.threads),
         o.max_steps,
-        observe_name(o.observe)
+        observe_name(o.observe),
+        unc_name(o.uncontrolled)
     )
 }
 
@@ -265,7 +273,7 @@ pub fn render_json(r: &Report) -> Value {
             "max_block_visits": r.opts.max_steps,
             "inputs": "full range",
             "observe": observe_name(r.opts.observe),
-            "uncontrolled": "maximal",
+            "uncontrolled": unc_name(r.opts.uncontrolled),
         },
         "queries": r.queries,
         "iterations": r.outcome.iterations,

@@ -1,0 +1,76 @@
+//! `checker::cmd::refine::run` exit statuses (issue 6 "Verdicts and exit
+//! status"): 0 refines, 1 counterexample, 3 invalid input (static rule,
+//! parse error, unsupported construct), and the `--threads` syntax.
+
+use std::path::{Path, PathBuf};
+
+use checker::cmd::refine::{parse_threads, run, Args, ObserveArg, ShuffleOobArg, UncontrolledArg};
+
+fn ex(stem: &str, role: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/refine/{stem}.{role}.ll"))
+}
+
+fn args(stem: &str) -> Args {
+    Args {
+        src: ex(stem, "src"),
+        tgt: ex(stem, "tgt"),
+        kernel: None,
+        threads: "1..3".into(),
+        max_steps: 8,
+        observe: ObserveArg::Auto,
+        uncontrolled: UncontrolledArg::Maximal,
+        shuffle_oob: ShuffleOobArg::Poison,
+        timeout: 30,
+        dump_smt: None,
+        json: false,
+        stats: false,
+        no_replay: false,
+    }
+}
+
+#[test]
+fn exit_statuses() {
+    assert_eq!(run(&args("cl02-reduction-merge-uniform")).ok(), Some(0));
+    assert_eq!(run(&args("cl02-reduction-merge-divergent")).ok(), Some(1));
+    let mut a = args("cl01-texture-sink-uniform");
+    a.observe = ObserveArg::Sets;
+    a.json = true;
+    assert_eq!(run(&a).ok(), Some(1));
+    // CL-18: the target breaks S-CYCLE-1.
+    let e = run(&args("cl18-anchor-hoist-loop")).expect_err("invalid target");
+    assert_eq!(e.status, 3);
+    assert!(
+        e.message.contains("S-CYCLE-1") && e.message.contains("target"),
+        "{}",
+        e.message
+    );
+    // A call of a defined function is outside the encoding (R-1).
+    let mut a = args("cl06-inline-entry");
+    a.kernel = Some("main".into());
+    let e = run(&a).expect_err("unsupported");
+    assert_eq!(e.status, 3);
+    assert!(e.message.contains("unsupported"), "{}", e.message);
+    let mut a = args("cl02-reduction-merge-uniform");
+    a.src = PathBuf::from("/nonexistent.ll");
+    assert_eq!(run(&a).expect_err("unreadable").status, 3);
+}
+
+#[test]
+fn dump_smt_writes_replayable_queries() {
+    let dir = std::env::temp_dir().join(format!("refine-dump-{}", std::process::id()));
+    let mut a = args("cl30-sink-divergent-branch");
+    a.dump_smt = Some(dir.clone());
+    assert_eq!(run(&a).ok(), Some(1));
+    let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert!(n > 0, "no SMT-LIB files in {}", dir.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn threads_syntax() {
+    assert_eq!(parse_threads("1..4"), Ok(vec![1, 2, 3, 4]));
+    assert_eq!(parse_threads("2,8"), Ok(vec![2, 8]));
+    assert_eq!(parse_threads("3"), Ok(vec![3]));
+    assert!(parse_threads("0").is_err());
+    assert!(parse_threads("x").is_err());
+}
