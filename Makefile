@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify
+.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify bench-refine
 
 setup:
 	@scripts/setup.sh
@@ -32,3 +32,6 @@ bench-uniformity: setup
 
 bench-verify: build
 	@scripts/bench-verify.sh
+
+bench-refine: build
+	@scripts/bench-refine.sh
