@@ -25,6 +25,7 @@ fn args(stem: &str) -> Args {
         json: false,
         stats: false,
         no_replay: false,
+        report: None,
     }
 }
 
