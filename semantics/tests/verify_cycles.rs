@@ -9,32 +9,9 @@ mod support;
 use std::collections::BTreeSet;
 
 use proptest::prelude::{prop_assert, prop_assert_eq, prop_oneof, proptest, ProptestConfig};
-use semantics::rules::{verify_module, Options, Role, RuleId, Violation};
+use semantics::rules::cycles::cycle_violation_keys;
+use semantics::rules::{verify_module, Options, RuleId, Violation};
 use support::{arb_token_prog, Refs};
-
-type Key = (RuleId, String, Vec<(String, Option<usize>)>);
-
-/// The identity of a cycle violation: rule, function and the uses involved.
-fn cycle_keys(vs: &[Violation]) -> BTreeSet<Key> {
-    vs.iter()
-        .filter(|v| {
-            matches!(
-                v.rule,
-                RuleId::SCycle1 | RuleId::SCycle2 | RuleId::SCycle3 | RuleId::SCycle4
-            )
-        })
-        .map(|v| {
-            let mut uses: Vec<(String, Option<usize>)> = v
-                .sites
-                .iter()
-                .filter(|s| s.role == Role::Use)
-                .map(|s| (s.block.clone(), s.inst))
-                .collect();
-            uses.sort();
-            (v.rule, v.function.clone(), uses)
-        })
-        .collect()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
@@ -50,7 +27,7 @@ proptest! {
         let n = p.cfg.blocks.len();
         let by_cycles = verify_module(&m, &Options::default());
         let by_paths = verify_module(&m, &Options { llvm_compatible: false, closed_paths: Some(2 * n + 2) });
-        prop_assert_eq!(cycle_keys(&by_cycles.violations), cycle_keys(&by_paths.violations));
+        prop_assert_eq!(cycle_violation_keys(&by_cycles.violations), cycle_violation_keys(&by_paths.violations));
         // Everything else is checked the same way in both modes.
         // The document mode's hierarchy (unreachable code included) keeps
         // LLVM's cycles of the reachable part, block set for block set.
@@ -87,7 +64,7 @@ fn mc03_sample_exercises_every_cycle_rule() {
     let mut seen = BTreeSet::new();
     for p in &progs {
         let r = verify_module(&p.to_module(), &Options::default());
-        for (rule, _, _) in cycle_keys(&r.violations) {
+        for (rule, _, _) in cycle_violation_keys(&r.violations) {
             seen.insert(rule);
         }
     }

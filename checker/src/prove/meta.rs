@@ -7,13 +7,12 @@
 //! Check line: `meta MC-NN --seed S --size N --cases C` (every flag
 //! required, so the bounds are always stated in the claim file).
 
-use std::collections::BTreeSet;
-
 use semantics::machine::dmax::{check_order, literal_classes};
 use semantics::machine::program::Program;
 use semantics::machine::{explore, ChooserMode, Options, Outcome, Uncontrolled};
 use semantics::parse_module;
-use semantics::rules::{verify_module, Options as RuleOptions, Role, RuleId, Violation};
+use semantics::rules::cycles::cycle_violation_keys;
+use semantics::rules::{verify_module, Options as RuleOptions, RuleId};
 use testgen::cfg::{arb_cfg, arb_reducible_cfg, GenCfg};
 use testgen::tokens::{arb_token_module, arb_valid_token_module};
 
@@ -252,31 +251,6 @@ fn mc02(b: Bounds) -> Property {
     )))
 }
 
-/// The identity of a cycle violation: rule, function and the uses involved
-/// (as `semantics/tests/verify_cycles.rs` keys them).
-type Key = (String, String, Vec<(String, Option<usize>)>);
-
-fn cycle_keys(vs: &[Violation]) -> BTreeSet<Key> {
-    vs.iter()
-        .filter(|v| {
-            matches!(
-                v.rule,
-                RuleId::SCycle1 | RuleId::SCycle2 | RuleId::SCycle3 | RuleId::SCycle4
-            )
-        })
-        .map(|v| {
-            let mut uses: Vec<(String, Option<usize>)> = v
-                .sites
-                .iter()
-                .filter(|s| s.role == Role::Use)
-                .map(|s| (s.block.clone(), s.inst))
-                .collect();
-            uses.sort();
-            (v.rule.as_str().to_string(), v.function.clone(), uses)
-        })
-        .collect()
-}
-
 /// MC-03 (S-CYCLE-SUFF): checking cycles finds the same S-CYCLE violations
 /// as checking every closed path of up to 2n+2 edges.
 fn mc03(b: Bounds) -> Property {
@@ -309,8 +283,8 @@ fn mc03(b: Bounds) -> Property {
             },
         );
         let (a, c) = (
-            cycle_keys(&by_cycles.violations),
-            cycle_keys(&by_paths.violations),
+            cycle_violation_keys(&by_cycles.violations),
+            cycle_violation_keys(&by_paths.violations),
         );
         if a != c {
             return Ok(Err(format!(

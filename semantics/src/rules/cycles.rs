@@ -325,3 +325,34 @@ pub fn closed_paths(facts: &FnFacts, max_len: usize, out: &mut Vec<Violation>) {
         check_region(facts, &r, &all, &mut seen, &mut sc, out);
     }
 }
+
+/// The identity of a cycle-rule violation (S-CYCLE-1..4): rule, function,
+/// and the (block, instruction) of each use involved, sorted. MC-03
+/// (S-CYCLE-SUFF) compares the cycle-based and closed-path checks by these
+/// keys, in the property test and in `convcheck prove`.
+pub type CycleViolationKey = (super::RuleId, String, Vec<(String, Option<usize>)>);
+
+/// The [`CycleViolationKey`]s of the S-CYCLE-* violations in `vs`.
+pub fn cycle_violation_keys(
+    vs: &[super::Violation],
+) -> std::collections::BTreeSet<CycleViolationKey> {
+    use super::{Role, RuleId};
+    vs.iter()
+        .filter(|v| {
+            matches!(
+                v.rule,
+                RuleId::SCycle1 | RuleId::SCycle2 | RuleId::SCycle3 | RuleId::SCycle4
+            )
+        })
+        .map(|v| {
+            let mut uses: Vec<(String, Option<usize>)> = v
+                .sites
+                .iter()
+                .filter(|s| s.role == Role::Use)
+                .map(|s| (s.block.clone(), s.inst))
+                .collect();
+            uses.sort();
+            (v.rule, v.function.clone(), uses)
+        })
+        .collect()
+}
