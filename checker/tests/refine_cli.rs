@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use checker::cmd::refine::{parse_threads, run, Args, ObserveArg, ShuffleOobArg, UncontrolledArg};
+use checker::cmd::refine::{
+    parse_threads, run, Args, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
+};
 
 fn ex(stem: &str, role: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../examples/refine/{stem}.{role}.ll"))
@@ -26,6 +28,7 @@ fn args(stem: &str) -> Args {
         stats: false,
         no_replay: false,
         report: None,
+        strategies: StrategiesArg::Mirror,
     }
 }
 

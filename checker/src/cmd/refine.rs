@@ -15,7 +15,8 @@ use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
 use crate::refine::encode::Observe;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, PairResult, RefineError, Uncontrolled, Verdict, DEFAULT_MAX_STEPS,
+    check_pair, Options, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
+    DEFAULT_MAX_STEPS,
 };
 use crate::smt::{QueryRecord, Session};
 
@@ -113,6 +114,22 @@ pub struct Args {
     /// output then says the counterexample is not replayed.
     #[arg(long)]
     pub no_replay: bool,
+    /// How CEGIS learns source strategies for programs with anchors
+    /// (proofs/FINDINGS.md F-21). All are exact; only speed differs.
+    #[arg(long, value_enum, default_value = "mirror")]
+    pub strategies: StrategiesArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategiesArg {
+    /// Learn anchor keys and D-ORDER ranks as the solver's models chose them
+    Plain,
+    /// Prefer matching source executions with launch-independent ranks (j-th
+    /// occurrence of operation o has rank j*ops+o), learn only their anchor keys
+    Canonical,
+    /// Canonical, and first learn the mirror strategy: source anchors group the
+    /// threads as the target's anchors of the same name did
+    Mirror,
 }
 
 /// Parses `N`, `LO..HI` or `A,B,C`.
@@ -183,6 +200,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         },
         timeout: Duration::from_secs(args.timeout),
         shuffle_oob_ub: args.shuffle_oob == ShuffleOobArg::Ub,
+        strategies: match args.strategies {
+            StrategiesArg::Plain => Strategies::Plain,
+            StrategiesArg::Canonical => Strategies::Canonical,
+            StrategiesArg::Mirror => Strategies::Mirror,
+        },
         ..Options::default()
     };
     if let Some(d) = &args.dump_smt {

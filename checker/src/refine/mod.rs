@@ -33,7 +33,7 @@ use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
 
-use encode::{encode, Enc, Launch, Observe};
+use encode::{encode, encode_with, Enc, Launch, Observe, Ranks};
 use obs::{complete, concrete, CThread};
 use prog::Prepared;
 
@@ -42,6 +42,23 @@ use prog::Prepared;
 pub enum Uncontrolled {
     Maximal,
     Inferred,
+}
+
+/// How CEGIS finds source strategies for programs with anchors (F-21).
+/// Every choice is exact; they differ only in speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategies {
+    /// Learn the choices of each solver model (anchor keys and D-ORDER
+    /// ranks, fixed to the model's values).
+    Plain,
+    /// First look for a matching source execution whose ranks are the
+    /// launch-independent [`Ranks::Canonical`] function, and learn only its
+    /// anchor keys; fall back to `Plain` when there is none.
+    Canonical,
+    /// `Canonical`, and before the first proposal, learn the mirror
+    /// strategy: source anchors converge as the target's anchors of the same
+    /// name did.
+    Mirror,
 }
 
 /// Bounds and modes of a check (R-BOUND).
@@ -65,6 +82,8 @@ pub struct Options {
     /// Restrict every integer input to these values (as the interpreter's
     /// `int_domain` does; used by the M-AGREE test). `None`: full range.
     pub input_domain: Option<Vec<i128>>,
+    /// Source strategies for CEGIS (programs with anchors).
+    pub strategies: Strategies,
 }
 
 impl Default for Options {
@@ -79,6 +98,7 @@ impl Default for Options {
             small_inputs_first: true,
             shuffle_oob_ub: false,
             input_domain: None,
+            strategies: Strategies::Mirror,
         }
     }
 }
@@ -103,16 +123,27 @@ pub struct Cex {
 #[derive(Clone, Debug)]
 pub enum Verdict {
     /// Every target behaviour within the bounds is a source behaviour (or
-    /// the source has UB). `cut`: some target executions were cut by the
-    /// step bound and not compared.
+    /// the source has UB). `cut`: per thread count at which some target
+    /// executions were cut by the step bound (and not compared), one launch
+    /// on which that happens. (Executions over full-range inputs are too
+    /// many to count; an example launch tells the user which inputs a
+    /// larger `--max-steps` would cover.)
     Refines {
-        cut: bool,
+        cut: Vec<CutLaunch>,
     },
     Counterexample(Box<Cex>),
     /// Why no answer: solver time limit, iteration limit, bound too small.
     Unknown(String),
     /// The check holds for a trivial reason (source always UB, ...).
     Vacuous(String),
+}
+
+/// A launch on which some target execution runs longer than the bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutLaunch {
+    pub threads: usize,
+    /// Input name and value (signed), uniform ones once.
+    pub inputs: Vec<(String, i128)>,
 }
 
 /// What a check did, for printing with the verdict.
@@ -205,7 +236,7 @@ pub struct Checker<'a, 'p> {
 }
 
 enum PerN {
-    Refines { cut: bool },
+    Refines { cut: Option<CutLaunch> },
     Cex(Box<Cex>),
     Unknown(String),
 }
@@ -215,7 +246,7 @@ impl Checker<'_, '_> {
     pub fn run(&mut self) -> Result<Outcome2, RefineError> {
         same_signature(self.src, self.tgt)?;
         let mut iterations = Vec::new();
-        let mut any_cut = false;
+        let mut any_cut = Vec::new();
         let mut unknown: Option<String> = None;
         let mut source_defined = false;
         let mut target_complete = false;
@@ -226,7 +257,7 @@ impl Checker<'_, '_> {
             let mut result = None;
             // Source choices learned at this thread count: they hold for
             // every launch, so the full-range pass starts from them.
-            let mut learned: Vec<Vec<Value>> = Vec::new();
+            let mut learned: Vec<Learned> = Vec::new();
             if self.opts.small_inputs_first {
                 let (r, it) = self.check_threads(n, true, &mut learned)?;
                 iterations.push((n, it));
@@ -249,7 +280,7 @@ impl Checker<'_, '_> {
                         iterations,
                     })
                 }
-                PerN::Refines { cut } => any_cut |= cut,
+                PerN::Refines { cut } => any_cut.extend(cut),
                 PerN::Unknown(why) => {
                     unknown.get_or_insert(format!("{n} threads: {why}"));
                 }
@@ -349,19 +380,47 @@ impl Checker<'_, '_> {
         Ok((src_ok, tgt_ok))
     }
 
-    /// Whether some target execution at `n` threads is cut by the bound.
-    fn target_cut(&mut self, terms: &mut Terms, t: &Enc, n: usize) -> Result<bool, RefineError> {
+    /// A launch on which some target execution at `n` threads is cut by
+    /// the bound, if there is one.
+    fn target_cut(
+        &mut self,
+        terms: &mut Terms,
+        launch: &Launch,
+        t: &Enc,
+        n: usize,
+    ) -> Result<Option<CutLaunch>, RefineError> {
         let mut c = t.defs.clone();
         c.extend(&t.valid);
         c.push(terms.or(&t.cut));
-        let conds = c
+        let conds: Vec<Condition> = c
             .into_iter()
             .map(|x| Condition::new(x, "target cut"))
             .collect();
-        Ok(matches!(
-            self.solve(terms, &format!("n{n}-target-cut"), conds)?,
-            Outcome::Sat(_)
-        ))
+        // An example with small inputs reads better: try [-64, 64] first.
+        let mut small: Vec<Condition> = conds.clone();
+        for (_, v) in &launch.vars {
+            let w = terms.sort(*v).bv_width().unwrap_or(32);
+            if w > 7 {
+                let lo = terms.bv_const(w, (1u128 << w) - 64);
+                let hi = terms.bv_const(w, 64);
+                let a = terms.bv_sge(*v, lo);
+                let b = terms.bv_sle(*v, hi);
+                small.push(Condition::new(a, "small example"));
+                small.push(Condition::new(b, "small example"));
+            }
+        }
+        let first = self.solve(terms, &format!("n{n}-target-cut-small"), small)?;
+        let r = match first {
+            Outcome::Sat(m) => Outcome::Sat(m),
+            _ => self.solve(terms, &format!("n{n}-target-cut"), conds)?,
+        };
+        Ok(match r {
+            Outcome::Sat(m) => Some(CutLaunch {
+                threads: n,
+                inputs: launch_inputs(terms, launch, &m),
+            }),
+            _ => None,
+        })
     }
 
     /// The CEGIS loop for `n` threads; `small`: inputs restricted to [-8, 8].
@@ -369,7 +428,7 @@ impl Checker<'_, '_> {
         &mut self,
         n: usize,
         small: bool,
-        learned: &mut Vec<Vec<Value>>,
+        learned: &mut Vec<Learned>,
     ) -> Result<(PerN, usize), RefineError> {
         let k = self.opts.max_steps;
         let obs = self.opts.observe;
@@ -377,9 +436,9 @@ impl Checker<'_, '_> {
         let launch = Launch::new(&mut terms, self.src, n);
         let t = encode(&mut terms, self.tgt, &launch, k, "T", obs);
         let cut = if small {
-            false
+            None
         } else {
-            self.target_cut(&mut terms, &t, n)?
+            self.target_cut(&mut terms, &launch, &t, n)?
         };
         let mut prop = Incremental::new(self.opts.timeout);
         let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
@@ -439,34 +498,97 @@ impl Checker<'_, '_> {
         if !self.src.has_anchor {
             let s = encode(&mut terms, self.src, &launch, k, "S0", obs);
             self.learn(&mut terms, &mut prop, &s, &t, None);
+        } else if self.opts.strategies == Strategies::Mirror {
+            // The mirror strategy: the source's anchors make the choices
+            // the target's anchors of the same name made (F-21).
+            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical);
+            let tie = mirror_anchors(&mut terms, &s, &t);
+            self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
         }
-        for (i, values) in learned.clone().iter().enumerate() {
-            let s = encode(&mut terms, self.src, &launch, k, &format!("L{i}"), obs);
+        for (i, l) in learned.clone().iter().enumerate() {
+            let s = encode_with(
+                &mut terms,
+                self.src,
+                &launch,
+                k,
+                &format!("L{i}"),
+                obs,
+                l.ranks,
+            );
             let mut m = Model::new();
-            for (v, val) in s.choices.iter().zip(values) {
+            for (v, val) in s.choices.iter().zip(&l.values) {
                 if let Some(id) = terms.as_var(*v) {
                     m.vars.insert(id, val.clone());
                 }
             }
-            self.learn(&mut terms, &mut prop, &s, &t, Some(&m));
+            let fx = fix(&mut terms, &s.choices, &m);
+            self.learn(&mut terms, &mut prop, &s, &t, Some(fx));
         }
         let input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
         let mode = if small { "small" } else { "full" };
+        // The shortest counterexample found so far (R-CEX minimization):
+        // once one is found, the loop goes on asking for a target execution
+        // with fewer block visits in total, until there is none or the
+        // budget of extra rounds is spent. Any answer other than a shorter
+        // counterexample ends the search with the best one.
+        let mut best: Option<(Cex, usize)> = None;
+        let mut extra = 0usize;
+        let total = total_visits(&mut terms, &t);
+        macro_rules! end {
+            ($other:expr, $it:expr) => {
+                return Ok(match best {
+                    Some((c, _)) => (PerN::Cex(Box::new(c)), $it),
+                    None => ($other, $it),
+                })
+            };
+        }
         for it in 1..=self.opts.max_iterations {
             let name = format!("{}-n{n}-{mode}-propose-{it}", self.tag);
             let r = self.session.check(&terms, &mut prop, &name);
             self.report_last();
             let m = match r? {
-                Outcome::Unsat => return Ok((PerN::Refines { cut }, it)),
-                Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
+                Outcome::Unsat => end!(PerN::Refines { cut: cut.clone() }, it),
+                Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
                 Outcome::Sat(m) => m,
             };
             let fu = fix_functions(&mut terms, &m);
             let m = complete(&terms, &m);
-            // Check: a source execution on this launch matching this target execution.
-            let s = encode(&mut terms, self.src, &launch, k, &format!("C{it}"), obs);
             let fx = fix(&mut terms, &input_vars, &m);
             let ft = fix(&mut terms, &t.choices, &m);
+            // Check, first with launch-independent ranks (a strategy that
+            // generalizes when learned), then exactly.
+            if self.src.has_anchor && self.opts.strategies != Strategies::Plain {
+                let s = encode_with(
+                    &mut terms,
+                    self.src,
+                    &launch,
+                    k,
+                    &format!("C{it}c"),
+                    obs,
+                    Ranks::Canonical,
+                );
+                let mut c = vec![fx, ft, fu];
+                c.extend(&t.defs);
+                c.extend(&t.valid);
+                c.extend(&s.defs);
+                c.extend(&s.valid);
+                c.push(obs::matches(&mut terms, &s, &t));
+                let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
+                match self.solve(&terms, &format!("n{n}-{mode}-check-canonical-{it}"), conds)? {
+                    Outcome::Sat(m2) => {
+                        let m2 = complete(&terms, &m2);
+                        let l = Learned::of(&terms, &s, &m2, Ranks::Canonical);
+                        let fx2 = fix(&mut terms, &s.choices, &m2);
+                        learned.push(l);
+                        self.learn(&mut terms, &mut prop, &s, &t, Some(fx2));
+                        continue;
+                    }
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unsat => {}
+                }
+            }
+            // Check: a source execution on this launch matching this target execution.
+            let s = encode(&mut terms, self.src, &launch, k, &format!("C{it}"), obs);
             let mut base = vec![fx, ft, fu];
             base.extend(&t.defs);
             base.extend(&t.valid);
@@ -478,20 +600,11 @@ impl Checker<'_, '_> {
             match self.solve(&terms, &format!("n{n}-{mode}-check-{it}"), conds)? {
                 Outcome::Sat(m2) => {
                     let m2 = complete(&terms, &m2);
-                    learned.push(
-                        s.choices
-                            .iter()
-                            .map(|c| {
-                                terms
-                                    .as_var(*c)
-                                    .and_then(|id| m2.var(id).cloned())
-                                    .unwrap_or(Value::Bool(false))
-                            })
-                            .collect(),
-                    );
-                    self.learn(&mut terms, &mut prop, &s, &t, Some(&m2));
+                    learned.push(Learned::of(&terms, &s, &m2, Ranks::Free));
+                    let fx2 = fix(&mut terms, &s.choices, &m2);
+                    self.learn(&mut terms, &mut prop, &s, &t, Some(fx2));
                 }
-                Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
+                Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
                 Outcome::Unsat => {
                     // No source execution matches: is one cut by the bound?
                     let mut c = base.clone();
@@ -503,48 +616,55 @@ impl Checker<'_, '_> {
                     match self.solve(&terms, &format!("n{n}-{mode}-source-cut-{it}"), conds)? {
                         Outcome::Unsat => {
                             let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
-                            return Ok((PerN::Cex(Box::new(cex)), it));
+                            let len: usize = cex.target.iter().map(|th| th.blocks.len()).sum();
+                            best = Some((cex, len));
+                            extra += 1;
+                            if extra > MINIMIZE_ROUNDS || len <= n {
+                                end!(PerN::Refines { cut: None }, it);
+                            }
+                            let bound = terms.bv_const(16, len as u128);
+                            let shorter = terms.bv_ult(total, bound);
+                            prop.assert(&terms, Condition::new(shorter, "shorter counterexample"));
+                            continue;
                         }
-                        Outcome::Unknown(r) => return Ok((PerN::Unknown(reason(&r)), it)),
-                        Outcome::Sat(_) => {
-                            return Ok((
-                                PerN::Unknown(format!(
-                                    "bound too small: a source execution on the launch of a \
-                                     candidate counterexample needs more than {k} block visits"
-                                )),
-                                it,
-                            ))
-                        }
+                        Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                        Outcome::Sat(_) => end!(
+                            PerN::Unknown(format!(
+                                "bound too small: a source execution on the launch of a \
+                                 candidate counterexample needs more than {k} block visits"
+                            )),
+                            it
+                        ),
                     }
                 }
             }
         }
-        Ok((
+        end!(
             PerN::Unknown(format!(
                 "CEGIS iteration limit ({}) reached",
                 self.opts.max_iterations
             )),
-            self.opts.max_iterations,
-        ))
+            self.opts.max_iterations
+        )
     }
 
-    /// Adds to the proposal: with the source choices of `s` fixed (to
-    /// `m`'s values, or none), the source does not match the target.
+    /// Adds to the proposal: with the source choices of `s` determined by
+    /// `choice` (fixed values, or a function of the target's choices; none
+    /// when the source has no choices), the source does not match the
+    /// target.
     fn learn(
         &mut self,
         terms: &mut Terms,
         prop: &mut Incremental,
         s: &Enc,
         t: &Enc,
-        m: Option<&Model>,
+        choice: Option<TermId>,
     ) {
         // `s` is a copy of the source encoding of its own (fresh result
         // variables) over the shared launch inputs, so the constraint
         // speaks about every launch.
         let mut pos = s.defs.clone();
-        if let Some(m) = m {
-            pos.push(fix(terms, &s.choices, m));
-        }
+        pos.extend(choice);
         let mut neg = s.valid.clone();
         neg.push(obs::matches(terms, s, t));
         let negc = terms.and(&neg);
@@ -579,15 +699,7 @@ impl Checker<'_, '_> {
                     .collect()
             })
             .collect();
-        let inputs = launch
-            .vars
-            .iter()
-            .map(|(name, v)| {
-                let w = terms.sort(*v).bv_width().unwrap_or(32);
-                let bits = obs::ev_bits(terms, m, *v);
-                (name.clone(), signed_of(w, bits))
-            })
-            .collect();
+        let inputs = launch_inputs(terms, launch, m);
         // One source execution on the same launch, for the side-by-side view.
         let conds = base
             .iter()
@@ -608,6 +720,91 @@ impl Checker<'_, '_> {
             source,
         })
     }
+}
+
+/// A source strategy CEGIS learned: the values of its choice variables, in
+/// the encoding built with `ranks`.
+#[derive(Clone, Debug)]
+pub struct Learned {
+    ranks: Ranks,
+    values: Vec<Value>,
+}
+
+impl Learned {
+    fn of(terms: &Terms, s: &Enc, m: &Model, ranks: Ranks) -> Learned {
+        let values = s
+            .choices
+            .iter()
+            .map(|c| {
+                terms
+                    .as_var(*c)
+                    .and_then(|id| m.var(id).cloned())
+                    .unwrap_or(Value::Bool(false))
+            })
+            .collect();
+        Learned { ranks, values }
+    }
+}
+
+/// D-ANCHOR: the source's anchor keys equal to the target's for the anchor
+/// of the same token name, thread and occurrence; a source anchor with no
+/// namesake gets keys that never converge (thread-specific constants).
+/// Every such assignment is one source strategy; it is learned up front so
+/// that CEGIS need not discover, one partition of the threads at a time,
+/// that the source can group its threads as the target did (F-21).
+fn mirror_anchors(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
+    let mut cs = Vec::new();
+    for (name, th, vars) in &s.anchor_keys {
+        let twin = t
+            .anchor_keys
+            .iter()
+            .find(|(n2, t2, _)| n2 == name && t2 == th)
+            .map(|x| &x.2);
+        for (j, v) in vars.iter().enumerate() {
+            let rhs = match twin {
+                Some(tv) if j < tv.len() => tv[j],
+                _ => {
+                    let w = terms.sort(*v).bv_width().unwrap_or(encode::CW);
+                    let x = (th * s.k + j) as u128 & ((1u128 << w) - 1);
+                    terms.bv_const(w, x)
+                }
+            };
+            cs.push(terms.eq(*v, rhs));
+        }
+    }
+    terms.and(&cs)
+}
+
+/// Extra CEGIS rounds spent looking for a shorter counterexample.
+const MINIMIZE_ROUNDS: usize = 4;
+
+/// The number of block visits of the whole target execution (16 bits).
+fn total_visits(terms: &mut Terms, t: &Enc) -> TermId {
+    let none = terms.bv_const(t.bw, t.nb as u128);
+    let one = terms.bv_const(16, 1);
+    let zero = terms.bv_const(16, 0);
+    let mut acc = zero;
+    for row in &t.blk {
+        for b in row.iter().take(t.k) {
+            let running = terms.eq(*b, none);
+            let inc = terms.ite(running, zero, one);
+            acc = terms.bv_add(acc, inc);
+        }
+    }
+    acc
+}
+
+/// The launch's input values in `m`, by name (signed).
+fn launch_inputs(terms: &mut Terms, launch: &Launch, m: &Model) -> Vec<(String, i128)> {
+    launch
+        .vars
+        .iter()
+        .map(|(name, v)| {
+            let w = terms.sort(*v).bv_width().unwrap_or(32);
+            let bits = obs::ev_bits(terms, m, *v);
+            (name.clone(), signed_of(w, bits))
+        })
+        .collect()
 }
 
 fn signed_of(w: u32, bits: u128) -> i128 {

@@ -212,15 +212,23 @@ pub fn render_text(r: &Report) -> String {
                 s,
                 "verdict: refines within bounds (not a proof for other thread counts or longer runs)"
             );
-            let _ = writeln!(
-                s,
-                "executions cut by the step bound: {}",
-                if *cut {
-                    "some (target executions longer than the bound were not compared)"
-                } else {
-                    "none"
+            if cut.is_empty() {
+                let _ = writeln!(s, "executions cut by the step bound: none");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "executions cut by the step bound: some, not compared (a larger --max-steps covers them), e.g."
+                );
+                for c in cut {
+                    let inputs: Vec<String> = c
+                        .inputs
+                        .iter()
+                        .map(|(k, v)| format!("%{k} = {v}"))
+                        .collect();
+                    let plural = if c.threads == 1 { "" } else { "s" };
+                    let _ = writeln!(s, "  {} thread{plural}: {}", c.threads, inputs.join(", "));
                 }
-            );
+            }
         }
         Verdict::Counterexample(c) => {
             let _ = writeln!(s, "verdict: counterexample");
@@ -279,7 +287,16 @@ pub fn render_json(r: &Report) -> Value {
         "iterations": r.outcome.iterations,
     });
     match v {
-        Verdict::Refines { cut } => out["cut"] = json!(cut),
+        Verdict::Refines { cut } => {
+            out["cut"] = json!(!cut.is_empty());
+            out["cut_launches"] = json!(cut
+                .iter()
+                .map(|c| json!({
+                    "threads": c.threads,
+                    "inputs": c.inputs.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),
+                }))
+                .collect::<Vec<_>>());
+        }
         Verdict::Unknown(why) | Verdict::Vacuous(why) => out["reason"] = json!(why),
         Verdict::Counterexample(c) => {
             let diff = c

@@ -181,6 +181,10 @@ pub struct Enc {
     pub cev_count: Vec<TermId>,
     /// Callee per op.
     pub op_callee: Vec<String>,
+    /// D-ANCHOR choice variables: (the anchor's token name, thread, key
+    /// variable of each occurrence). Lets CEGIS map a source anchor to the
+    /// target anchor of the same name.
+    pub anchor_keys: Vec<(String, usize, Vec<TermId>)>,
 }
 
 pub(crate) struct Builder<'a, 'p> {
@@ -188,6 +192,7 @@ pub(crate) struct Builder<'a, 'p> {
     p: &'a Prepared<'p>,
     name: String,
     observe: Observe,
+    ranks: Ranks,
 }
 
 fn width(ty: &Type) -> u32 {
@@ -269,11 +274,42 @@ pub fn encode(
     name: &str,
     observe: Observe,
 ) -> Enc {
+    encode_with(terms, p, launch, k, name, observe, Ranks::Free)
+}
+
+/// How D-ORDER's rank function is represented (only with anchors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranks {
+    /// One free choice variable per (thread, operation, occurrence): exactly
+    /// D-ORDER ("there exists a rank function").
+    Free,
+    /// One fixed rank function, the same for every launch: the j-th
+    /// occurrence of operation o has rank `j * ops + o` (operations in
+    /// block order, then instruction order). D-ORDER's constraints are then
+    /// a *test* of this candidate, not a search: an execution valid under
+    /// it is valid under D-ORDER, not conversely. CEGIS uses it for the
+    /// source executions it learns, because a learned execution with
+    /// launch-independent ranks stays a valid strategy on other launches
+    /// (F-21), where ranks fixed to one model's values rarely do.
+    Canonical,
+}
+
+/// Like [`encode`], with the rank representation chosen.
+pub fn encode_with(
+    terms: &mut Terms,
+    p: &Prepared,
+    launch: &Launch,
+    k: usize,
+    name: &str,
+    observe: Observe,
+    ranks: Ranks,
+) -> Enc {
     let mut b = Builder {
         t: terms,
         p,
         name: name.to_string(),
         observe,
+        ranks,
     };
     b.run(launch, k)
 }
@@ -335,6 +371,7 @@ impl Builder<'_, '_> {
             cev: Vec::new(),
             cev_count: Vec::new(),
             op_callee,
+            anchor_keys: Vec::new(),
         };
         // Results of convergent ops needing the set: fresh variables, defined below.
         let mut results: HashMap<(usize, usize, usize), TermId> = HashMap::new();
@@ -597,6 +634,11 @@ impl Builder<'_, '_> {
                                                 })
                                                 .collect();
                                             enc.choices.extend(&vs);
+                                            let tok = match inst.result {
+                                                Some(r) => f.value(r).name.to_string(),
+                                                None => format!("op{o}"),
+                                            };
+                                            enc.anchor_keys.push((tok, t, vs.clone()));
                                             // D-INST: instances of one thread never converge.
                                             if vs.len() > 1 {
                                                 let d = self.t.distinct(&vs);

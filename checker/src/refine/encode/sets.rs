@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::{mask, member, select, Builder, Enc, Launch, RW, V};
+use super::{mask, member, select, Builder, Enc, Launch, Ranks, RW, V};
 use crate::refine::prog::{CallSem, RedOp};
 use crate::vc::{Sort, TermId};
 
@@ -241,24 +241,48 @@ impl Builder<'_, '_> {
             slot[o] = *e;
             *e += 1;
         }
+        let canonical = self.ranks == Ranks::Canonical;
         // rank_at[t][s][o]: the rank of instance (t, s, o).
         let mut rank_at: Vec<Vec<Vec<TermId>>> = Vec::new();
         for t in 0..n {
-            let mut per_op = Vec::new();
-            for o in 0..nops {
-                let vs: Vec<TermId> = (0..k)
-                    .map(|j| self.fresh(&format!("rank.t{t}.o{o}.j{j}"), Sort::BitVec(RW)))
-                    .collect();
-                enc.choices.extend(&vs);
-                per_op.push(vs);
-            }
-            let rows: Vec<Vec<TermId>> = (0..k)
-                .map(|s| {
-                    (0..nops)
-                        .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
-                        .collect()
-                })
-                .collect();
+            let rows: Vec<Vec<TermId>> = if canonical {
+                // j * nops + o with j the occurrence (see Ranks::Canonical).
+                let scale = self.t.bv_const(RW, nops as u128 & mask(RW));
+                (0..k)
+                    .map(|s| {
+                        (0..nops)
+                            .map(|o| {
+                                let occ = enc.inst[t][s][o].occ;
+                                let w = self.t.sort(occ).bv_width().unwrap_or(RW);
+                                let j = if w < RW {
+                                    self.t.zero_ext(RW - w, occ)
+                                } else {
+                                    occ
+                                };
+                                let jn = self.t.bv_mul(j, scale);
+                                let oc = self.t.bv_const(RW, o as u128 & mask(RW));
+                                self.t.bv_add(jn, oc)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            } else {
+                let mut per_op = Vec::new();
+                for o in 0..nops {
+                    let vs: Vec<TermId> = (0..k)
+                        .map(|j| self.fresh(&format!("rank.t{t}.o{o}.j{j}"), Sort::BitVec(RW)))
+                        .collect();
+                    enc.choices.extend(&vs);
+                    per_op.push(vs);
+                }
+                (0..k)
+                    .map(|s| {
+                        (0..nops)
+                            .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
+                            .collect()
+                    })
+                    .collect()
+            };
             // Program order: every earlier instance has a smaller rank.
             let pos: Vec<(usize, usize)> = (0..k)
                 .flat_map(|s| (0..nops).map(move |o| (s, o)))
@@ -271,6 +295,11 @@ impl Builder<'_, '_> {
                 .collect();
             for (i, &(s1, o1)) in pos.iter().enumerate() {
                 for &(s2, o2) in &pos[i + 1..] {
+                    // Canonical ranks of one operation grow with its
+                    // occurrence count: program order holds by construction.
+                    if canonical && o1 == o2 {
+                        continue;
+                    }
                     let before = s1 < s2 || (s1 == s2 && slot[o1] < slot[o2]);
                     let (a, b) = if before {
                         ((s1, o1), (s2, o2))
@@ -295,7 +324,13 @@ impl Builder<'_, '_> {
                 for u in t + 1..n {
                     for s in 0..k {
                         for (c, s2) in member(self.t, enc, t, s, o, u) {
-                            let e = self.t.eq(rank_at[t][s][o], rank_at[u][s2][o]);
+                            // Canonical: equal ranks of one operation are
+                            // equal occurrence counts.
+                            let e = if canonical {
+                                self.t.eq(enc.inst[t][s][o].occ, enc.inst[u][s2][o].occ)
+                            } else {
+                                self.t.eq(rank_at[t][s][o], rank_at[u][s2][o])
+                            };
                             let imp = self.t.implies(c, e);
                             enc.valid.push(imp);
                         }
