@@ -28,7 +28,7 @@ fn args(stem: &str) -> Args {
         stats: false,
         no_replay: false,
         report: None,
-        strategies: StrategiesArg::Mirror,
+        strategies: StrategiesArg::Canonical,
     }
 }
 

@@ -116,7 +116,7 @@ pub struct Args {
     pub no_replay: bool,
     /// How CEGIS learns source strategies for programs with anchors
     /// (proofs/FINDINGS.md F-21). All are exact; only speed differs.
-    #[arg(long, value_enum, default_value = "mirror")]
+    #[arg(long, value_enum, default_value = "canonical")]
     pub strategies: StrategiesArg,
 }
 

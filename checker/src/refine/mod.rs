@@ -98,7 +98,7 @@ impl Default for Options {
             small_inputs_first: true,
             shuffle_oob_ub: false,
             input_domain: None,
-            strategies: Strategies::Mirror,
+            strategies: Strategies::Canonical,
         }
     }
 }
