@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use checker::refine::encode::Observe;
-use checker::refine::{check_pair, Options, PairResult, Uncontrolled, Verdict};
+use checker::refine::{check_pair, Options, PairResult, Strategies, Uncontrolled, Verdict};
 use checker::smt::Session;
 
 fn examples_dir() -> PathBuf {
@@ -211,4 +211,35 @@ fn claim_pairs_with_anchors() {
 fn claim_pairs_default_bounds() {
     run_all(vec![1, 2, 3, 4], 60, 64, Subset::NoAnchors);
     run_all(vec![1, 2, 3, 4], 60, 64, Subset::Anchors);
+}
+
+/// F-21: the CEGIS source strategies are exact, so they must give the same
+/// verdict; checked on three fast anchor pairs (CL-16, CL-17, CL-19) at 2
+/// threads, each strategy against the pair's expected verdict.
+#[test]
+fn strategies_agree_on_anchor_pairs() {
+    let dir = examples_dir();
+    let pairs = [
+        ("cl16-anchor-sink", "refines"),
+        ("cl17-anchor-hoist-ops", "counterexample"),
+        ("cl19-anchor-sink-all", "refines"),
+    ];
+    for (stem, want) in pairs {
+        let src = dir.join(format!("{stem}.src.ll"));
+        let tgt = dir.join(format!("{stem}.tgt.ll"));
+        let text = std::fs::read_to_string(&src).expect("readable");
+        let kernel = header(&text, "KERNEL")
+            .first()
+            .map(|k| k.trim_start_matches('@').to_string())
+            .expect("KERNEL header");
+        for strategies in [Strategies::Plain, Strategies::Canonical, Strategies::Mirror] {
+            let opts = Options {
+                threads: vec![2],
+                strategies,
+                ..Options::default()
+            };
+            let got = run_one(&src, &tgt, &kernel, &opts);
+            assert_eq!(got, want, "{stem} with {strategies:?}");
+        }
+    }
 }
