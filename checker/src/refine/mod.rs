@@ -480,6 +480,18 @@ impl Checker<'_, '_> {
                 }
             }
         }
+        // Symmetry breaking: when neither program reads thread indices,
+        // renumbering the threads of a counterexample gives another one, so
+        // only launches whose first per-thread input is sorted (unsigned)
+        // across threads are proposed.
+        if self.src.thread_symmetric() && self.tgt.thread_symmetric() {
+            if let Some(i) = self.src.uniform_param.iter().position(|u| !u) {
+                for w in launch.args[i].windows(2) {
+                    let le = terms.bv_ule(w[0], w[1]);
+                    add(&mut terms, &mut prop, le, "thread symmetry: inputs sorted");
+                }
+            }
+        }
         // Only launches on which some source execution completes within
         // the bound are compared (R-BOUND); the others count as cut.
         let b = encode(&mut terms, self.src, &launch, k, "B", obs);

@@ -89,6 +89,22 @@ pub struct Prepared<'m> {
     pub has_anchor: bool,
 }
 
+impl Prepared<'_> {
+    /// Whether the kernel's meaning is invariant under renumbering the
+    /// threads (with their inputs): nothing reads a thread's index. Thread
+    /// ids, ballots (bit per lane), first-lane reads and shuffles (by lane
+    /// index) do; reductions commute, and uninterpreted functions of
+    /// thread ids or sets can be renumbered with the threads.
+    pub fn thread_symmetric(&self) -> bool {
+        !self.calls.iter().flatten().flatten().any(|c| {
+            matches!(
+                c.sem,
+                CallSem::Tid | CallSem::Ballot | CallSem::First | CallSem::Shuffle { .. }
+            )
+        })
+    }
+}
+
 fn is_readnone(m: &Module, attrs: &[Attr]) -> bool {
     m.expand_attrs(attrs).iter().any(|a| match a {
         Attr::Word(w) => w == "readnone",
