@@ -108,13 +108,33 @@ fn unknown_finding_link_is_rejected() {
     assert!(e.message.contains("F-99 is not recorded"), "{}", e.message);
 }
 
+/// MC-07 runs in the suite (M-AGREE, `checker::agree`) and reports how many
+/// generated pairs it covered and how many held.
 #[test]
-fn missing_capability_is_not_checked_never_a_pass() {
+fn mc07_runs_and_reports_coverage() {
     let dir = tmp("mc07");
-    copy_with(&dir, "MC-07", &|t| t.to_string());
+    copy_with(&dir, "MC-07", &|t| t.replace("--cases 40", "--cases 3"));
     let r = run_suite(&dir, None).expect("loads");
-    assert_eq!(r[0].status, Status::NotChecked);
-    assert!(r[0].checks.iter().all(|(_, o, _)| !o.agrees));
+    assert_eq!(r[0].status, Status::Confirmed, "{:?}", r[0].checks);
+    let o = &r[0].checks[0].1;
+    assert_eq!(o.verdict, "holds on 3/3 programs");
+    assert!(o.detail.contains("both say refines on"), "{}", o.detail);
+}
+
+/// A failing meta-claim is a disagreement unless it links its finding:
+/// MC-06 on F-23's program without `finding: F-23`.
+#[test]
+fn failing_meta_claim_without_its_finding_disagrees() {
+    let dir = tmp("mc06");
+    copy_with(&dir, "MC-06", &|t| {
+        t.replace("finding: F-23\n", "")
+            .replace("--cases 2000", "--cases 5")
+    });
+    let r = run_suite(&dir, None).expect("loads");
+    assert_eq!(r[0].status, Status::Disagrees);
+    let (_, o, _) = &r[0].checks[1];
+    assert_eq!(o.verdict, "fails");
+    assert!(o.detail.contains("MC-06: block a"), "{}", o.detail);
 }
 
 #[test]

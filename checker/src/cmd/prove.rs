@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
 use crate::prove::format::{load_dir, Claim};
 use crate::prove::{
-    check_links, recorded_findings, render_table, run_claim, summary, ClaimResult, Status,
+    check_finding_classes, check_links, recorded_findings, render_table, run_claim, summary,
+    ClaimResult, Status,
 };
 
 /// Check the documents' claims (one file per claim in DIR) and print the
@@ -30,7 +31,8 @@ pub struct Args {
     /// Print every check's full report (counterexample tables, witnesses).
     #[arg(long)]
     pub verbose: bool,
-    /// Validate the claim files and the finding links, run nothing.
+    /// Validate the claim files, the finding links and every finding's
+    /// class in FINDINGS.md, run nothing.
     #[arg(long)]
     pub check_format: bool,
 }
@@ -40,6 +42,7 @@ pub fn load(dir: &Path) -> Result<Vec<Claim>, CliError> {
     let claims = load_dir(dir).map_err(|e| CliError::bad_input(e.to_string()))?;
     let findings_path = dir.join("FINDINGS.md");
     let findings = std::fs::read_to_string(&findings_path).unwrap_or_default();
+    check_finding_classes(&findings).map_err(CliError::bad_input)?;
     check_links(&claims, &recorded_findings(&findings)).map_err(CliError::bad_input)?;
     Ok(claims)
 }

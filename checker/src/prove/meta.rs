@@ -6,7 +6,10 @@
 //! check reports `not checked` with the reason; it never passes.
 //!
 //! Check line: `meta MC-NN --seed S --size N --cases C` (every flag
-//! required, so the bounds are always stated in the claim file).
+//! required, so the bounds are always stated in the claim file), or, for
+//! MC-05 and MC-06, `meta MC-NN --file PATH`: the property on one program
+//! (a recorded counterexample), with the property tests' launch (2
+//! threads, `semantics::uniformity::oracle::prepare`).
 
 use semantics::machine::dmax::{check_order, literal_classes};
 use semantics::machine::program::Program;
@@ -78,8 +81,58 @@ fn stream_conditions(ll: &str) -> String {
     out + "declare i1 @in()\ndeclare i32 @in32()\n"
 }
 
-/// Runs a meta check.
-pub fn run(args: &[String]) -> Obtained {
+/// `MC-05 --file PATH` / `MC-06 --file PATH` (module doc): `holds` or
+/// `fails` with the oracle's report.
+fn run_on_file(base: &std::path::Path, args: &[String]) -> Obtained {
+    use semantics::uniformity::oracle::{check_m_convergence, check_soundness, prepare};
+    let joined = args.join(" ");
+    let (name, path) = match args {
+        [name, flag, path] if flag == "--file" => (name.as_str(), path),
+        _ => return Obtained::error(joined, "meta: expected `MC-NN --file PATH`".into()),
+    };
+    let bounds = format!("{path}, 2 threads");
+    let path = base.join(path);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => return Obtained::error(bounds, format!("{}: {e}", path.display())),
+    };
+    let func = text
+        .lines()
+        .find_map(|l| l.strip_prefix("define "))
+        .and_then(|l| l.split_once('@'))
+        .and_then(|(_, r)| r.split_once('('))
+        .map(|(f, _)| f.to_string())
+        .unwrap_or_default();
+    let result = prepare(&text, &func, 2).and_then(|(m, o)| match name {
+        "MC-05" => check_soundness(&m, &func, &o).map(|c| format!("{c:?}")),
+        "MC-06" => check_m_convergence(&m, &func, &o).map(|c| format!("{c:?}")),
+        other => Err(format!(
+            "meta: `--file` is for MC-05 and MC-06, not {other}"
+        )),
+    });
+    match result {
+        Ok(detail) => Obtained {
+            verdict: "holds".into(),
+            agrees: true,
+            bounds,
+            detail,
+            not_checked: false,
+        },
+        Err(e) => Obtained {
+            verdict: "fails".into(),
+            agrees: false,
+            bounds,
+            detail: e,
+            not_checked: false,
+        },
+    }
+}
+
+/// Runs a meta check; paths are relative to `base`.
+pub fn run(base: &std::path::Path, args: &[String]) -> Obtained {
+    if args.iter().any(|a| a == "--file") {
+        return run_on_file(base, args);
+    }
     let (name, b) = match parse(args) {
         Ok(x) => x,
         Err(e) => {

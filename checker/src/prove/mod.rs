@@ -85,6 +85,57 @@ pub fn recorded_findings(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The classes a finding's heading may name (FINDINGS.md's introduction).
+pub const FINDING_CLASSES: [&str; 7] = [
+    "tool bug",
+    "document ambiguity",
+    "document error",
+    "LLVM divergence",
+    "LLVM approximation",
+    "LLVM behaviour",
+    "our limitation",
+];
+
+/// Checks that every `### F-NN` heading of a FINDINGS.md ends with a
+/// parenthesised class naming at least one of [`FINDING_CLASSES`], and that
+/// a tool bug says whether it is `fixed` or `open`. Returns every offending
+/// heading.
+pub fn check_finding_classes(text: &str) -> Result<(), String> {
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(h) = line.strip_prefix("### F-") else {
+            continue;
+        };
+        let class = h
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|x| x.rsplit_once('('))
+            .map(|x| x.1);
+        let problem = match class {
+            None => Some("no class in parentheses at the end of the heading"),
+            Some(c) if !FINDING_CLASSES.iter().any(|k| c.contains(k)) => {
+                Some("the class names none of the known classes")
+            }
+            Some(c) if c.contains("tool bug") && !c.contains("fixed") && !c.contains("open") => {
+                Some("a tool bug must say `fixed` or `open`")
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            bad.push(format!("FINDINGS.md:{}: {p}: {line}", n + 1));
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}\n(known classes: {})",
+            bad.join("\n"),
+            FINDING_CLASSES.join(", ")
+        ))
+    }
+}
+
 /// Checks that every `finding` a claim links is recorded in `findings`.
 pub fn check_links(claims: &[Claim], findings: &[String]) -> Result<(), String> {
     for c in claims {

@@ -271,7 +271,7 @@ pub fn check_soundness(m: &Module, func: &str, opts: &Options) -> Result<Soundne
                     c.uniform_pairs += 1;
                     if x != y {
                         return Err(format!(
-                            "MC-05: {} (block {}) is uniform by the analysis but converged \
+                            "MC-05: %{} (block {}) is uniform by the analysis but converged \
                              instances of threads {t0} and {t} have {x:?} and {y:?}",
                             f.values[v.0].name,
                             f.block_name(visit.block)
