@@ -85,11 +85,13 @@ proptest! {
     ///
     /// Ignored by default because it finds finding F-23 (proofs/FINDINGS.md):
     /// a divergent branch joining at itself in an irreducible cycle, which
-    /// LLVM 22 and this analysis do not assume divergent; its shrunk
-    /// counterexample has the shape of
-    /// examples/uniformity/f23_self_join_irreducible.ll. The check is not
-    /// weakened: run it with `--ignored`. By default MC-06 is covered by the
-    /// fixed sample below, the F-23 guard, and `convcheck prove` (MC-06).
+    /// LLVM 22 and this analysis do not assume divergent (about 3 in 20,000
+    /// generated programs; the shrunk counterexample is saved in
+    /// `uniformity_interp.proptest-regressions` and replayed first, and has
+    /// the shape of examples/uniformity/f23_self_join_irreducible.ll). The
+    /// check is not weakened: run it with `--ignored`. By default MC-06 is
+    /// covered by the fixed sample below, the F-23 guard, and `convcheck
+    /// prove` (MC-06).
     #[test]
     #[ignore = "finds recorded finding F-23; run with --ignored"]
     fn mc06_m_converged_blocks_agree_across_hierarchies(
