@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use checker::cmd::prove::run_suite;
+use checker::cmd::prove::{run_suite, run_suite_jobs};
 use checker::prove::{render_table, summary, Status};
 
 fn proofs() -> PathBuf {
@@ -113,7 +113,7 @@ fn unknown_finding_link_is_rejected() {
 #[test]
 fn mc07_runs_and_reports_coverage() {
     let dir = tmp("mc07");
-    copy_with(&dir, "MC-07", &|t| t.replace("--cases 40", "--cases 3"));
+    copy_with(&dir, "MC-07", &|t| t.replace("--cases 30", "--cases 3"));
     let r = run_suite(&dir, None).expect("loads");
     assert_eq!(r[0].status, Status::Confirmed, "{:?}", r[0].checks);
     let o = &r[0].checks[0].1;
@@ -149,5 +149,37 @@ fn bad_check_arguments_are_a_disagreement_not_a_crash() {
         r[0].checks[0].1.verdict.starts_with("error:"),
         "{:?}",
         r[0].checks[0].1
+    );
+}
+
+/// `--jobs`: claims run on several workers come back in file order with
+/// the same verdicts as a sequential run (quick claims only: the run and
+/// uniformity claims CL-2x and the cheap meta-claims).
+#[test]
+fn parallel_run_keeps_order_and_verdicts() {
+    let dir = tmp("jobs");
+    for id in [
+        "CL-21", "CL-22", "CL-23", "CL-24", "CL-25", "MC-01", "MC-02", "MC-03",
+    ] {
+        copy_with(&dir, id, &|t| t.to_string());
+    }
+    let one = run_suite_jobs(&dir, None, 1).expect("loads");
+    let two = run_suite_jobs(&dir, None, 2).expect("loads");
+    let key = |r: &[checker::prove::ClaimResult]| -> Vec<(String, Status, Vec<String>)> {
+        r.iter()
+            .map(|c| {
+                (
+                    c.claim.id.clone(),
+                    c.status,
+                    c.checks.iter().map(|(_, o, _)| o.verdict.clone()).collect(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(key(&one), key(&two));
+    let ids: Vec<&str> = two.iter().map(|c| c.claim.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["CL-21", "CL-22", "CL-23", "CL-24", "CL-25", "MC-01", "MC-02", "MC-03"]
     );
 }

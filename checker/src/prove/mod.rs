@@ -75,6 +75,77 @@ pub fn run_claim(base: &Path, claim: &Claim) -> ClaimResult {
     }
 }
 
+/// The number of claims run at once when not given (`--jobs`): the
+/// available parallelism, at most 2 (the refine checks dominate and each
+/// holds a Z3 context and its memory).
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 2)
+}
+
+/// Runs `claims` on `jobs` worker threads (at least 1) and returns the
+/// results in the order of `claims`, whatever order they finish in.
+/// `on_event` is called on the calling thread when a claim starts
+/// (`Started(i)`) and when it is done (`Done(i, result)`), e.g. to print
+/// finished claims in order or to drive a progress bar.
+///
+/// Each claim runs entirely on one worker: its refine checks create their
+/// Z3 solver there (the `z3` crate's context is per thread), and nothing of
+/// Z3 crosses threads (results are text).
+pub fn run_claims(
+    base: &Path,
+    claims: &[Claim],
+    jobs: usize,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<ClaimResult> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<ClaimResult>> = vec![None; claims.len()];
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, Option<ClaimResult>)>();
+        for _ in 0..jobs.clamp(1, claims.len().max(1)) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(c) = claims.get(i) else { break };
+                // A closed channel means the caller is gone: stop quietly.
+                if tx.send((i, None)).is_err() {
+                    break;
+                }
+                if tx.send((i, Some(run_claim(base, c)))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            match r {
+                None => on_event(Event::Started(i)),
+                Some(r) => {
+                    on_event(Event::Done(i, &r));
+                    results[i] = Some(r);
+                }
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every claim index below claims.len() is taken by one worker, which sends its result"))
+        .collect()
+}
+
+/// What [`run_claims`] reports while it runs.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Claim `i` started on a worker.
+    Started(usize),
+    /// Claim `i` is done.
+    Done(usize, &'a ClaimResult),
+}
+
 /// The finding IDs (`### F-NN ...` headings) recorded in a FINDINGS.md.
 pub fn recorded_findings(text: &str) -> Vec<String> {
     text.lines()
