@@ -463,18 +463,22 @@ fn tally(held: usize, cases: usize, first: Option<String>, detail: String) -> Pr
     }
 }
 
-/// MC-05 (U-DEF, U-FIX): the uniformity analysis is sound against the
-/// interpreter (`semantics::uniformity::oracle::check_soundness`).
-fn mc05(b: Bounds) -> Property {
-    use semantics::uniformity::oracle::{check_soundness, prepare, SoundnessCounts};
-    let (mut total, mut held, mut first) = (SoundnessCounts::default(), 0, None);
+/// Runs `check` on every program of [`uniformity_programs`] (parsed, with
+/// the oracle's launch) and `add`s what each one that holds reports;
+/// returns how many held and the first failure with its program.
+fn over_uniformity_programs<T>(
+    b: Bounds,
+    check: &dyn Fn(&semantics::ir::Module, &str, &semantics::machine::Options) -> Result<T, String>,
+    add: &mut dyn FnMut(T),
+) -> (usize, Option<String>) {
+    let (mut held, mut first) = (0, None);
     for (u, threads) in uniformity_programs(b) {
         let text = u.to_llvm() + testgen::uniformity::DECLARATIONS;
-        let r =
-            prepare(&text, &u.name, threads).and_then(|(m, o)| check_soundness(&m, &u.name, &o));
+        let r = semantics::uniformity::oracle::prepare(&text, &u.name, threads)
+            .and_then(|(m, o)| check(&m, &u.name, &o));
         match r {
             Ok(c) => {
-                total.add(c);
+                add(c);
                 held += 1;
             }
             Err(e) => {
@@ -482,6 +486,15 @@ fn mc05(b: Bounds) -> Property {
             }
         }
     }
+    (held, first)
+}
+
+/// MC-05 (U-DEF, U-FIX): the uniformity analysis is sound against the
+/// interpreter (`semantics::uniformity::oracle::check_soundness`).
+fn mc05(b: Bounds) -> Property {
+    use semantics::uniformity::oracle::{check_soundness, SoundnessCounts};
+    let mut total = SoundnessCounts::default();
+    let (held, first) = over_uniformity_programs(b, &check_soundness, &mut |c| total.add(c));
     let detail = format!(
         "{} executions, {} converged pairs of uniform values compared, {} of divergent values differ",
         total.executions, total.uniform_pairs, total.divergent_unequal
@@ -493,23 +506,12 @@ fn mc05(b: Bounds) -> Property {
 /// the same relation in every cycle hierarchy
 /// (`semantics::uniformity::oracle::check_m_convergence`).
 fn mc06(b: Bounds) -> Property {
-    use semantics::uniformity::oracle::{check_m_convergence, prepare};
-    let (mut multi, mut differing, mut held, mut first) = (0, 0, 0, None);
-    for (u, threads) in uniformity_programs(b) {
-        let text = u.to_llvm() + testgen::uniformity::DECLARATIONS;
-        let r = prepare(&text, &u.name, threads)
-            .and_then(|(m, o)| check_m_convergence(&m, &u.name, &o));
-        match r {
-            Ok(c) => {
-                multi += usize::from(c.hierarchies > 1);
-                differing += c.differing_blocks;
-                held += 1;
-            }
-            Err(e) => {
-                first.get_or_insert(format!("{e} ({threads} threads) on\n{text}"));
-            }
-        }
-    }
+    use semantics::uniformity::oracle::check_m_convergence;
+    let (mut multi, mut differing) = (0, 0);
+    let (held, first) = over_uniformity_programs(b, &check_m_convergence, &mut |c| {
+        multi += usize::from(c.hierarchies > 1);
+        differing += c.differing_blocks;
+    });
     let detail = format!(
         "{multi} programs with several cycle hierarchies, {differing} hierarchy-dependent blocks (all in cycles assumed divergent)"
     );
