@@ -44,7 +44,7 @@ fn every_claim_agrees_or_links_a_finding() {
     for r in results.iter().filter(|r| r.claim.id.starts_with("MC-")) {
         for (_, o, _) in &r.checks {
             assert!(
-                o.not_checked || o.bounds.contains("programs"),
+                o.not_checked || o.bounds.contains("program"),
                 "{}: {}",
                 r.claim.id,
                 o.bounds

@@ -90,7 +90,7 @@ fn run_on_file(base: &std::path::Path, args: &[String]) -> Obtained {
         [name, flag, path] if flag == "--file" => (name.as_str(), path),
         _ => return Obtained::error(joined, "meta: expected `MC-NN --file PATH`".into()),
     };
-    let bounds = format!("{path}, 2 threads");
+    let bounds = format!("1 program, 2 threads: {path}");
     let path = base.join(path);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
