@@ -10,8 +10,10 @@
 //! | one module per subcommand | [`cmd`] |
 //! | self-contained HTML reports (CFG as SVG, thread paths) | [`html`] |
 //! | the spec-validation suite: claim files, checks, meta-claims | [`prove`] |
+//! | interpreter and SMT checker agree (M-AGREE, MC-07) | [`agree`] |
 //! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
 
+pub mod agree;
 pub mod cegis;
 pub mod cli;
 pub mod cmd;

@@ -159,3 +159,30 @@ fn real_proofs_directory_is_well_formed() {
     want.extend((1..=7).map(|n| format!("MC-{n:02}")));
     assert_eq!(ids, want);
 }
+
+/// Every finding names its class (FINDINGS.md's introduction): the real
+/// ledger passes, and each kind of bad heading is rejected with its line.
+#[test]
+fn findings_need_a_known_class() {
+    use checker::prove::check_finding_classes;
+    let ledger = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../proofs/FINDINGS.md"),
+    )
+    .expect("FINDINGS.md readable");
+    assert_eq!(check_finding_classes(&ledger), Ok(()));
+    let good = "### F-01 (S-1) Title (LLVM divergence, document ambiguity)\n\
+                ### F-02 Title (tool bug, fixed by test x)\n\
+                ### F-03 Title (our limitation: bound)\n";
+    assert_eq!(check_finding_classes(good), Ok(()));
+    for (bad, why) in [
+        ("### F-04 (U-6) Title without class\n", "no class"),
+        (
+            "### F-05 Title (bound, not a disagreement)\n",
+            "none of the known",
+        ),
+        ("### F-06 Title (tool bug)\n", "`fixed` or `open`"),
+    ] {
+        let e = check_finding_classes(&format!("{good}{bad}")).expect_err(bad);
+        assert!(e.contains("FINDINGS.md:4:") && e.contains(why), "{e}");
+    }
+}

@@ -17,6 +17,8 @@
 //!   P-PROG subset the parser accepts (round-trip and fuzz tests).
 //! - [`oracle`]: finding and running `opt-22`, locating `../shared`, and the
 //!   SKIP-or-fail-in-CI rule.
+//! - [`refine_family`]: convergent programs and their mutations for the
+//!   interpreter/SMT agreement (MC-07, M-AGREE).
 //! - [`uniformity`]: whole programs (values, phis, thread ids, stores) for
 //!   the uniformity analysis (rules U-*).
 
@@ -26,6 +28,7 @@ pub mod graph;
 pub mod inputs;
 pub mod modules;
 pub mod oracle;
+pub mod refine_family;
 pub mod tokens;
 pub mod uniformity;
 

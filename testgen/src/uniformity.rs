@@ -227,10 +227,16 @@ fn idoms(succs: &[Vec<usize>]) -> (Vec<Option<usize>>, Vec<bool>) {
     (idom, reach)
 }
 
-/// A random function from `seed`.
+/// A random function from `seed` (2 to 10 blocks).
 pub fn gen_function(seed: u64, name: &str) -> UFunc {
+    gen_function_sized(seed, name, 10)
+}
+
+/// A random function from `seed` with 2 to `max_blocks` blocks (at least
+/// 2); `gen_function_sized(s, n, 10)` is `gen_function(s, n)`.
+pub fn gen_function_sized(seed: u64, name: &str, max_blocks: usize) -> UFunc {
     let mut rng = Rng::new(seed);
-    let n = 2 + rng.below(9);
+    let n = 2 + rng.below(max_blocks.max(2) - 1);
     let succs = random_cfg(&mut rng, n);
     let (idom, reach) = idoms(&succs);
     let kernel = rng.chance(40);
@@ -413,6 +419,17 @@ pub fn switch_text(on: UOp, default: usize, cases: &[(i32, usize)]) -> String {
 }
 
 impl UFunc {
+    /// The function without its stores: what the interpreter-based checks
+    /// (MC-05, MC-06) run, since stores define no value and only add
+    /// observations.
+    pub fn without_stores(&self) -> UFunc {
+        let mut u = self.clone();
+        for b in &mut u.blocks {
+            b.insts.retain(|i| !matches!(i, UInst::Store { .. }));
+        }
+        u
+    }
+
     /// The function as LLVM IR text (a `define`; the module needs
     /// [`DECLARATIONS`]).
     pub fn to_llvm(&self) -> String {
@@ -484,4 +501,17 @@ declare i32 @llvm.amdgcn.readfirstlane.i32(i32)\n";
 /// A proptest strategy over generated functions (named `f`).
 pub fn arb_function() -> impl Strategy<Value = UFunc> {
     any::<u64>().prop_map(|seed| gen_function(seed, "f"))
+}
+
+/// [`arb_function`] with at most `max_blocks` blocks (the size bound the
+/// meta-claims state).
+pub fn arb_function_sized(max_blocks: usize) -> impl Strategy<Value = UFunc> {
+    any::<u64>().prop_map(move |seed| gen_function_sized(seed, "f", max_blocks))
+}
+
+/// A launch for the interpreter-based checks (MC-05, MC-06): a function of
+/// at most `max_blocks` blocks and a thread count, 2 or 3.
+pub fn arb_launch_sized(max_blocks: usize) -> impl Strategy<Value = (UFunc, u32)> {
+    (arb_function_sized(max_blocks), any::<bool>())
+        .prop_map(|(u, three)| (u, if three { 3 } else { 2 }))
 }

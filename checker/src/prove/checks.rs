@@ -37,7 +37,7 @@ pub struct Obtained {
 }
 
 impl Obtained {
-    fn error(bounds: String, message: String) -> Obtained {
+    pub(crate) fn error(bounds: String, message: String) -> Obtained {
         Obtained {
             verdict: format!("error: {message}"),
             agrees: false,
@@ -106,7 +106,7 @@ pub fn run_check(base: &Path, check: &Check) -> Obtained {
             Ok(c) => refine(base, &c.a, &check.expect),
             Err(e) => Obtained::error(joined, first_line(&e.to_string())),
         },
-        Kind::Meta => meta::run(&args),
+        Kind::Meta => meta::run(base, &args),
     }
 }
 

@@ -1,11 +1,15 @@
 //! Meta-claims MC-01..MC-07 (CLAIMS.md): generator-based properties run
 //! with a fixed seed and a stated size bound, calling the same library
 //! functions as the property tests (`semantics/tests/interp_props.rs`,
-//! `verify_cycles.rs`, `infer_tokens.rs`). A meta-claim this build cannot
+//! `verify_cycles.rs`, `infer_tokens.rs`, `uniformity_interp.rs`,
+//! `checker/tests/refine_agree.rs`). A meta-claim this build cannot
 //! check reports `not checked` with the reason; it never passes.
 //!
 //! Check line: `meta MC-NN --seed S --size N --cases C` (every flag
-//! required, so the bounds are always stated in the claim file).
+//! required, so the bounds are always stated in the claim file), or, for
+//! MC-05 and MC-06, `meta MC-NN --file PATH`: the property on one program
+//! (a recorded counterexample), with the property tests' launch (2
+//! threads, `semantics::uniformity::oracle::prepare`).
 
 use semantics::machine::dmax::{check_order, literal_classes};
 use semantics::machine::program::Program;
@@ -77,8 +81,58 @@ fn stream_conditions(ll: &str) -> String {
     out + "declare i1 @in()\ndeclare i32 @in32()\n"
 }
 
-/// Runs a meta check.
-pub fn run(args: &[String]) -> Obtained {
+/// `MC-05 --file PATH` / `MC-06 --file PATH` (module doc): `holds` or
+/// `fails` with the oracle's report.
+fn run_on_file(base: &std::path::Path, args: &[String]) -> Obtained {
+    use semantics::uniformity::oracle::{check_m_convergence, check_soundness, prepare};
+    let joined = args.join(" ");
+    let (name, path) = match args {
+        [name, flag, path] if flag == "--file" => (name.as_str(), path),
+        _ => return Obtained::error(joined, "meta: expected `MC-NN --file PATH`".into()),
+    };
+    let bounds = format!("1 program, 2 threads: {path}");
+    let path = base.join(path);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => return Obtained::error(bounds, format!("{}: {e}", path.display())),
+    };
+    let func = text
+        .lines()
+        .find_map(|l| l.strip_prefix("define "))
+        .and_then(|l| l.split_once('@'))
+        .and_then(|(_, r)| r.split_once('('))
+        .map(|(f, _)| f.to_string())
+        .unwrap_or_default();
+    let result = prepare(&text, &func, 2).and_then(|(m, o)| match name {
+        "MC-05" => check_soundness(&m, &func, &o).map(|c| format!("{c:?}")),
+        "MC-06" => check_m_convergence(&m, &func, &o).map(|c| format!("{c:?}")),
+        other => Err(format!(
+            "meta: `--file` is for MC-05 and MC-06, not {other}"
+        )),
+    });
+    match result {
+        Ok(detail) => Obtained {
+            verdict: "holds".into(),
+            agrees: true,
+            bounds,
+            detail,
+            not_checked: false,
+        },
+        Err(e) => Obtained {
+            verdict: "fails".into(),
+            agrees: false,
+            bounds,
+            detail: e,
+            not_checked: false,
+        },
+    }
+}
+
+/// Runs a meta check; paths are relative to `base`.
+pub fn run(base: &std::path::Path, args: &[String]) -> Obtained {
+    if args.iter().any(|a| a == "--file") {
+        return run_on_file(base, args);
+    }
     let (name, b) = match parse(args) {
         Ok(x) => x,
         Err(e) => {
@@ -98,12 +152,9 @@ pub fn run(args: &[String]) -> Obtained {
         "MC-03" => mc03(b),
         "MC-04" => mc04(b, false),
         "MC-04/llvm" => mc04(b, true),
-        "MC-05" | "MC-06" => Err(NotChecked(
-            "uniformity vs interpreter: checked by semantics/tests/uniformity_interp.rs, not wired into prove",
-        )),
-        "MC-07" => Err(NotChecked(
-            "no comparison of interpreter and SMT encoding behaviours exists in this build",
-        )),
+        "MC-05" => mc05(b),
+        "MC-06" => mc06(b),
+        "MC-07" => mc07(b),
         other => {
             return Obtained {
                 verdict: format!("error: unknown meta-claim {other}"),
@@ -115,35 +166,35 @@ pub fn run(args: &[String]) -> Obtained {
         }
     };
     match result {
-        Ok(Ok(covered)) => Obtained {
-            verdict: "holds".into(),
+        Ok(c) => Obtained {
+            verdict: format!("holds on {}/{} programs", c.held, b.cases),
             agrees: true,
-            bounds: format!("{bounds}; {covered}"),
-            detail: covered,
+            bounds,
+            detail: c.detail,
             not_checked: false,
         },
-        Ok(Err(cex)) => Obtained {
+        Err(cex) => Obtained {
             verdict: "fails".into(),
             agrees: false,
             bounds,
             detail: cex,
             not_checked: false,
         },
-        Err(NotChecked(why)) => Obtained {
-            verdict: "not checked".into(),
-            agrees: false,
-            bounds,
-            detail: why.into(),
-            not_checked: true,
-        },
     }
 }
 
-/// A capability this build lacks.
-struct NotChecked(&'static str);
+/// What a meta-claim covered when it held.
+struct Covered {
+    /// Generated programs (or pairs) the property was checked on and held
+    /// for; the others of the stated `--cases` were outside the claim
+    /// (e.g. not passing the static rules) and the detail says why.
+    held: usize,
+    /// Coverage counts (executions, pairs compared, ...).
+    detail: String,
+}
 
-/// `Ok(coverage text)` or `Err(counterexample text)`.
-type Property = Result<Result<String, String>, NotChecked>;
+/// `Ok(coverage)` or `Err(counterexample text)`.
+type Property = Result<Covered, String>;
 
 /// MC-01: on programs that follow the static rules, no execution derives a
 /// contradiction (D-INST, D-CW) and every execution satisfies D-ORDER.
@@ -153,7 +204,7 @@ fn mc01(b: Bounds) -> Property {
     for p in &progs {
         let text = stream_conditions(&p.to_ll());
         let Ok(m) = parse_module("mc01.ll", &text) else {
-            return Ok(Err(format!("generated module does not parse:\n{text}")));
+            return Err(format!("generated module does not parse:\n{text}"));
         };
         if !verify_module(&m, &RuleOptions::default())
             .violations
@@ -170,23 +221,26 @@ fn mc01(b: Bounds) -> Property {
         };
         let ex = match explore(&m, &opts) {
             Ok(x) => x,
-            Err(e) => return Ok(Err(format!("{e} on\n{text}"))),
+            Err(e) => return Err(format!("{e} on\n{text}")),
         };
         covered += 1;
         for beh in &ex.behaviours {
             execs += 1;
             if let Outcome::Contradiction { .. } = beh.execution.outcome {
-                return Ok(Err(format!(
+                return Err(format!(
                     "contradiction {:?} on\n{text}",
                     beh.execution.outcome
-                )));
+                ));
             }
             if let Err(e) = check_order(&beh.execution) {
-                return Ok(Err(format!("D-ORDER: {e} on\n{text}")));
+                return Err(format!("D-ORDER: {e} on\n{text}"));
             }
         }
     }
-    Ok(Ok(format!("{covered} valid programs, {execs} behaviours")))
+    Ok(Covered {
+        held: covered,
+        detail: format!("{covered} valid programs, {execs} behaviours"),
+    })
 }
 
 fn cfg_module(cfg: &GenCfg) -> String {
@@ -213,7 +267,7 @@ fn mc02(b: Bounds) -> Property {
     for cfg in &cfgs {
         let text = cfg_module(cfg);
         let Ok(m) = parse_module("mc02.ll", &text) else {
-            return Ok(Err(format!("generated module does not parse:\n{text}")));
+            return Err(format!("generated module does not parse:\n{text}"));
         };
         let opts = Options {
             threads: 2,
@@ -223,10 +277,10 @@ fn mc02(b: Bounds) -> Property {
         };
         let ex = match explore(&m, &opts) {
             Ok(x) => x,
-            Err(e) => return Ok(Err(format!("{e} on\n{text}"))),
+            Err(e) => return Err(format!("{e} on\n{text}")),
         };
         let Some(kernel) = m.functions.iter().position(|f| f.name == "k") else {
-            return Ok(Err(format!("no kernel @k in\n{text}")));
+            return Err(format!("no kernel @k in\n{text}"));
         };
         let prog = Program::new(&m, kernel);
         covered += 1;
@@ -239,16 +293,15 @@ fn mc02(b: Bounds) -> Property {
                 continue;
             };
             if lit != e.visit_classes() {
-                return Ok(Err(format!(
-                    "literal and operational D-MAX differ on\n{text}"
-                )));
+                return Err(format!("literal and operational D-MAX differ on\n{text}"));
             }
             compared += 1;
         }
     }
-    Ok(Ok(format!(
-        "{covered} CFGs, {compared} finished executions compared"
-    )))
+    Ok(Covered {
+        held: covered,
+        detail: format!("{covered} CFGs, {compared} finished executions compared"),
+    })
 }
 
 /// MC-03 (S-CYCLE-SUFF): checking cycles finds the same S-CYCLE violations
@@ -259,7 +312,7 @@ fn mc03(b: Bounds) -> Property {
     for p in &progs {
         let text = p.to_ll();
         let Ok(m) = parse_module("mc03.ll", &text) else {
-            return Ok(Err(format!("generated module does not parse:\n{text}")));
+            return Err(format!("generated module does not parse:\n{text}"));
         };
         let n = m
             .functions
@@ -287,18 +340,19 @@ fn mc03(b: Bounds) -> Property {
             cycle_violation_keys(&by_paths.violations),
         );
         if a != c {
-            return Ok(Err(format!(
-                "cycles {a:?} vs closed paths {c:?} on\n{text}"
-            )));
+            return Err(format!("cycles {a:?} vs closed paths {c:?} on\n{text}"));
         }
         covered += 1;
         if !a.is_empty() {
             with_cycle_violation += 1;
         }
     }
-    Ok(Ok(format!(
-        "{covered} programs ({skipped} non-SSA skipped), {with_cycle_violation} with S-CYCLE violations"
-    )))
+    Ok(Covered {
+        held: covered,
+        detail: format!(
+            "{covered} programs ({skipped} non-SSA skipped), {with_cycle_violation} with S-CYCLE violations"
+        ),
+    })
 }
 
 /// MC-04: token inference yields a program that passes the static rules,
@@ -335,11 +389,11 @@ fn mc04(b: Bounds, llvm_rules: bool) -> Property {
         }
         let text = stream_conditions(&text) + "declare i32 @op(i32) convergent\n";
         let Ok(m) = parse_module("mc04.ll", &text) else {
-            return Ok(Err(format!("generated module does not parse:\n{text}")));
+            return Err(format!("generated module does not parse:\n{text}"));
         };
         let inferred = match infer_tokens(&m) {
             Ok(x) => x,
-            Err(e) => return Ok(Err(format!("inference failed: {e:?} on\n{text}"))),
+            Err(e) => return Err(format!("inference failed: {e:?} on\n{text}")),
         };
         let report = verify_module(
             &inferred,
@@ -349,10 +403,10 @@ fn mc04(b: Bounds, llvm_rules: bool) -> Property {
             },
         );
         if !report.violations.is_empty() {
-            return Ok(Err(format!(
+            return Err(format!(
                 "inferred program breaks {:?} on\n{text}",
                 report.rules()
-            )));
+            ));
         }
         covered += 1;
         let opts = Options {
@@ -371,17 +425,118 @@ fn mc04(b: Bounds, llvm_rules: bool) -> Property {
                 },
             ),
         ) else {
-            return Ok(Err(format!("exploration failed on\n{text}")));
+            return Err(format!("exploration failed on\n{text}"));
         };
         if !max.complete || !inf.complete {
             continue;
         }
         if super::sets::op_sets(&max) != super::sets::op_sets(&inf) {
-            return Ok(Err(format!("maximal and inferred differ on\n{text}")));
+            return Err(format!("maximal and inferred differ on\n{text}"));
         }
         compared += 1;
     }
-    Ok(Ok(format!(
-        "{covered} programs verified after inference, {compared} compared with maximal"
-    )))
+    Ok(Covered {
+        held: covered,
+        detail: format!(
+            "{covered} programs verified after inference, {compared} compared with maximal"
+        ),
+    })
+}
+
+/// The generated uniformity programs of MC-05 / MC-06 (at most `size`
+/// blocks, stores dropped), each with its thread count (2 or 3), as the
+/// property tests draw them.
+fn uniformity_programs(b: Bounds) -> Vec<(testgen::uniformity::UFunc, u32)> {
+    let strategy = testgen::uniformity::arb_launch_sized(b.size);
+    testgen::sample(&strategy, b.cases, b.seed)
+        .into_iter()
+        .map(|(u, threads)| (u.without_stores(), threads))
+        .collect()
+}
+
+/// The verdict of a meta-claim that checks every program and keeps the
+/// first failure: `Err` names how many held and shows the first failure.
+fn tally(held: usize, cases: usize, first: Option<String>, detail: String) -> Property {
+    match first {
+        None => Ok(Covered { held, detail }),
+        Some(f) => Err(format!("{held} of {cases} held; first failure:\n{f}")),
+    }
+}
+
+/// Runs `check` on every program of [`uniformity_programs`] (parsed, with
+/// the oracle's launch) and `add`s what each one that holds reports;
+/// returns how many held and the first failure with its program.
+fn over_uniformity_programs<T>(
+    b: Bounds,
+    check: &dyn Fn(&semantics::ir::Module, &str, &semantics::machine::Options) -> Result<T, String>,
+    add: &mut dyn FnMut(T),
+) -> (usize, Option<String>) {
+    let (mut held, mut first) = (0, None);
+    for (u, threads) in uniformity_programs(b) {
+        let text = u.to_llvm() + testgen::uniformity::DECLARATIONS;
+        let r = semantics::uniformity::oracle::prepare(&text, &u.name, threads)
+            .and_then(|(m, o)| check(&m, &u.name, &o));
+        match r {
+            Ok(c) => {
+                add(c);
+                held += 1;
+            }
+            Err(e) => {
+                first.get_or_insert(format!("{e} ({threads} threads) on\n{text}"));
+            }
+        }
+    }
+    (held, first)
+}
+
+/// MC-05 (U-DEF, U-FIX): the uniformity analysis is sound against the
+/// interpreter (`semantics::uniformity::oracle::check_soundness`).
+fn mc05(b: Bounds) -> Property {
+    use semantics::uniformity::oracle::{check_soundness, SoundnessCounts};
+    let mut total = SoundnessCounts::default();
+    let (held, first) = over_uniformity_programs(b, &check_soundness, &mut |c| total.add(c));
+    let detail = format!(
+        "{} executions, {} converged pairs of uniform values compared, {} of divergent values differ",
+        total.executions, total.uniform_pairs, total.divergent_unequal
+    );
+    tally(held, b.cases, first, detail)
+}
+
+/// MC-06 (U-MCONV, D-HIER): blocks the analysis treats as m-converged have
+/// the same relation in every cycle hierarchy
+/// (`semantics::uniformity::oracle::check_m_convergence`).
+fn mc06(b: Bounds) -> Property {
+    use semantics::uniformity::oracle::check_m_convergence;
+    let (mut multi, mut differing) = (0, 0);
+    let (held, first) = over_uniformity_programs(b, &check_m_convergence, &mut |c| {
+        multi += usize::from(c.hierarchies > 1);
+        differing += c.differing_blocks;
+    });
+    let detail = format!(
+        "{multi} programs with several cycle hierarchies, {differing} hierarchy-dependent blocks (all in cycles assumed divergent)"
+    );
+    tally(held, b.cases, first, detail)
+}
+
+/// MC-07 (M-AGREE): the interpreter and the SMT checker give the same
+/// verdict on each generated pair (a program of `testgen::refine_family`
+/// with at most `size` convergent operations, and a mutation of it), via
+/// `checker::agree::check_agreement`.
+fn mc07(b: Bounds) -> Property {
+    use testgen::refine_family::{arb_mutation, arb_prog, mutate, render};
+    let pairs = testgen::sample(&(arb_prog(b.size), arb_mutation()), b.cases, b.seed);
+    let (mut refines, mut fails, mut first) = (0, 0, None);
+    for (p, (i, to)) in &pairs {
+        let (st, tt) = (render(p), render(&mutate(p, *i, *to)));
+        match crate::agree::check_agreement(&st, &tt) {
+            Ok(true) => refines += 1,
+            Ok(false) => fails += 1,
+            Err(e) => {
+                first.get_or_insert(format!("{e}\nsource:\n{st}\ntarget:\n{tt}"));
+            }
+        }
+    }
+    let detail =
+        format!("both say refines on {refines} pairs, both find a counterexample on {fails}");
+    tally(refines + fails, b.cases, first, detail)
 }

@@ -75,6 +75,77 @@ pub fn run_claim(base: &Path, claim: &Claim) -> ClaimResult {
     }
 }
 
+/// The number of claims run at once when not given (`--jobs`): the
+/// available parallelism, at most 2 (the refine checks dominate and each
+/// holds a Z3 context and its memory).
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 2)
+}
+
+/// Runs `claims` on `jobs` worker threads (at least 1) and returns the
+/// results in the order of `claims`, whatever order they finish in.
+/// `on_event` is called on the calling thread when a claim starts
+/// (`Started(i)`) and when it is done (`Done(i, result)`), e.g. to print
+/// finished claims in order or to drive a progress bar.
+///
+/// Each claim runs entirely on one worker: its refine checks create their
+/// Z3 solver there (the `z3` crate's context is per thread), and nothing of
+/// Z3 crosses threads (results are text).
+pub fn run_claims(
+    base: &Path,
+    claims: &[Claim],
+    jobs: usize,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Vec<ClaimResult> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    let next = AtomicUsize::new(0);
+    let mut results: Vec<Option<ClaimResult>> = vec![None; claims.len()];
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, Option<ClaimResult>)>();
+        for _ in 0..jobs.clamp(1, claims.len().max(1)) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(c) = claims.get(i) else { break };
+                // A closed channel means the caller is gone: stop quietly.
+                if tx.send((i, None)).is_err() {
+                    break;
+                }
+                if tx.send((i, Some(run_claim(base, c)))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, r) in rx {
+            match r {
+                None => on_event(Event::Started(i)),
+                Some(r) => {
+                    on_event(Event::Done(i, &r));
+                    results[i] = Some(r);
+                }
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every claim index below claims.len() is taken by one worker, which sends its result"))
+        .collect()
+}
+
+/// What [`run_claims`] reports while it runs.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// Claim `i` started on a worker.
+    Started(usize),
+    /// Claim `i` is done.
+    Done(usize, &'a ClaimResult),
+}
+
 /// The finding IDs (`### F-NN ...` headings) recorded in a FINDINGS.md.
 pub fn recorded_findings(text: &str) -> Vec<String> {
     text.lines()
@@ -83,6 +154,57 @@ pub fn recorded_findings(text: &str) -> Vec<String> {
         .filter(|id| id.starts_with("F-"))
         .map(str::to_string)
         .collect()
+}
+
+/// The classes a finding's heading may name (FINDINGS.md's introduction).
+pub const FINDING_CLASSES: [&str; 7] = [
+    "tool bug",
+    "document ambiguity",
+    "document error",
+    "LLVM divergence",
+    "LLVM approximation",
+    "LLVM behaviour",
+    "our limitation",
+];
+
+/// Checks that every `### F-NN` heading of a FINDINGS.md ends with a
+/// parenthesised class naming at least one of [`FINDING_CLASSES`], and that
+/// a tool bug says whether it is `fixed` or `open`. Returns every offending
+/// heading.
+pub fn check_finding_classes(text: &str) -> Result<(), String> {
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(h) = line.strip_prefix("### F-") else {
+            continue;
+        };
+        let class = h
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|x| x.rsplit_once('('))
+            .map(|x| x.1);
+        let problem = match class {
+            None => Some("no class in parentheses at the end of the heading"),
+            Some(c) if !FINDING_CLASSES.iter().any(|k| c.contains(k)) => {
+                Some("the class names none of the known classes")
+            }
+            Some(c) if c.contains("tool bug") && !c.contains("fixed") && !c.contains("open") => {
+                Some("a tool bug must say `fixed` or `open`")
+            }
+            _ => None,
+        };
+        if let Some(p) = problem {
+            bad.push(format!("FINDINGS.md:{}: {p}: {line}", n + 1));
+        }
+    }
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}\n(known classes: {})",
+            bad.join("\n"),
+            FINDING_CLASSES.join(", ")
+        ))
+    }
 }
 
 /// Checks that every `finding` a claim links is recorded in `findings`.

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::dmax::convergence_before;
 use super::launch::{Execution, Exploration, VisitRef};
 use super::value::{int, Val};
 use super::Outcome;
@@ -15,6 +16,8 @@ CONDITION syntax (--exists):
   ATOM  := finished | ub | cut | contradiction
          | REF ~ REF        the two are converged (same communicating set / column)
          | REF !~ REF       both exist and are not converged
+         | REF < REF        the first is convergence-before the second (D-ORDER:
+                            transitive closure of program order and converged-with)
          | REF == VALUE     the call returned VALUE (REF != VALUE: returned something else)
          | size(REF) OP N   size of REF's communicating set; OP one of == != < <= > >=
          | exists(REF)      the thread made that call / visit
@@ -22,7 +25,9 @@ CONDITION syntax (--exists):
          | tT%NAME[K]       the K-th visit of block %NAME by thread T
   VALUE := integer | true | false | poison
 A REF that does not exist makes its atom false.
-Example: --exists 't0@subgroupAdd[0] == 3 && t0@subgroupAdd ~ t1@subgroupAdd'";
+Example: --exists 't0@subgroupAdd[0] == 3 && t0@subgroupAdd ~ t1@subgroupAdd'
+Example: --exists 't2%P < t1%Q && !(t0%T < t2%P)'  (P in thread 2 is
+  convergence-before Q in thread 1; T in thread 0 is not before P)";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ref {
@@ -55,6 +60,8 @@ pub enum Cond {
     Not(Box<Cond>),
     Outcome(&'static str),
     Conv(Ref, Ref, bool),
+    /// `a < b`: `a` is convergence-before `b` (D-ORDER).
+    Before(Ref, Ref),
     Value(Ref, Option<i128>, bool),
     Size(Ref, Cmp, usize),
     Exists(Ref),
@@ -216,12 +223,15 @@ impl Parser<'_> {
         if self.eat("~") {
             return Ok(Cond::Conv(l, self.reference()?, true));
         }
+        if self.eat("<") {
+            return Ok(Cond::Before(l, self.reference()?));
+        }
         let eq = if self.eat("==") {
             true
         } else if self.eat("!=") {
             false
         } else {
-            return self.err("`~`, `!~`, `==` or `!=`");
+            return self.err("`~`, `!~`, `<`, `==` or `!=`");
         };
         let save = self.i;
         let v = match self.word().as_str() {
@@ -282,6 +292,36 @@ fn resolve(
     }
 }
 
+/// D-ORDER (CU "Convergence"): whether the instance `a` names is
+/// convergence-before the instance `b` names, the transitive closure of
+/// program order and converged-with. Between block visits this is
+/// [`convergence_before`] on the graph of converged-with classes (at least
+/// one program-order edge, so the order is strict). Two calls in converged
+/// visits of the same block are also ordered by their position in the
+/// block: `a`'s thread executes, in the same visit, the instance of `b`'s
+/// instruction after `a` (program order), and that instance is converged
+/// with `b` (D-CW: same instruction in converged visits).
+fn before(exec: &Execution, a: (VisitRef, Option<usize>), b: (VisitRef, Option<usize>)) -> bool {
+    if convergence_before(exec, a.0, b.0) {
+        return true;
+    }
+    let (Some(ia), Some(ib)) = (a.1, b.1) else {
+        return false;
+    };
+    let ea = &exec.threads[a.0 .0].events[ia];
+    let eb = &exec.threads[b.0 .0].events[ib];
+    let same_class = exec
+        .visit_classes()
+        .iter()
+        .any(|c| c.contains(&a.0) && c.contains(&b.0));
+    same_class
+        && ea.loc.index < eb.loc.index
+        && exec.threads[a.0 .0]
+            .events
+            .iter()
+            .any(|e| e.pos == a.0 .1 && e.loc == eb.loc)
+}
+
 /// Evaluates a condition on one execution.
 pub fn eval(module: &crate::ir::Module, exec: &Execution, c: &Cond) -> bool {
     let names = |f: usize, b: crate::ir::BlockId| module.functions[f].block_name(b);
@@ -306,6 +346,10 @@ pub fn eval(module: &crate::ir::Module, exec: &Execution, c: &Cond) -> bool {
                 | ("contradiction", Outcome::Contradiction { .. })
         ),
         Cond::Exists(r) => resolve(exec, &names, r).is_some(),
+        Cond::Before(a, b) => match (resolve(exec, &names, a), resolve(exec, &names, b)) {
+            (Some(x), Some(y)) => before(exec, x, y),
+            _ => false,
+        },
         Cond::Conv(a, b, want) => match (resolve(exec, &names, a), set_of(a)) {
             (Some(_), Some(sa)) => match resolve(exec, &names, b) {
                 Some((vb, _)) => sa.contains(&vb) == *want,
@@ -383,6 +427,14 @@ mod tests {
             parse("t0@f == poison"),
             Ok(Cond::Value(_, None, true))
         ));
+        assert!(matches!(
+            parse("t2%P < t1%Q[1]"),
+            Ok(Cond::Before(
+                Ref::Visit { thread: 2, .. },
+                Ref::Visit { k: 1, .. }
+            ))
+        ));
+        assert!(parse("t0%P <").is_err());
         assert!(parse("t0@f ==").is_err());
         assert!(parse("t0 f").is_err());
         assert!(parse("ub extra").is_err());

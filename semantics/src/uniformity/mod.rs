@@ -13,10 +13,13 @@
 //! | U-MCONV  | `Analysis::int_div_cycle` / `ext_div_cycle` (diverged entry criterion) |
 //! | U-FIX    | `Analysis::run`                                                |
 //! | U-LLVM   | [`render_function`], [`llvm_text`]                             |
+//!
+//! [`oracle`] checks the analysis against the interpreter (MC-05, MC-06).
 
 pub mod analysis;
 pub mod cfg_facts;
 pub mod llvm_text;
+pub mod oracle;
 pub mod sources;
 pub mod sync;
 

@@ -1,0 +1,131 @@
+//! M-AGREE (CLAIMS.md MC-07): the operational interpreter (M-OPER) and the
+//! SMT refinement checker (M-AXIOM, [`crate::refine`]) give the same
+//! refinement verdict on a source/target pair. One implementation serves
+//! the property test (`checker/tests/refine_agree.rs`, which also runs it as
+//! the mutation test of issue 6) and `convcheck prove`
+//! (`prove/meta.rs`).
+//!
+//! Both sides use the same bounds: [`THREADS`] threads, the kernel's
+//! argument `%x` ranging over [`DOMAIN`] per thread. The interpreter's
+//! verdict: on every launch, every target behaviour's observation (R-OBS)
+//! is one of the source's, or the source has UB (R-REF). The checker's
+//! verdict is `refines` or a counterexample (whose replay must agree); any
+//! other verdict (unknown, vacuous) is an error, not an agreement.
+
+use std::collections::BTreeMap;
+
+use semantics::ir::Module;
+use semantics::machine::{explore, ArgValues, Options as MOptions};
+
+use crate::refine::encode::Observe;
+use crate::refine::obs::{CEnd, CThread};
+use crate::refine::replay::{project, same_observation};
+use crate::refine::{check_pair, Options, PairResult, Verdict};
+use crate::smt::Session;
+
+/// The values each thread's `%x` ranges over.
+pub const DOMAIN: [i128; 3] = [0, 1, 2];
+/// Threads per launch.
+pub const THREADS: usize = 2;
+/// The checker's per-thread step bound (the programs of the family take
+/// at most this many blocks; the interpreter's bound is larger).
+pub const SMT_MAX_STEPS: usize = 8;
+
+/// Every launch: one `%x` value per thread over [`DOMAIN`].
+fn launches() -> Vec<Vec<i128>> {
+    let mut out = vec![vec![]];
+    for _ in 0..THREADS {
+        out = out
+            .into_iter()
+            .flat_map(|l: Vec<i128>| {
+                DOMAIN.iter().map(move |v| {
+                    let mut l = l.clone();
+                    l.push(*v);
+                    l
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// The interpreter's verdict (M-OPER, R-REF): does every target behaviour
+/// appear among the source's on every launch (or the source has UB)?
+pub fn interp_refines(src: &Module, tgt: &Module) -> Result<bool, String> {
+    let observe = Observe::Auto;
+    for xs in launches() {
+        let mut args = BTreeMap::new();
+        args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
+        let opts = MOptions {
+            threads: THREADS as u32,
+            args,
+            max_steps: 400,
+            ..MOptions::default()
+        };
+        let sx = explore(src, &opts).map_err(|e| format!("source: {e}"))?;
+        let tx = explore(tgt, &opts).map_err(|e| format!("target: {e}"))?;
+        if !sx.complete || !tx.complete {
+            return Err(format!("exploration incomplete on launch {xs:?}"));
+        }
+        let sobs: Vec<Vec<CThread>> = sx
+            .behaviours
+            .iter()
+            .map(|b| project(src, &b.execution, observe))
+            .collect();
+        if sobs.iter().any(|o| o.iter().any(|t| t.end == CEnd::Ub)) {
+            continue;
+        }
+        for b in &tx.behaviours {
+            let t = project(tgt, &b.execution, observe);
+            if !sobs.iter().any(|s| same_observation(s, &t)) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The SMT checker's verdict on kernel `@k` under the same bounds; `Err`
+/// for any verdict other than refines / counterexample, or a counterexample
+/// the interpreter does not replay.
+pub fn smt_verdict(src: &Module, tgt: &Module) -> Result<bool, String> {
+    let opts = Options {
+        threads: vec![THREADS],
+        max_steps: SMT_MAX_STEPS,
+        input_domain: Some(DOMAIN.to_vec()),
+        small_inputs_first: false,
+        ..Options::default()
+    };
+    let mut session = Session::new(None);
+    match check_pair(src, tgt, "k", &opts, &mut session, true, None) {
+        Ok(PairResult::Checked { outcome, replay }) => {
+            if let Some(Err(e)) = replay {
+                return Err(format!("replay disagrees: {e}"));
+            }
+            match outcome.verdict {
+                Verdict::Refines { .. } => Ok(true),
+                Verdict::Counterexample(_) => Ok(false),
+                other => Err(format!("{other:?}")),
+            }
+        }
+        other => Err(format!("{other:?}")),
+    }
+}
+
+/// M-AGREE on one pair given as text: `Ok(verdict)` when both agree
+/// (`true`: refines), `Err` describing the disagreement or failure.
+pub fn check_agreement(src_text: &str, tgt_text: &str) -> Result<bool, String> {
+    let src = semantics::parse_module("src.ll", src_text).map_err(|e| format!("source: {e}"))?;
+    let tgt = semantics::parse_module("tgt.ll", tgt_text).map_err(|e| format!("target: {e}"))?;
+    let want = interp_refines(&src, &tgt)?;
+    let got = smt_verdict(&src, &tgt)?;
+    if want == got {
+        Ok(want)
+    } else {
+        Err(format!(
+            "M-AGREE: the interpreter says {}, the SMT checker says {}",
+            if want { "refines" } else { "does not refine" },
+            if got { "refines" } else { "does not refine" }
+        ))
+    }
+}

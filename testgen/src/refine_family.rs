@@ -1,0 +1,166 @@
+//! A small family of convergent programs and their mutations, for the
+//! agreement of the interpreter and the SMT refinement checker (MC-07,
+//! M-AGREE) and the mutation test of issue 6.
+//!
+//! Programs: a kernel with a per-thread `%x`, a divergent branch on `%x`,
+//! and convergent operations (a C-OPS reduction whose value is observed by
+//! `@use`, or an unknown convergent call with side effects) placed in the
+//! entry block, the branch arm, or the join block; controlled by the
+//! `entry` token or uncontrolled; optionally inside a short loop with a
+//! heart. A *mutation* moves one operation to another block (sinking into
+//! the divergent arm, hoisting out of it, moving across the loop) or drops
+//! it: the deliberately wrong (or sometimes harmless) transforms.
+
+use proptest::prelude::{any, prop, prop_oneof, Just, Strategy};
+
+/// Where an operation is placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Entry,
+    Arm,
+    Join,
+    Loop,
+}
+
+/// The kind of a convergent operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// `%r = @subgroupAdd(%x)` then `@use(%r)`.
+    Add,
+    /// `@convergent.operation()` (observed with its set).
+    Barrier,
+}
+
+/// One program of the family.
+#[derive(Clone, Debug)]
+pub struct Prog {
+    /// Operations controlled by the `entry` token (or uncontrolled).
+    pub controlled: bool,
+    /// Whether the program ends with a short loop with a heart.
+    pub with_loop: bool,
+    /// The convergent operations and where they are placed.
+    pub ops: Vec<(OpKind, Place)>,
+}
+
+/// The program as LLVM IR (a module with the kernel `@k(i32 %x)`).
+pub fn render(p: &Prog) -> String {
+    let mut s = String::from("define void @k(i32 %x) convergent {\nentry:\n");
+    if p.controlled {
+        s += "  %tok = call token @llvm.experimental.convergence.entry()\n";
+    }
+    let bundle = |tok: &str| {
+        if p.controlled {
+            format!(" [ \"convergencectrl\"(token %{tok}) ]")
+        } else {
+            String::new()
+        }
+    };
+    let mut n = 0;
+    let mut emit = |s: &mut String, kind: OpKind, tok: &str| {
+        n += 1;
+        match kind {
+            OpKind::Add => {
+                *s += &format!(
+                    "  %r{n} = call i32 @subgroupAdd(i32 %x){}\n  call void @use(i32 %r{n})\n",
+                    bundle(tok)
+                )
+            }
+            OpKind::Barrier => {
+                *s += &format!("  call void @convergent.operation(){}\n", bundle(tok))
+            }
+        }
+    };
+    for (k, pl) in &p.ops {
+        if *pl == Place::Entry {
+            emit(&mut s, *k, "tok");
+        }
+    }
+    s += "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
+    for (k, pl) in &p.ops {
+        if *pl == Place::Arm {
+            emit(&mut s, *k, "tok");
+        }
+    }
+    s += "  br label %join\njoin:\n";
+    for (k, pl) in &p.ops {
+        if *pl == Place::Join {
+            emit(&mut s, *k, "tok");
+        }
+    }
+    if p.with_loop {
+        s += "  br label %loop\nloop:\n  %i = phi i32 [ 0, %join ], [ %i.next, %loop ]\n";
+        if p.controlled {
+            s += "  %h = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %tok) ]\n";
+        }
+        for (k, pl) in &p.ops {
+            if *pl == Place::Loop {
+                emit(&mut s, *k, "h");
+            }
+        }
+        s += "  %i.next = add i32 %i, 1\n  %more = icmp slt i32 %i.next, %x\n  br i1 %more, label %loop, label %exit\nexit:\n";
+    }
+    s += "  ret void\n}\n\n";
+    s += "declare token @llvm.experimental.convergence.entry() convergent nounwind willreturn memory(none)\n";
+    s += "declare token @llvm.experimental.convergence.loop() convergent nounwind willreturn memory(none)\n";
+    s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
+    s += "declare void @convergent.operation() convergent nounwind\n";
+    s += "declare void @use(i32)\n";
+    s
+}
+
+/// Programs of the family with 1 to `max_ops` convergent operations.
+pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let place = prop_oneof![
+        Just(Place::Entry),
+        Just(Place::Arm),
+        Just(Place::Join),
+        Just(Place::Loop)
+    ];
+    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    (
+        any::<bool>(),
+        any::<bool>(),
+        prop::collection::vec((kind, place), 1..=max_ops.max(1)),
+    )
+        .prop_map(|(controlled, with_loop, mut ops)| {
+            for o in &mut ops {
+                if o.1 == Place::Loop && !with_loop {
+                    o.1 = Place::Join;
+                }
+            }
+            Prog {
+                controlled,
+                with_loop,
+                ops,
+            }
+        })
+}
+
+/// A mutation: move operation `i` (modulo the number of operations) to
+/// `to` (or drop it when `to` is None).
+pub fn mutate(p: &Prog, i: usize, to: Option<Place>) -> Prog {
+    let mut q = p.clone();
+    let i = i % q.ops.len();
+    match to {
+        Some(pl) if pl != Place::Loop || q.with_loop => q.ops[i].1 = pl,
+        Some(_) => q.ops[i].1 = Place::Arm,
+        None => {
+            q.ops.remove(i);
+        }
+    }
+    q
+}
+
+/// A mutation as a strategy: (operation index, destination or drop).
+pub fn arb_mutation() -> impl Strategy<Value = (usize, Option<Place>)> {
+    (
+        0usize..4,
+        prop_oneof![
+            Just(Some(Place::Entry)),
+            Just(Some(Place::Arm)),
+            Just(Some(Place::Join)),
+            Just(Some(Place::Loop)),
+            Just(None)
+        ],
+    )
+}
