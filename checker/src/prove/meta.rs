@@ -369,7 +369,7 @@ fn mc04(b: Bounds, llvm_rules: bool) -> Property {
     let (mut covered, mut compared) = (0, 0);
     for (i, cfg) in cfgs.iter().enumerate() {
         let body = |blk: usize| {
-            if (blk + i) % 2 == 0 {
+            if (blk + i).is_multiple_of(2) {
                 vec![format!("%op{blk} = call i32 @op(i32 {blk})")]
             } else {
                 Vec::new()

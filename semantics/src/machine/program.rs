@@ -261,6 +261,7 @@ impl<'m> Program<'m> {
             }
         }
         // Transitive closure (Floyd-Warshall on booleans).
+        #[allow(clippy::needless_range_loop)] // indices are block numbers
         for k in 0..n {
             for i in 0..n {
                 if may_enter[i][k] {
@@ -363,6 +364,7 @@ fn func_info(f: &Function) -> FuncInfo {
     for h in &hierarchies {
         let mut hs = vec![Vec::new(); n];
         let mut ih = vec![false; n];
+        #[allow(clippy::needless_range_loop)] // b is a block number
         for b in 0..n {
             if h.innermost.get(b).copied().flatten().is_some() {
                 hs[b] = h

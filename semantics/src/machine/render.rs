@@ -96,8 +96,8 @@ pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String
     let cols = columns(exec);
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
     for (t, th) in exec.threads.iter().enumerate() {
-        for p in 0..th.trace.len() {
-            order.push((cols[t][p], t, p));
+        for (p, &c) in cols[t].iter().enumerate().take(th.trace.len()) {
+            order.push((c, t, p));
         }
     }
     order.sort();

@@ -125,7 +125,7 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
                 return Arith::Ub("division by zero");
             }
             if op == BinOp::UDiv {
-                if has("exact") && a % b != 0 {
+                if has("exact") && !a.is_multiple_of(b) {
                     return poison;
                 }
                 ok(a / b)
