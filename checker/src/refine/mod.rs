@@ -629,6 +629,8 @@ impl Checker<'_, '_> {
                             let large = cex.inputs.iter().any(|(_, v)| !(-8..=8).contains(v));
                             best = Some((cex, len));
                             extra += 1;
+                            // Minimizing is optional: a short time limit.
+                            prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
                             if !small && !small_asked && large {
                                 // Small inputs first (then shorter traces).
                                 small_asked = true;
@@ -807,6 +809,9 @@ fn small_inputs(terms: &mut Terms, launch: &Launch) -> Vec<TermId> {
     }
     out
 }
+
+/// Time limit of each query that looks for a smaller counterexample.
+const MINIMIZE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Extra CEGIS rounds spent looking for a shorter counterexample.
 const MINIMIZE_ROUNDS: usize = 4;

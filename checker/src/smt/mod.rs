@@ -302,6 +302,11 @@ impl Incremental {
     }
 
     /// Adds a condition for this and every later check.
+    /// Changes the time limit of later checks.
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
     pub fn assert(&mut self, terms: &Terms, condition: Condition) {
         let b = self.tr.boolean(terms, condition.term);
         self.solver.assert(b);
