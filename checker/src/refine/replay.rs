@@ -56,7 +56,7 @@ fn observed(m: &Module, e: &Execution, t: usize, i: usize, observe: Observe) -> 
     let info = classify_call(m, c, false).ok()?;
     Some(match info.sem {
         CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
-        CallSem::Pure | CallSem::Stream | CallSem::Ignored => false,
+        CallSem::Pure | CallSem::Stream | CallSem::Ignored | CallSem::PureIntrinsic(_) => false,
         CallSem::UnknownConv { effect: true } => observe != Observe::Values,
         _ => observe == Observe::Sets,
     })
@@ -233,7 +233,14 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
                     if key == "convcheck-out-of-range" && v == "ub")
             })
     }) || opts.shuffle_oob_ub;
-    let insts: usize = f.blocks.iter().map(|b| b.insts.len() + 1).sum();
+    // Instructions of every definition: with calls, the interpreter's
+    // per-thread bound counts the callees' instructions too.
+    let insts: usize = m
+        .functions
+        .iter()
+        .flat_map(|g| &g.blocks)
+        .map(|b| b.insts.len() + 1)
+        .sum();
     MOptions {
         entry: Some(kernel.to_string()),
         threads: cex.threads as u32,
@@ -254,6 +261,38 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
     }
 }
 
+fn uses_atomics(m: &Module, kernel: &str) -> bool {
+    m.function(kernel).is_some_and(|f| {
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|i| matches!(i.kind, InstKind::AtomicRmw { .. }))
+    })
+}
+
+/// The memory abstraction's `atomicrmw` events are not events of the
+/// interpreter (which executes them on memory): drop them for comparison.
+fn strip_atomics(ts: &[CThread]) -> Vec<CThread> {
+    ts.iter()
+        .map(|t| {
+            let mut t = t.clone();
+            t.calls.retain(|e| !e.callee.starts_with("atomicrmw "));
+            t
+        })
+        .collect()
+}
+
+/// The observation without block traces (what inlining must preserve).
+fn observation_only(ts: &[CThread]) -> Vec<CThread> {
+    ts.iter()
+        .map(|t| {
+            let mut t = t.clone();
+            t.blocks.clear();
+            t
+        })
+        .collect()
+}
+
 /// Replays `cex` (R-CEX). `Err` is a disagreement between the encoding and
 /// the interpreter (an internal error).
 pub fn replay(
@@ -263,11 +302,96 @@ pub fn replay(
     opts: &Options,
     cex: &Cex,
 ) -> Result<Replayed, String> {
+    replay_with(src, tgt, None, kernel, opts, cex)
+}
+
+/// [`replay`] on the modules the encoding checked (`src`, `tgt`: after
+/// inlining), and, when `originals` is given (calls were inlined), an
+/// independent cross-check of the inlining on the original modules, where
+/// the interpreter executes calls natively: the original target must show
+/// the counterexample's observation (block traces are not compared: they
+/// name other blocks) and, when the source side is checked, no execution
+/// of the original source may show it or have UB.
+///
+/// With `atomicrmw` (the memory abstraction, `prog::AtomicInfo`) values
+/// are not compared and atomic events are dropped, and the source side is
+/// not replayed: the interpreter's atomics read real memory.
+pub fn replay_with(
+    src: &Module,
+    tgt: &Module,
+    originals: Option<(&Module, &Module)>,
+    kernel: &str,
+    opts: &Options,
+    cex: &Cex,
+) -> Result<Replayed, String> {
+    let mut r = replay_inner(src, tgt, kernel, opts, cex)?;
+    let Some((osrc, otgt)) = originals else {
+        return Ok(r);
+    };
+    let uf = uses_uninterpreted(tgt, kernel)
+        || uses_uninterpreted(src, kernel)
+        || uses_atomics(tgt, kernel)
+        || uses_atomics(src, kernel);
+    let norm = |ts: &[CThread]| {
+        let ts = strip_atomics(ts);
+        let ts = if uf { strip_values(&ts) } else { ts };
+        observation_only(&ts)
+    };
+    let want = norm(&cex.target);
+    let tex = explore(otgt, &moptions(otgt, kernel, opts, cex)).map_err(|e| e.to_string())?;
+    if !tex
+        .behaviours
+        .iter()
+        .any(|b| norm(&project(otgt, &b.execution, opts.observe)) == want)
+    {
+        return Err(format!(
+            "inlining cross-check: the interpreter on the original target (calls executed \
+             natively) finds {} behaviours on this launch, none with the counterexample's \
+             observation",
+            tex.behaviours.len()
+        ));
+    }
+    if r.source_checked {
+        let sex = explore(osrc, &moptions(osrc, kernel, opts, cex)).map_err(|e| e.to_string())?;
+        for b in &sex.behaviours {
+            let p = project(osrc, &b.execution, opts.observe);
+            if p.iter().any(|t| t.end == CEnd::Ub) {
+                return Err(
+                    "inlining cross-check: the interpreter finds undefined behaviour \
+                            in the original source on this launch"
+                        .into(),
+                );
+            }
+            if same_observation(&p, &cex.target) {
+                return Err(
+                    "inlining cross-check: the interpreter finds an execution of the \
+                            original source with the target's observation"
+                        .into(),
+                );
+            }
+        }
+    }
+    r.notes.push(
+        "calls were inlined for the encoding; the interpreter confirms the observation on the \
+         original modules, executing the calls"
+            .into(),
+    );
+    Ok(r)
+}
+
+fn replay_inner(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    opts: &Options,
+    cex: &Cex,
+) -> Result<Replayed, String> {
     let mut notes = Vec::new();
-    let uf = uses_uninterpreted(tgt, kernel) || uses_uninterpreted(src, kernel);
+    let atomics = uses_atomics(tgt, kernel) || uses_atomics(src, kernel);
+    let uf = uses_uninterpreted(tgt, kernel) || uses_uninterpreted(src, kernel) || atomics;
     let tex = explore(tgt, &moptions(tgt, kernel, opts, cex)).map_err(|e| e.to_string())?;
     let want = if uf {
-        strip_values(&cex.target)
+        strip_values(&strip_atomics(&cex.target))
     } else {
         cex.target.clone()
     };
@@ -290,11 +414,16 @@ pub fn replay(
     };
     let target = found.execution.clone();
     if uf {
-        notes.push(
+        notes.push(if atomics {
+            "memory abstraction: atomicrmw results are inputs of the encoding; values and \
+             atomic events are not compared on replay and the source side is not replayed \
+             (the interpreter's atomics read real memory)"
+                .into()
+        } else {
             "values of uninterpreted functions are not compared on replay; the source side is \
              not replayed (the interpreter chooses them per program)"
-                .into(),
-        );
+                .into()
+        });
         return Ok(Replayed {
             target,
             source: None,
