@@ -1020,6 +1020,42 @@ impl Builder<'_, '_> {
             None => (a, pa),
         };
         let bits = match op {
+            PureOp::Ctpop if w >= 8 && w.is_power_of_two() && w <= 64 => {
+                // SWAR population count (cheap to bit-blast, unlike a sum
+                // of w extended bits).
+                let rep = |byte: u128| -> u128 {
+                    let mut x = 0u128;
+                    for i in 0..(w / 8) {
+                        x |= byte << (8 * i);
+                    }
+                    x
+                };
+                let sh = |s: &mut Self, x: TermId, n: u32| {
+                    let c = s.bv(w, n as u128);
+                    s.t.bv_lshr(x, c)
+                };
+                let m1 = self.bv(w, rep(0x55));
+                let m2 = self.bv(w, rep(0x33));
+                let m4 = self.bv(w, rep(0x0f));
+                let x1 = sh(self, a, 1);
+                let x1 = self.t.bv_and(x1, m1);
+                let x = self.t.bv_sub(a, x1);
+                let lo = self.t.bv_and(x, m2);
+                let hi = sh(self, x, 2);
+                let hi = self.t.bv_and(hi, m2);
+                let x = self.t.bv_add(lo, hi);
+                let x4 = sh(self, x, 4);
+                let x = self.t.bv_add(x, x4);
+                let mut x = self.t.bv_and(x, m4);
+                let mut shift = 8;
+                while shift < w {
+                    let y = sh(self, x, shift);
+                    x = self.t.bv_add(x, y);
+                    shift *= 2;
+                }
+                let keep = self.bv(w, 0xff);
+                self.t.bv_and(x, keep)
+            }
             PureOp::Ctpop => {
                 let mut acc = self.bv(w, 0);
                 for i in 0..w {
