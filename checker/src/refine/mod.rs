@@ -778,8 +778,7 @@ pub fn check_pair<'a>(
         .iter()
         .chain(&pt.atomics)
         .flatten()
-        .next()
-        .is_some();
+        .any(|a| a.is_some());
     let replay = match (&outcome.verdict, do_replay) {
         (Verdict::Counterexample(c), true) => {
             let originals = any_inlined.then_some((src, tgt));
