@@ -257,6 +257,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         // Traces refer to the kernels the encoding checked (after inlining).
         src_module: inlined.as_ref().map_or(&src, |b| &b.0),
         tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
+        inlined: inlined.is_some(),
     };
     if let Some(out) = &args.report {
         let html =

@@ -367,6 +367,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         // Traces refer to the kernels the encoding checked (after inlining).
         src_module: inlined.as_ref().map_or(&src, |b| &b.0),
         tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
+        inlined: inlined.is_some(),
     };
     let text = render_text(&report);
     if let Some(Err(e)) = &replay {
