@@ -98,7 +98,9 @@ pub fn smt_verdict(src: &Module, tgt: &Module) -> Result<bool, String> {
     };
     let mut session = Session::new(None);
     match check_pair(src, tgt, "k", &opts, &mut session, true, None) {
-        Ok(PairResult::Checked { outcome, replay }) => {
+        Ok(PairResult::Checked {
+            outcome, replay, ..
+        }) => {
             if let Some(Err(e)) = replay {
                 return Err(format!("replay disagrees: {e}"));
             }

@@ -159,8 +159,10 @@ fn refine_report_shows_the_counterexample_and_first_difference() {
         assert!(html.contains(t.as_str()), "missing `{t}`");
     }
     assert!(html.contains("source @example_kernel") && html.contains("target @example_kernel"));
+    // Which thread shows the difference depends on the solver's model.
     assert!(
-        html.contains("<li>target: thread 0, call #0 @use("),
+        html.contains("<li>target: thread 0, call #0 @use(")
+            || html.contains("<li>target: thread 1, call #0 @use("),
         "{html}"
     );
     if let Some(dom) = render(

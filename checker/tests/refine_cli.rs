@@ -48,12 +48,27 @@ fn exit_statuses() {
         "{}",
         e.message
     );
-    // A call of a defined function is outside the encoding (R-1).
-    let mut a = args("cl06-inline-entry");
-    a.kernel = Some("main".into());
+    // Calls of defined functions are inlined (F-20 fixed); recursion is
+    // still outside the encoding (exit 3).
+    let rec = std::env::temp_dir().join(format!("refine-rec-{}.ll", std::process::id()));
+    std::fs::write(
+        &rec,
+        "define void @f(i32 %x) {\n  call void @f(i32 %x)\n  ret void\n}\n\
+         define void @k(i32 %a) {\n  call void @f(i32 %a)\n  ret void\n}\n",
+    )
+    .expect("temp file");
+    let mut a = args("cl02-reduction-merge-uniform");
+    a.src = rec.clone();
+    a.tgt = rec.clone();
+    a.kernel = Some("k".into());
     let e = run(&a).expect_err("unsupported");
+    let _ = std::fs::remove_file(&rec);
     assert_eq!(e.status, 3);
-    assert!(e.message.contains("unsupported"), "{}", e.message);
+    assert!(
+        e.message.contains("unsupported") && e.message.contains("recursive"),
+        "{}",
+        e.message
+    );
     let mut a = args("cl02-reduction-merge-uniform");
     a.src = PathBuf::from("/nonexistent.ll");
     assert_eq!(run(&a).expect_err("unreadable").status, 3);

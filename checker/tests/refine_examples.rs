@@ -62,7 +62,9 @@ fn run_one(src: &Path, tgt: &Path, kernel: &str, opts: &Options) -> String {
         Ok(PairResult::Unsupported { role, message }) => {
             format!("unsupported [{role}: {message}]")
         }
-        Ok(PairResult::Checked { outcome, replay }) => {
+        Ok(PairResult::Checked {
+            outcome, replay, ..
+        }) => {
             if let Some(Err(e)) = replay {
                 panic!(
                     "R-CEX: interpreter disagrees with the counterexample for {}: {e}",

@@ -9,6 +9,7 @@
 //! | textual LLVM IR parser                    | [`parse`]         | P-PROG           |
 //! | CFG, dominators, post-dominators, cycles (LLVM's GenericCycleInfo), all cycle hierarchies | [`cfg`] | D-HIER (hierarchies) |
 //! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
+//! | inlining of defined functions (CO "Function inlining") | [`inline`] | D-ENTRY-CALL |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
@@ -16,6 +17,7 @@
 
 pub mod cfg;
 pub mod infer;
+pub mod inline;
 pub mod ir;
 pub mod machine;
 pub mod parse;

@@ -244,7 +244,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             args.tgt.display().to_string()
         }
     };
-    let (outcome, replay) = match result {
+    let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
             role,
             rules,
@@ -262,7 +262,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
                 path(role)
             )))
         }
-        PairResult::Checked { outcome, replay } => (outcome, replay),
+        PairResult::Checked {
+            outcome,
+            replay,
+            inlined,
+        } => (outcome, replay, inlined),
     };
     let report = Report {
         src: args.src.display().to_string(),
@@ -272,8 +276,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         outcome: &outcome,
         replay: replay.as_ref(),
         queries: session.log.len(),
-        src_module: &src,
-        tgt_module: &tgt,
+        // Traces refer to the kernels the encoding checked (after inlining).
+        src_module: inlined.as_ref().map_or(&src, |b| &b.0),
+        tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
+        inlined: inlined.is_some(),
     };
     if let Some(out) = &args.report {
         let html =

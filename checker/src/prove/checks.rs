@@ -329,7 +329,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     let mut session = Session::new(None);
     let result = check_pair(&src, &tgt, &kernel, &opts, &mut session, !a.no_replay, None)
         .map_err(|e| e.to_string())?;
-    let (outcome, replay) = match result {
+    let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
             role,
             rules,
@@ -350,7 +350,11 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
                 text: format!("unsupported by the refinement checker in the {role}: {message}"),
             })
         }
-        PairResult::Checked { outcome, replay } => (outcome, replay),
+        PairResult::Checked {
+            outcome,
+            replay,
+            inlined,
+        } => (outcome, replay, inlined),
     };
     let report = Report {
         src: a.src.display().to_string(),
@@ -360,8 +364,10 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         outcome: &outcome,
         replay: replay.as_ref(),
         queries: session.log.len(),
-        src_module: &src,
-        tgt_module: &tgt,
+        // Traces refer to the kernels the encoding checked (after inlining).
+        src_module: inlined.as_ref().map_or(&src, |b| &b.0),
+        tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
+        inlined: inlined.is_some(),
     };
     let text = render_text(&report);
     if let Some(Err(e)) = &replay {

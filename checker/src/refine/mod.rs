@@ -890,6 +890,10 @@ pub enum PairResult {
         outcome: Outcome2,
         /// `Some` for a counterexample when replay was asked for.
         replay: Option<Result<replay::Replayed, String>>,
+        /// The source and target after inlining (`semantics::inline`), when
+        /// either kernel called a defined function: the encoding's traces
+        /// (block indices) refer to these modules.
+        inlined: Option<Box<(Module, Module)>>,
     },
 }
 
@@ -937,7 +941,42 @@ pub fn check_pair<'a>(
             });
         }
     }
-    let ps = match prog::prepare(src, kernel, opts.shuffle_oob_ub) {
+    // Calls of defined functions: inline them (D-ENTRY-CALL, CO "Function
+    // inlining"); the encoding covers one body. The originals are kept for
+    // the interpreter, which executes calls natively (replay cross-check).
+    let inline = |role: &'static str, m: &Module| {
+        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
+            role,
+            message: format!("inlining: {e}"),
+        })
+    };
+    let (isrc, itgt) = match (inline("source", src), inline("target", tgt)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return Ok(e),
+    };
+    let any_inlined = isrc.calls_inlined + itgt.calls_inlined > 0;
+    if any_inlined {
+        for (role, m) in [("source", &isrc.module), ("target", &itgt.module)] {
+            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
+            if let Some(v) = report.violations.first() {
+                return Ok(PairResult::Unsupported {
+                    role,
+                    message: format!(
+                        "the kernel after inlining breaks {}: {} (calls whose inlining \
+                         is not a valid program are not supported)",
+                        v.rule.as_str(),
+                        v.message
+                    ),
+                });
+            }
+        }
+    }
+    let ps = match prog::prepare_inlined(
+        &isrc.module,
+        kernel,
+        opts.shuffle_oob_ub,
+        Some(&isrc.origins),
+    ) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
@@ -946,7 +985,12 @@ pub fn check_pair<'a>(
             })
         }
     };
-    let pt = match prog::prepare(tgt, kernel, opts.shuffle_oob_ub) {
+    let pt = match prog::prepare_inlined(
+        &itgt.module,
+        kernel,
+        opts.shuffle_oob_ub,
+        Some(&itgt.origins),
+    ) {
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
@@ -963,10 +1007,37 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
     };
-    let outcome = checker.run()?;
+    let mut outcome = checker.run()?;
+    let memory = ps
+        .atomics
+        .iter()
+        .chain(&pt.atomics)
+        .flatten()
+        .any(|a| a.is_some());
     let replay = match (&outcome.verdict, do_replay) {
-        (Verdict::Counterexample(c), true) => Some(replay::replay(src, tgt, kernel, opts, c)),
+        (Verdict::Counterexample(c), true) => {
+            let originals = any_inlined.then_some((src, tgt));
+            match replay::replay_with(&isrc.module, &itgt.module, originals, kernel, opts, c) {
+                Ok(r) => Some(Ok(r)),
+                Err(e) if memory => {
+                    // The memory abstraction (prog::AtomicInfo) admits
+                    // atomic results real memory cannot return: such a
+                    // counterexample is not a verdict.
+                    outcome.verdict = Verdict::Unknown(format!(
+                        "a counterexample under the memory abstraction (atomicrmw results \
+                         as inputs) is not replayable with real memory: {e}"
+                    ));
+                    None
+                }
+                Err(e) => Some(Err(e)),
+            }
+        }
         _ => None,
     };
-    Ok(PairResult::Checked { outcome, replay })
+    let inlined = any_inlined.then(|| Box::new((isrc.module.clone(), itgt.module.clone())));
+    Ok(PairResult::Checked {
+        outcome,
+        replay,
+        inlined,
+    })
 }

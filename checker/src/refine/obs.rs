@@ -48,11 +48,11 @@ fn set_view(
     u: usize,
 ) -> (TermId, TermId) {
     let alts = member(terms, e, t, s, o, u);
-    let conds: Vec<TermId> = alts.iter().map(|(c, _)| *c).collect();
+    let conds: Vec<TermId> = alts.iter().map(|(c, _, _)| *c).collect();
     let is = terms.or(&conds);
     let mut ord = terms.bv_const(super::encode::CW, 0);
-    for (c, s2) in alts.iter().rev() {
-        if let Some(x) = e.inst[u][*s2][o].ord {
+    for (c, s2, o2) in alts.iter().rev() {
+        if let Some(x) = e.inst[u][*s2][*o2].ord {
             ord = terms.ite(*c, x, ord);
         }
     }

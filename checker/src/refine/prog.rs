@@ -7,8 +7,13 @@
 //! (`semantics::machine::program::classify`) on purpose: the encoding is the
 //! second formalization (M-AXIOM), and M-AGREE compares the two.
 
+use std::collections::HashMap;
+
 use semantics::cfg::{Cfg, CycleInfo};
-use semantics::ir::{Attr, BlockId, Call, Function, InstKind, Module, Operand, Type, ValueId};
+use semantics::inline::{Loc, Origin};
+use semantics::ir::{
+    Attr, BlockId, Call, Function, InstKind, Module, Operand, RmwOp, Type, ValueDef, ValueId,
+};
 
 /// C-OPS reductions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +57,34 @@ pub enum CallSem {
     Stream,
     /// No semantic effect (`llvm.assume`, lifetime, debug).
     Ignored,
+    /// P-THREAD: a pure integer intrinsic (`llvm.ctpop`, `llvm.umin`,
+    /// `llvm.umax`, `llvm.smin`, `llvm.smax`), as the interpreter's.
+    PureIntrinsic(PureOp),
+}
+
+/// The pure integer intrinsics the encoding models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PureOp {
+    Ctpop,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+}
+
+/// An `atomicrmw` on a global, under the memory abstraction of the
+/// encoding (which has no memory): an observable event (R-OBS) carrying
+/// the global's name, the operation and the value operand, whose result is
+/// an environment input (P-INPUT), an uninterpreted function of (thread,
+/// ordinal of the thread's atomic events) shared by the source and the
+/// target like the launch. This over-approximates what other threads'
+/// atomics can return, so a counterexample that depends on the returned
+/// values may not be reproducible with real memory (see `replay`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtomicInfo {
+    /// The global, without `@`.
+    pub global: String,
+    pub op: RmwOp,
 }
 
 /// A call as the encoding sees it.
@@ -87,6 +120,14 @@ pub struct Prepared<'m> {
     pub enclosing: Vec<Vec<(usize, BlockId)>>,
     /// Whether the kernel has an `anchor` (D-ORDER constraints are needed).
     pub has_anchor: bool,
+    /// Per block, per instruction: the `atomicrmw` meaning (memory
+    /// abstraction, see [`AtomicInfo`]).
+    pub atomics: Vec<Vec<Option<AtomicInfo>>>,
+    /// Per convergent call (block, index): its D-CW class. Instances of
+    /// two calls of one class may be converged: inlined copies of one
+    /// static instruction whose key comes from a copy of one anchor (see
+    /// [`classes`]). Calls not in the map are their own class.
+    pub class: HashMap<(usize, usize), usize>,
 }
 
 impl Prepared<'_> {
@@ -163,6 +204,11 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         {
             CallSem::Ignored
         }
+        n if n.starts_with("llvm.ctpop.") => CallSem::PureIntrinsic(PureOp::Ctpop),
+        n if n.starts_with("llvm.umin.") => CallSem::PureIntrinsic(PureOp::UMin),
+        n if n.starts_with("llvm.umax.") => CallSem::PureIntrinsic(PureOp::UMax),
+        n if n.starts_with("llvm.smin.") => CallSem::PureIntrinsic(PureOp::SMin),
+        n if n.starts_with("llvm.smax.") => CallSem::PureIntrinsic(PureOp::SMax),
         n if n.starts_with("llvm.") => return Err(format!("intrinsic @{n}")),
         _ if conv_attr || token.is_some() => CallSem::UnknownConv { effect: !pure },
         _ if pure => CallSem::Pure,
@@ -172,7 +218,11 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         || token.is_some()
         || !matches!(
             sem,
-            CallSem::Tid | CallSem::Pure | CallSem::Stream | CallSem::Ignored
+            CallSem::Tid
+                | CallSem::Pure
+                | CallSem::Stream
+                | CallSem::Ignored
+                | CallSem::PureIntrinsic(_)
         );
     Ok(CallInfo {
         sem,
@@ -199,6 +249,17 @@ fn operand_ok(op: &Operand) -> bool {
 /// Prepares kernel `kernel` (name without `@`) of `m`, or says which
 /// construct the encoding does not cover (P-PROG subset of the checker).
 pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared<'m>, Unsupported> {
+    prepare_inlined(m, kernel, oob_ub, None)
+}
+
+/// [`prepare`] for a kernel produced by `semantics::inline`, whose
+/// `origins` identify the copies of one static instruction (D-CW classes).
+pub fn prepare_inlined<'m>(
+    m: &'m Module,
+    kernel: &str,
+    oob_ub: bool,
+    origins: Option<&[Vec<Origin>]>,
+) -> Result<Prepared<'m>, Unsupported> {
     let func = m
         .function(kernel)
         .filter(|f| f.is_definition)
@@ -210,9 +271,11 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared
         format!("@{kernel} %{} line {}", func.blocks[b].name, span.line)
     };
     let mut calls = Vec::new();
+    let mut atomics = Vec::new();
     let mut has_anchor = false;
     for (bi, b) in func.blocks.iter().enumerate() {
         let mut row = Vec::new();
+        let mut arow = Vec::new();
         for inst in &b.insts {
             let bad = |what: &str| Unsupported {
                 construct: what.to_string(),
@@ -246,6 +309,22 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared
                 }
                 InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Cast { .. } => None,
                 InstKind::Freeze(_) => return Err(bad("freeze")),
+                InstKind::AtomicRmw { op, ptr, value, .. } => {
+                    let global = match &ptr.value {
+                        Operand::Const(semantics::ir::Const::Global(g))
+                            if m.globals.iter().any(|x| &x.name == g) =>
+                        {
+                            g.clone()
+                        }
+                        _ => return Err(bad("atomicrmw on a pointer that is not a global")),
+                    };
+                    if !int_ok(&value.ty) || !operand_ok(&value.value) {
+                        return Err(bad("atomicrmw on a non-integer value"));
+                    }
+                    arow.push(Some(AtomicInfo { global, op: *op }));
+                    row.push(None);
+                    continue;
+                }
                 other => {
                     let name = format!("{other:?}");
                     let name = name
@@ -257,8 +336,10 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared
                 }
             };
             row.push(info);
+            arow.push(None);
         }
         calls.push(row);
+        atomics.push(arow);
     }
     for p in &func.params {
         if !int_ok(&p.ty) {
@@ -297,6 +378,7 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared
             cs
         })
         .collect();
+    let class = origins.map_or_else(HashMap::new, |o| classes(func, &calls, o));
     Ok(Prepared {
         module: m,
         func,
@@ -305,12 +387,82 @@ pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared
         cycles,
         enclosing,
         has_anchor,
+        atomics,
+        class,
     })
+}
+
+/// D-CW classes of the convergent calls of an inlined kernel. Instances of
+/// copies of one static instruction X are converged in the original
+/// program iff their keys are equal there. A key is built from X's
+/// location and its parent's key (the token's defining instance, or for a
+/// callee's `entry` the call-site instance), down to a root: the kernel's
+/// `entry` or block visits (one launch, unique per copy) or an `anchor`,
+/// whose key is a free choice (D-ANCHOR) and forgets where the copy came
+/// from. So two copies can have equal keys only when the chain of static
+/// locations from X down to an anchor is the same, including the call
+/// sites crossed below the anchor: the class is (X's location, the
+/// locations of the token definitions on the chain, X's call path below the
+/// anchor's). Calls whose chain does not end at an anchor are not in the
+/// map (each is its own class, as without inlining).
+pub fn classes(
+    func: &Function,
+    calls: &[Vec<Option<CallInfo>>],
+    origins: &[Vec<Origin>],
+) -> HashMap<(usize, usize), usize> {
+    type Key = (Vec<Loc>, Vec<Loc>);
+    let mut ids: HashMap<Key, usize> = HashMap::new();
+    let mut out = HashMap::new();
+    for (bi, row) in calls.iter().enumerate() {
+        for (ii, c) in row.iter().enumerate() {
+            let Some(c) = c.as_ref().filter(|c| c.convergent || c.sem.is_token_def()) else {
+                continue;
+            };
+            let mut chain = vec![origins[bi][ii].loc.clone()];
+            let mut cur = c.clone();
+            let mut root = None;
+            for _ in 0..64 {
+                if cur.sem == CallSem::Anchor {
+                    root = Some(chain.len());
+                    break;
+                }
+                let Some(tok) = cur.token else { break };
+                let ValueDef::Inst { block, index } = func.value(tok).def else {
+                    break;
+                };
+                let Some(d) = calls[block.0][index].as_ref() else {
+                    break;
+                };
+                chain.push(origins[block.0][index].loc.clone());
+                if d.sem == CallSem::Anchor {
+                    let own = &origins[bi][ii].path;
+                    let depth = origins[block.0][index].path.len().min(own.len());
+                    let key = (chain.clone(), own[depth..].to_vec());
+                    let next = ids.len();
+                    out.insert((bi, ii), *ids.entry(key).or_insert(next));
+                    root = None;
+                    break;
+                }
+                cur = d.clone();
+            }
+            if root.is_some() {
+                // X is an anchor itself: its class is its location.
+                let key = (chain, Vec::new());
+                let next = ids.len();
+                out.insert((bi, ii), *ids.entry(key).or_insert(next));
+            }
+        }
+    }
+    out
 }
 
 impl Prepared<'_> {
     /// The call at (block, inst), if that instruction is a call.
     pub fn call(&self, b: usize, i: usize) -> Option<&CallInfo> {
         self.calls[b][i].as_ref()
+    }
+    /// The `atomicrmw` at (block, inst), if that instruction is one.
+    pub fn atomic(&self, b: usize, i: usize) -> Option<&AtomicInfo> {
+        self.atomics[b][i].as_ref()
     }
 }

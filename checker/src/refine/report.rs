@@ -24,6 +24,39 @@ pub struct Report<'a> {
     pub queries: usize,
     pub src_module: &'a Module,
     pub tgt_module: &'a Module,
+    /// Calls of defined functions were inlined (the modules above are the
+    /// inlined ones).
+    pub inlined: bool,
+}
+
+/// Modelling notes printed with the bounds (R-BOUND: the verdict names
+/// what it abstracts): inlining and the `atomicrmw` memory abstraction.
+pub fn model_notes(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.inlined {
+        out.push(
+            "calls of defined functions inlined (D-ENTRY-CALL: a call's token replaces the \
+             callee's entry; copies of one anchor keep one identity)"
+                .to_string(),
+        );
+    }
+    let atomics = [r.src_module, r.tgt_module].iter().any(|m| {
+        m.function(&r.kernel).is_some_and(|f| {
+            f.blocks
+                .iter()
+                .flat_map(|b| &b.insts)
+                .any(|i| matches!(i.kind, semantics::ir::InstKind::AtomicRmw { .. }))
+        })
+    });
+    if atomics {
+        out.push(
+            "memory abstraction: atomicrmw on a global is an observed event (global, operation, \
+             value) whose result is an input of (thread, event ordinal) shared by source and \
+             target; memory contents are not modelled"
+                .to_string(),
+        );
+    }
+    out
 }
 
 fn observe_name(o: Observe) -> &'static str {
@@ -206,6 +239,9 @@ pub fn render_text(r: &Report) -> String {
     let v = &r.outcome.verdict;
     let _ = writeln!(s, "refine {} -> {} (kernel @{})", r.src, r.tgt, r.kernel);
     let _ = writeln!(s, "bounds: {}", bounds_text(r.opts));
+    for n in model_notes(r) {
+        let _ = writeln!(s, "model: {n}");
+    }
     match v {
         Verdict::Refines { cut } => {
             let _ = writeln!(
@@ -282,6 +318,7 @@ pub fn render_json(r: &Report) -> Value {
             "inputs": "full range",
             "observe": observe_name(r.opts.observe),
             "uncontrolled": unc_name(r.opts.uncontrolled),
+            "model": model_notes(r),
         },
         "queries": r.queries,
         "iterations": r.outcome.iterations,

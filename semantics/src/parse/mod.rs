@@ -31,6 +31,7 @@ mod inst;
 mod keywords;
 pub mod lexer;
 mod names;
+pub(crate) use names::for_each_operand_mut;
 mod parser;
 mod types;
 

@@ -346,7 +346,7 @@ fn print_name(n: &Name) -> String {
 }
 
 /// Applies `f` to every operand of an instruction.
-pub(super) fn for_each_operand_mut(kind: &mut InstKind, f: &mut dyn FnMut(&mut Operand)) {
+pub(crate) fn for_each_operand_mut(kind: &mut InstKind, f: &mut dyn FnMut(&mut Operand)) {
     match kind {
         InstKind::Binary { lhs, rhs, .. }
         | InstKind::ICmp { lhs, rhs, .. }

@@ -38,6 +38,7 @@ use semantics::ir::{
     BinOp, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
 };
 
+mod pure;
 mod sets;
 
 use super::prog::{CallSem, Prepared};
@@ -185,6 +186,13 @@ pub struct Enc {
     /// variable of each occurrence). Lets CEGIS map a source anchor to the
     /// target anchor of the same name.
     pub anchor_keys: Vec<(String, usize, Vec<TermId>)>,
+    /// D-CW class per op ([`Prepared::class`]) and the ops of each class:
+    /// only instances of ops of one class can be converged.
+    pub op_class: Vec<usize>,
+    pub class_ops: Vec<Vec<usize>>,
+    /// Per thread: `atomicrmw` events (memory abstraction, R-OBS).
+    pub atom: Vec<Vec<Ev>>,
+    pub atom_count: Vec<TermId>,
 }
 
 pub(crate) struct Builder<'a, 'p> {
@@ -327,7 +335,7 @@ impl Builder<'_, '_> {
     fn is_observed(&self, sem: &CallSem) -> bool {
         match sem {
             CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
-            CallSem::Pure | CallSem::Stream | CallSem::Ignored => false,
+            CallSem::Pure | CallSem::Stream | CallSem::Ignored | CallSem::PureIntrinsic(_) => false,
             CallSem::UnknownConv { effect: true } => self.observe != Observe::Values,
             _ => self.observe == Observe::Sets,
         }
@@ -351,6 +359,24 @@ impl Builder<'_, '_> {
                 }
             }
         }
+        // D-CW classes: the prepared classes, else one class per op.
+        let mut op_class = Vec::new();
+        let mut class_ops: Vec<Vec<usize>> = Vec::new();
+        let mut by_prepared: HashMap<usize, usize> = HashMap::new();
+        for (o, bi_ii) in ops.iter().enumerate() {
+            let c = match p.class.get(bi_ii) {
+                Some(pc) => *by_prepared.entry(*pc).or_insert_with(|| {
+                    class_ops.push(Vec::new());
+                    class_ops.len() - 1
+                }),
+                None => {
+                    class_ops.push(Vec::new());
+                    class_ops.len() - 1
+                }
+            };
+            class_ops[c].push(o);
+            op_class.push(c);
+        }
         let mut enc = Enc {
             name: self.name.clone(),
             n,
@@ -372,6 +398,10 @@ impl Builder<'_, '_> {
             cev_count: Vec::new(),
             op_callee,
             anchor_keys: Vec::new(),
+            op_class,
+            class_ops,
+            atom: Vec::new(),
+            atom_count: Vec::new(),
         };
         // Results of convergent ops needing the set: fresh variables, defined below.
         let mut results: HashMap<(usize, usize, usize), TermId> = HashMap::new();
@@ -468,6 +498,9 @@ impl Builder<'_, '_> {
                                                                              // Occurrence counters per op (choices are indexed by occurrence, not
                                                                              // by step, so that a learned choice carries over to other launches).
         let mut occ: Vec<TermId> = (0..enc.ops.len()).map(|_| self.cw(0)).collect();
+        // Occurrence counters per D-CW class (anchor choices are indexed by
+        // the thread's occurrence of any copy of the anchor, D-INST).
+        let mut cocc: Vec<TermId> = (0..enc.class_ops.len()).map(|_| self.cw(0)).collect();
         let mut anchor_vars: HashMap<usize, Vec<TermId>> = HashMap::new();
         for s in 0..k {
             let cur_blk = blk[s];
@@ -475,6 +508,8 @@ impl Builder<'_, '_> {
             let mut new_cur = st.cur.clone();
             let mut step_insts: Vec<Option<Inst>> = vec![None; enc.ops.len()];
             let occ_before = occ.clone();
+            let cocc_before = cocc.clone();
+            let mut cocc_after = cocc.clone();
             let ext_before = st.ext_cnt;
             let cev_before = st.cev_cnt;
             let mut ext_after = ext_before;
@@ -513,8 +548,38 @@ impl Builder<'_, '_> {
                 let mut ub = fls;
                 let mut ext_i = 0usize;
                 let mut cev_i = 0usize;
+                let mut local_c: HashMap<usize, TermId> = HashMap::new();
                 for (ii, inst) in block.insts.iter().enumerate() {
                     let val: V = match &inst.kind {
+                        InstKind::AtomicRmw { value, .. } => {
+                            // Memory abstraction (prog::AtomicInfo): an
+                            // observed event (R-OBS) whose result is an
+                            // environment input (P-INPUT), a function of
+                            // (thread, event ordinal) shared with the other
+                            // program of the pair.
+                            let Some(ai) = p.atomic(bi, ii).cloned() else {
+                                continue;
+                            };
+                            let w = width(&value.ty);
+                            let x = self.operand(&value.value, w, &local, &st);
+                            let i = self.cw(ext_i);
+                            ext_i += 1;
+                            let ord = self.t.bv_add(ext_before, i);
+                            ext_t.push(Ev {
+                                here: at,
+                                ord,
+                                callee: atomic_event_name(&ai),
+                                args: vec![x],
+                            });
+                            let fid = self.t.func(
+                                &format!("atomic.{}.i{w}", ai.global),
+                                &[Sort::BitVec(32), Sort::BitVec(CW)],
+                                Sort::BitVec(w),
+                            );
+                            let tid = self.bv(32, t as u128);
+                            let bits = self.t.apply(fid, &[tid, ord]);
+                            self.int(bits)
+                        }
                         InstKind::Phi { ty, incoming, .. } => {
                             let w = width(ty);
                             let mut v = self.poison(w);
@@ -619,13 +684,21 @@ impl Builder<'_, '_> {
                             };
                             if info.convergent {
                                 let o = op_index[&(bi, ii)];
+                                let c = enc.op_class[o];
+                                let cur_c = local_c.get(&c).copied().unwrap_or(cocc_before[c]);
+                                let one = self.cw(1);
+                                let inc = self.t.bv_add(cur_c, one);
+                                local_c.insert(c, inc);
                                 let key: Vec<TermId> = match &info.sem {
                                     CallSem::Entry => Vec::new(),
                                     CallSem::Anchor => {
                                         // D-ANCHOR: the j-th instance of this anchor in
                                         // thread t gets the chosen key a[t][o][j].
-                                        if !anchor_vars.contains_key(&o) {
-                                            let vs: Vec<TermId> = (0..k)
+                                        if !anchor_vars.contains_key(&c) {
+                                            // One choice per possible occurrence
+                                            // of any copy in the class.
+                                            let copies = enc.class_ops[c].len();
+                                            let vs: Vec<TermId> = (0..k * copies)
                                                 .map(|j| {
                                                     self.fresh(
                                                         &format!("anchor.t{t}.o{o}.j{j}"),
@@ -644,10 +717,10 @@ impl Builder<'_, '_> {
                                                 let d = self.t.distinct(&vs);
                                                 enc.valid.push(d);
                                             }
-                                            anchor_vars.insert(o, vs);
+                                            anchor_vars.insert(c, vs);
                                         }
-                                        let vs = anchor_vars[&o].clone();
-                                        vec![select(self.t, occ_before[o], &vs)]
+                                        let vs = anchor_vars[&c].clone();
+                                        vec![select(self.t, cur_c, &vs)]
                                     }
                                     CallSem::Loop => {
                                         let tok = info.token.and_then(|tv| {
@@ -731,6 +804,9 @@ impl Builder<'_, '_> {
                                     CallSem::Tid => {
                                         let bits = self.bv(rw, t as u128);
                                         result = self.int(bits);
+                                    }
+                                    CallSem::PureIntrinsic(op) => {
+                                        result = self.pure_intrinsic(op, rw, &args);
                                     }
                                     CallSem::Pure if call.ty != Type::Void => {
                                         // P-INPUT: deterministic function of (args, tid).
@@ -841,6 +917,11 @@ impl Builder<'_, '_> {
                     let merged = self.ite_v(at, &val, &old);
                     new_cur.insert(v, merged);
                 }
+                let mut lc: Vec<(usize, TermId)> = local_c.into_iter().collect();
+                lc.sort_by_key(|x| x.0);
+                for (c, v) in lc {
+                    cocc_after[c] = self.t.ite(at, v, cocc_after[c]);
+                }
                 if ext_i > 0 {
                     let i = self.cw(ext_i);
                     let plus = self.t.bv_add(ext_before, i);
@@ -853,6 +934,7 @@ impl Builder<'_, '_> {
                 }
             }
             st.cur = new_cur;
+            cocc = cocc_after;
             st.ext_cnt = ext_after;
             st.cev_cnt = cev_after;
             st.cyc = cyc_after;
@@ -1006,6 +1088,10 @@ pub(super) fn keys_eq(t: &mut Terms, a: &[TermId], b: &[TermId]) -> TermId {
 /// The communicating set of instance (t, s, o) as seen from thread u:
 /// whether u is a member, and u's member instance's step (as a list of
 /// (condition, step) alternatives, at most one of which holds).
+///
+/// Members are instances of the ops of `o`'s D-CW class (copies of one
+/// static instruction after inlining), so each alternative also names the
+/// member's op: (condition, step, op).
 pub fn member(
     terms: &mut Terms,
     enc: &Enc,
@@ -1013,23 +1099,34 @@ pub fn member(
     s: usize,
     o: usize,
     u: usize,
-) -> Vec<(TermId, usize)> {
+) -> Vec<(TermId, usize, usize)> {
     let mut out = Vec::new();
     if u == t {
-        out.push((enc.inst[t][s][o].here, s));
+        out.push((enc.inst[t][s][o].here, s, o));
         return out;
     }
     let me = enc.inst[t][s][o].clone();
-    for s2 in 0..enc.k {
-        let other = &enc.inst[u][s2][o];
-        if terms.literal(other.here).and_then(|v| v.as_bool()) == Some(false) {
-            continue;
+    for &o2 in &enc.class_ops[enc.op_class[o]] {
+        for s2 in 0..enc.k {
+            let other = &enc.inst[u][s2][o2];
+            if terms.literal(other.here).and_then(|v| v.as_bool()) == Some(false) {
+                continue;
+            }
+            let ke = keys_eq(terms, &me.key, &other.key);
+            let c = terms.and(&[me.here, other.here, ke]);
+            out.push((c, s2, o2));
         }
-        let ke = keys_eq(terms, &me.key, &other.key);
-        let c = terms.and(&[me.here, other.here, ke]);
-        out.push((c, s2));
     }
     out
+}
+
+/// The name of an `atomicrmw` event (R-OBS): operation and global.
+pub fn atomic_event_name(a: &super::prog::AtomicInfo) -> String {
+    format!(
+        "atomicrmw {} @{}",
+        format!("{:?}", a.op).to_lowercase(),
+        a.global
+    )
 }
 
 /// `xs[i]` for a term `i` (an `ite` chain; out of range gives the last).

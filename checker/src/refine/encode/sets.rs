@@ -35,12 +35,12 @@ impl Builder<'_, '_> {
                     let mut mem: Vec<(TermId, Vec<V>)> = Vec::new();
                     for u in 0..n {
                         let alts = member(self.t, enc, t, s, o, u);
-                        let conds: Vec<TermId> = alts.iter().map(|(c, _)| *c).collect();
+                        let conds: Vec<TermId> = alts.iter().map(|(c, _, _)| *c).collect();
                         let is = self.t.or(&conds);
                         let nargs = enc.inst[t][s][o].args.len();
                         let mut args: Vec<V> = (0..nargs).map(|_| self.poison(32)).collect();
-                        for (c, s2) in alts.iter().rev() {
-                            let theirs = enc.inst[u][*s2][o].args.clone();
+                        for (c, s2, o2) in alts.iter().rev() {
+                            let theirs = enc.inst[u][*s2][*o2].args.clone();
                             for (i, a) in theirs.iter().enumerate() {
                                 if i < args.len() {
                                     let old = args[i].clone();
@@ -323,13 +323,14 @@ impl Builder<'_, '_> {
             for t in 0..n {
                 for u in t + 1..n {
                     for s in 0..k {
-                        for (c, s2) in member(self.t, enc, t, s, o, u) {
+                        for (c, s2, o2) in member(self.t, enc, t, s, o, u) {
                             // Canonical: equal ranks of one operation are
-                            // equal occurrence counts.
-                            let e = if canonical {
+                            // equal occurrence counts (copies of one anchor,
+                            // o2 != o, never have equal canonical ranks).
+                            let e = if canonical && o2 == o {
                                 self.t.eq(enc.inst[t][s][o].occ, enc.inst[u][s2][o].occ)
                             } else {
-                                self.t.eq(rank_at[t][s][o], rank_at[u][s2][o])
+                                self.t.eq(rank_at[t][s][o], rank_at[u][s2][o2])
                             };
                             let imp = self.t.implies(c, e);
                             enc.valid.push(imp);

@@ -1,0 +1,613 @@
+//! Tests of [`super::inline_kernel`]: the document's "Function inlining"
+//! example (D-ENTRY-CALL), returns, nesting, recursion, fresh names, the
+//! static rules on the result, and the interpreter as an oracle: the
+//! inlined kernel shows exactly the original's behaviours (M-OPER).
+
+use std::collections::{BTreeSet, HashSet};
+
+use proptest::prelude::{prop_assert, proptest, ProptestConfig};
+
+use super::{inline_kernel, Inlined};
+use crate::ir::{InstKind, Module, Name};
+use crate::machine::launch::Execution;
+use crate::machine::state::ThreadEnd;
+use crate::machine::{explore, Options, Outcome, Val};
+use crate::parse_module;
+use crate::rules::{verify_module, Options as ROptions};
+
+const DECLS: &str = "
+declare token @llvm.experimental.convergence.entry()
+declare token @llvm.experimental.convergence.anchor()
+declare token @llvm.experimental.convergence.loop()
+declare i32 @op(i32) convergent
+declare void @ext(i32)
+declare i32 @llvm.amdgcn.workitem.id.x()
+";
+
+fn parse(text: &str) -> Module {
+    parse_module("test.ll", &format!("{DECLS}\n{text}")).expect("test module parses")
+}
+
+fn inline(m: &Module, k: &str) -> Inlined {
+    inline_kernel(m, k).expect("inlining succeeds")
+}
+
+fn assert_valid(m: &Module) {
+    let r = verify_module(m, &ROptions::default());
+    assert!(
+        r.violations.is_empty(),
+        "inlined module breaks static rules: {:?}\n{}",
+        r.violations,
+        crate::ir::print::print_module(m)
+    );
+}
+
+fn kernel_calls_defined(i: &Inlined, k: &str) -> bool {
+    let f = i.module.function(k).expect("kernel");
+    f.blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .any(|x| match &x.kind {
+            InstKind::Call(c) => super::calls_definition(&i.module, c),
+            _ => false,
+        })
+}
+
+/// Names of values and blocks of `k` are unique.
+fn assert_unique_names(m: &Module, k: &str) {
+    let f = m.function(k).expect("kernel");
+    let mut seen = HashSet::new();
+    for v in &f.values {
+        assert!(
+            seen.insert(v.name.clone()),
+            "duplicate value name {}",
+            v.name
+        );
+    }
+    let mut seen: HashSet<&Name> = HashSet::new();
+    for b in &f.blocks {
+        assert!(seen.insert(&b.name), "duplicate block name {}", b.name);
+    }
+}
+
+/// What an execution shows, independent of how the code is split into
+/// functions: per thread, the convergent calls of declared functions other
+/// than the control intrinsics (callee, arguments, result, communicating
+/// set named by (thread, ordinal)), the observations and the end; only
+/// finished executions (the step bound counts instructions, which inlining
+/// changes).
+fn project(m: &Module, e: &Execution) -> Option<String> {
+    if !matches!(e.outcome, Outcome::Finished) {
+        return None;
+    }
+    let sets = e.event_sets();
+    let kept = |t: usize, i: usize| {
+        let c = e.threads[t].events[i].callee.trim_start_matches('@');
+        !c.starts_with("llvm.experimental.convergence.")
+            && !m.function(c).is_some_and(|f| f.is_definition)
+    };
+    let ord: Vec<Vec<Option<usize>>> = (0..e.threads.len())
+        .map(|t| {
+            let mut k = 0;
+            (0..e.threads[t].events.len())
+                .map(|i| {
+                    kept(t, i).then(|| {
+                        k += 1;
+                        k - 1
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let mut s = format!("{:?};", e.inputs);
+    for (t, th) in e.threads.iter().enumerate() {
+        for (i, ev) in th.events.iter().enumerate() {
+            if ord[t][i].is_none() {
+                continue;
+            }
+            let mut set: Vec<(usize, usize)> = sets[t][i]
+                .iter()
+                .filter_map(|(u, pos)| {
+                    let j = e.threads[*u]
+                        .events
+                        .iter()
+                        .position(|x| x.pos == *pos && x.key == ev.key)?;
+                    Some((*u, ord[*u][j]?))
+                })
+                .collect();
+            set.sort();
+            // Results of unknown convergent functions are not compared:
+            // the interpreter memoizes them per static location (C-OPS reads
+            // them per callee), and inlining makes new locations.
+            let r = match ev.result {
+                Some(Val::Token(_)) => None,
+                _ if ev.callee.trim_start_matches('@') == "op" => None,
+                r => r,
+            };
+            s += &format!("{}{:?}{:?}{:?},", ev.callee, ev.args, r, set);
+        }
+        let end = match &th.end {
+            Some(ThreadEnd::Returned(v)) => format!("ret {v:?}"),
+            Some(ThreadEnd::Ub { .. }) => "ub".into(),
+            other => format!("{other:?}"),
+        };
+        s += &format!("{:?}{end};", th.observations);
+    }
+    Some(s)
+}
+
+fn behaviours(m: &Module, k: &str, threads: u32) -> BTreeSet<String> {
+    let opts = Options {
+        entry: Some(k.into()),
+        threads,
+        int_domain: vec![0, 1],
+        max_steps: 400,
+        ..Options::default()
+    };
+    let ex = explore(m, &opts).expect("exploration runs");
+    assert!(ex.complete, "exploration incomplete");
+    ex.behaviours
+        .iter()
+        .filter_map(|b| project(m, &b.execution))
+        .collect()
+}
+
+/// The interpreter oracle: same behaviours before and after inlining.
+fn assert_same_behaviours(m: &Module, k: &str) {
+    let i = inline(m, k);
+    assert!(!kernel_calls_defined(&i, k));
+    assert_valid(&i.module);
+    for n in 1..=2 {
+        let a = behaviours(m, k, n);
+        let b = behaviours(&i.module, k, n);
+        assert!(!a.is_empty(), "no finished execution at {n} threads");
+        assert_eq!(a, b, "behaviours differ at {n} threads");
+    }
+}
+
+/// D-ENTRY-CALL, CO "Function inlining": the document's example inlines to
+/// exactly the document's "After inlining" kernel (structural equality).
+#[test]
+fn cl06_example_inlines_to_the_documents_result() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |f: &str| {
+        let p = format!("{root}/../examples/refine/{f}");
+        let t = std::fs::read_to_string(&p).expect("example present");
+        parse_module(&p, &t).expect("example parses")
+    };
+    let src = read("cl06-inline-entry.src.ll");
+    let tgt = read("cl06-inline-entry.tgt.ll");
+    let i = inline(&src, "main");
+    assert_eq!(i.calls_inlined, 1);
+    assert_eq!(i.module.function("main"), tgt.function("main"));
+    assert_valid(&i.module);
+    // The operation's origin is the callee's instruction, via the call.
+    let f = i.module.function("main").expect("main");
+    let (b, x) = f
+        .blocks
+        .iter()
+        .enumerate()
+        .find_map(|(b, blk)| {
+            blk.insts
+                .iter()
+                .position(|x| matches!(&x.kind, InstKind::Call(c) if c.callee_name() == Some("convergent.operation")))
+                .map(|x| (b, x))
+        })
+        .expect("the operation is inlined");
+    let o = &i.origins[b][x];
+    assert_eq!(o.loc.func, "callee");
+    assert_eq!(o.path.len(), 1);
+    assert_eq!(o.path[0].func, "main");
+}
+
+/// The call-site token replaces every use of the callee's `entry`
+/// (D-ENTRY-CALL), in nested callees too, and behaviours are unchanged.
+#[test]
+fn token_replaces_entry_through_nested_calls() {
+    let m = parse(
+        "
+define i32 @g(i32 %x) convergent {
+  %e = call token @llvm.experimental.convergence.entry()
+  %r = call i32 @op(i32 %x) [ \"convergencectrl\"(token %e) ]
+  ret i32 %r
+}
+define i32 @f(i32 %x) convergent {
+  %e = call token @llvm.experimental.convergence.entry()
+  %y = add i32 %x, 1
+  %r = call i32 @g(i32 %y) [ \"convergencectrl\"(token %e) ]
+  %s = call i32 @op(i32 %r) [ \"convergencectrl\"(token %e) ]
+  ret i32 %s
+}
+define void @k(i32 %a) convergent {
+entry:
+  %t = call token @llvm.experimental.convergence.entry()
+  %c = icmp eq i32 %a, 0
+  br i1 %c, label %then, label %done
+then:
+  %v = call i32 @f(i32 %a) [ \"convergencectrl\"(token %t) ]
+  call void @ext(i32 %v)
+  br label %done
+done:
+  ret void
+}
+",
+    );
+    let i = inline(&m, "k");
+    assert_eq!(i.calls_inlined, 2);
+    let f = i.module.function("k").expect("k");
+    // Every remaining `entry` is the kernel's own.
+    let entries = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|x| matches!(&x.kind, InstKind::Call(c) if c.callee_name() == Some("llvm.experimental.convergence.entry")))
+        .count();
+    assert_eq!(entries, 1);
+    // Both operations use the kernel's token %t.
+    let t = f
+        .values
+        .iter()
+        .position(|v| v.name == Name::Named("t".into()))
+        .expect("%t");
+    let ops: Vec<_> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, blk)| blk.insts.iter().enumerate().map(move |(x, i)| (b, x, i)))
+        .filter_map(|(b, x, inst)| match &inst.kind {
+            InstKind::Call(c) if c.callee_name() == Some("op") => Some((b, x, c.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ops.len(), 2);
+    for (b, x, c) in &ops {
+        let tok = c.convergence_bundles().next().expect("bundle").inputs[0]
+            .value
+            .as_local();
+        assert_eq!(tok, Some(crate::ir::ValueId(t)));
+        assert!(!i.origins[*b][*x].path.is_empty());
+    }
+    // Nested: g's operation came through two call sites.
+    assert!(ops
+        .iter()
+        .any(|(b, x, _)| i.origins[*b][*x].path.len() == 2));
+    // Straight-line callees add no blocks.
+    assert_eq!(f.blocks.len(), m.function("k").expect("k").blocks.len());
+    assert_unique_names(&i.module, "k");
+    assert_same_behaviours(&m, "k");
+}
+
+/// Several returns: a join block with a phi defines the call's result.
+#[test]
+fn multiple_returns_join_with_phi() {
+    let m = parse(
+        "
+define i32 @f(i32 %x) {
+entry:
+  %c = icmp slt i32 %x, 1
+  br i1 %c, label %small, label %big
+small:
+  ret i32 7
+big:
+  %y = mul i32 %x, 3
+  ret i32 %y
+}
+define void @k(i32 %a) {
+entry:
+  %v = call i32 @f(i32 %a)
+  %w = add i32 %v, 1
+  call void @ext(i32 %w)
+  ret void
+}
+",
+    );
+    let i = inline(&m, "k");
+    let f = i.module.function("k").expect("k");
+    let join = f
+        .blocks
+        .iter()
+        .find(|b| b.name == Name::Named("f.ret".into()))
+        .expect("join block f.ret");
+    match &join.insts[0].kind {
+        InstKind::Phi { incoming, .. } => assert_eq!(incoming.len(), 2),
+        other => panic!("expected a phi, found {other:?}"),
+    }
+    assert_same_behaviours(&m, "k");
+}
+
+/// A callee inlined twice gets fresh, unique names; the caller's successor
+/// phis are retargeted to the block that now holds the terminator.
+#[test]
+fn names_unique_and_successor_phis_retargeted() {
+    let m = parse(
+        "
+define i32 @f(i32 %x) {
+entry:
+  %c = icmp eq i32 %x, 0
+  br i1 %c, label %a, label %b
+a:
+  br label %b
+b:
+  %p = phi i32 [ 1, %a ], [ %x, %entry ]
+  ret i32 %p
+}
+define void @k(i32 %a) {
+entry:
+  %c = icmp eq i32 %a, 1
+  br i1 %c, label %l, label %j
+l:
+  %v = call i32 @f(i32 %a)
+  %w = call i32 @f(i32 %v)
+  br label %j
+j:
+  %r = phi i32 [ %w, %l ], [ 5, %entry ]
+  call void @ext(i32 %r)
+  ret void
+}
+",
+    );
+    let i = inline(&m, "k");
+    assert_eq!(i.calls_inlined, 2);
+    assert_unique_names(&i.module, "k");
+    assert_same_behaviours(&m, "k");
+}
+
+/// Recursion, direct or mutual, is rejected with the call named.
+#[test]
+fn recursion_rejected() {
+    let m = parse(
+        "
+define void @f(i32 %x) {
+  call void @f(i32 %x)
+  ret void
+}
+define void @g(i32 %x) {
+  call void @h(i32 %x)
+  ret void
+}
+define void @h(i32 %x) {
+  call void @g(i32 %x)
+  ret void
+}
+define void @k1(i32 %a) {
+  call void @f(i32 %a)
+  ret void
+}
+define void @k2(i32 %a) {
+  call void @g(i32 %a)
+  ret void
+}
+",
+    );
+    for k in ["k1", "k2"] {
+        let e = inline_kernel(&m, k).expect_err("recursion is rejected");
+        assert!(e.message.contains("recursive call of @"), "{e}");
+    }
+}
+
+/// A call without a token of a callee that uses `entry` is rejected (its
+/// D-ENTRY-CALL has no token to substitute), naming the call.
+#[test]
+fn uncontrolled_call_of_entry_callee_rejected() {
+    let m = parse(
+        "
+define void @f() convergent {
+  %e = call token @llvm.experimental.convergence.entry()
+  %r = call i32 @op(i32 0) [ \"convergencectrl\"(token %e) ]
+  ret void
+}
+define void @k() {
+entry:
+  call void @f()
+  ret void
+}
+",
+    );
+    let e = inline_kernel(&m, "k").expect_err("rejected");
+    assert!(e.message.contains("without a convergencectrl token"), "{e}");
+    assert!(e.at.contains("@k %entry"), "{e}");
+}
+
+/// Calls inside a loop, anchors in the callee, a callee with a loop of its
+/// own: the interpreter sees the same behaviours.
+#[test]
+fn anchor_callee_in_loop_same_behaviours() {
+    let m = parse(
+        "
+define i32 @f(i32 %x) {
+entry:
+  %a = call token @llvm.experimental.convergence.anchor()
+  %r = call i32 @op(i32 %x) [ \"convergencectrl\"(token %a) ]
+  br label %h
+h:
+  %i = phi i32 [ 0, %entry ], [ %i1, %h ]
+  %i1 = add i32 %i, 1
+  %d = icmp slt i32 %i1, %x
+  br i1 %d, label %h, label %out
+out:
+  ret i32 %r
+}
+define void @k(i32 %n) {
+entry:
+  br label %loop
+loop:
+  %j = phi i32 [ 0, %entry ], [ %j1, %loop ]
+  %v = call i32 @f(i32 %j)
+  call void @ext(i32 %v)
+  %j1 = add i32 %j, 1
+  %c = icmp slt i32 %j1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+",
+    );
+    assert_same_behaviours(&m, "k");
+}
+
+/// Builds a kernel `@k` with the generated program's parameters that calls
+/// it as `@f` (with the kernel's `entry` token when `@f` uses `entry`, and
+/// twice when `@f` has no anchor: copies of one anchor are one static
+/// instruction, which the interpreter on the inlined module cannot know).
+fn caller_of(p: &testgen::tokens::TokenProgram) -> Option<String> {
+    let callee = p.to_function_ll("f");
+    let m = parse_module(
+        "gen.ll",
+        &format!(
+            "{}\n{callee}",
+            testgen::tokens::TokenProgram::declarations_ll()
+        ),
+    )
+    .ok()?;
+    let f = m.function("f")?;
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|q| {
+            let ty = crate::ir::print::type_str(&q.ty);
+            let name = f.value(q.value.expect("named")).name.to_string();
+            format!("{ty} %{name}")
+        })
+        .collect();
+    let args = params.join(", ");
+    let uses_entry = callee.contains("convergence.entry");
+    let has_anchor = callee.contains("convergence.anchor");
+    let (head, bundle, attr) = if uses_entry {
+        (
+            "  %kt = call token @llvm.experimental.convergence.entry()\n",
+            " [ \"convergencectrl\"(token %kt) ]",
+            " convergent",
+        )
+    } else {
+        ("", "", "")
+    };
+    let call = format!("  call void @f({args}){bundle}\n");
+    let calls = if has_anchor {
+        call
+    } else {
+        format!("{call}{call}")
+    };
+    Some(format!(
+        "{}\n{callee}\ndefine void @k({}){attr} {{\n{head}{calls}  ret void\n}}\n",
+        testgen::tokens::TokenProgram::declarations_ll(),
+        params.join(", ")
+    ))
+}
+
+/// Runs the oracle on one generated callee and launch values: `Ok(n)` with
+/// the number of thread counts (of 1 and 2) whose explorations were
+/// complete and compared, `Err` on a difference.
+fn compare_generated(p: &testgen::tokens::TokenProgram, vals: &[i128]) -> Result<usize, String> {
+    let Some(text) = caller_of(p) else {
+        return Ok(0);
+    };
+    let m = parse_module("gen.ll", &text).map_err(|e| e.to_string())?;
+    if !verify_module(&m, &ROptions::default())
+        .violations
+        .is_empty()
+    {
+        return Ok(0);
+    }
+    let i = inline_kernel(&m, "k").map_err(|e| e.to_string())?;
+    if kernel_calls_defined(&i, "k") {
+        return Err("a call of a defined function is left".into());
+    }
+    let r = verify_module(&i.module, &ROptions::default());
+    if !r.violations.is_empty() {
+        return Err(format!("inlined module breaks rules: {:?}", r.violations));
+    }
+    let f = i.module.function("k").ok_or("no kernel")?;
+    let mut names = HashSet::new();
+    for v in &f.values {
+        if !names.insert(v.name.clone()) {
+            return Err(format!("duplicate name {}", v.name));
+        }
+    }
+    let mut compared = 0;
+    for n in 1..=2u32 {
+        // One launch per case: per-thread argument values from `vals`.
+        let mut args = std::collections::BTreeMap::new();
+        for (j, q) in f.params.iter().enumerate() {
+            let name = f
+                .value(q.value.ok_or("unnamed parameter")?)
+                .name
+                .to_string();
+            let per: Vec<i128> = (0..n as usize)
+                .map(|t| vals[(j * 2 + t) % vals.len()])
+                .collect();
+            args.insert(name, crate::machine::ArgValues::PerThread(per));
+        }
+        let opts = Options {
+            entry: Some("k".into()),
+            threads: n,
+            args,
+            int_domain: vec![0, 1],
+            max_steps: 80,
+            max_executions: 1_500,
+            ..Options::default()
+        };
+        let a = explore(&m, &opts).map_err(|e| e.to_string())?;
+        let b = explore(&i.module, &opts).map_err(|e| e.to_string())?;
+        if !(a.complete && b.complete) {
+            continue;
+        }
+        let pa: BTreeSet<String> = a
+            .behaviours
+            .iter()
+            .filter_map(|x| project(&m, &x.execution))
+            .collect();
+        let pb: BTreeSet<String> = b
+            .behaviours
+            .iter()
+            .filter_map(|x| project(&i.module, &x.execution))
+            .collect();
+        if pa != pb {
+            return Err(format!(
+                "behaviours differ at {n} threads\noriginal: {pa:?}\ninlined: {pb:?}\n{text}"
+            ));
+        }
+        compared += 1;
+    }
+    Ok(compared)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Oracle: the interpreter shows the same behaviours on the inlined
+    /// module as on the original (M-OPER runs calls natively), for valid
+    /// generated callees with convergent operations (D-ENTRY-CALL, D-CTRL,
+    /// D-LOOP, D-ANCHOR, D-MAX inside a callee), at 1 and 2 threads.
+    #[test]
+    fn inlining_preserves_interpreter_behaviours(
+        p in testgen::tokens::arb_valid_token_module(3),
+        vals in proptest::collection::vec(0i128..2, 16),
+    ) {
+        let r = compare_generated(&p, &vals);
+        prop_assert!(r.is_ok(), "{}", r.err().unwrap_or_default());
+    }
+}
+
+/// The same oracle on a fixed sample (the same programs on every run), so
+/// that the comparison is known not to be vacuous: most explorations are
+/// complete and compared.
+#[test]
+fn inlining_preserves_behaviours_on_a_fixed_sample() {
+    let strategy = (
+        testgen::tokens::arb_valid_token_module(3),
+        proptest::collection::vec(0i128..2, 16),
+    );
+    let cases = testgen::sample(&strategy, 24, 7);
+    let mut compared = 0;
+    for (p, vals) in &cases {
+        match compare_generated(p, vals) {
+            Ok(c) => compared += c,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        compared >= cases.len(),
+        "only {compared} comparisons of {} possible",
+        2 * cases.len()
+    );
+}
