@@ -212,7 +212,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
     }
     let mut session = Session::new(args.dump_smt.clone());
-    let progress: Option<Box<dyn FnMut(&QueryRecord)>> = if args.stats {
+    let progress: Option<crate::refine::Progress> = if args.stats {
         Some(Box::new(|q: &QueryRecord| {
             eprintln!(
                 "{:>8.3}s {:7} {}",

@@ -20,18 +20,18 @@
 
 pub mod encode;
 pub mod obs;
+mod pipeline;
 pub mod prog;
 pub mod replay;
 pub mod report;
 
-use std::collections::HashMap;
 use std::time::Duration;
-
-use semantics::ir::Module;
 
 use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
+
+pub use pipeline::{args_by_name, check_pair, PairResult};
 
 use encode::{encode, encode_with, Enc, Launch, Observe, Ranks};
 use obs::{complete, concrete, CThread};
@@ -227,6 +227,9 @@ pub fn same_signature(s: &Prepared, t: &Prepared) -> Result<(), RefineError> {
     Ok(())
 }
 
+/// A callback that sees every solver query's log line (`--stats`).
+pub type Progress<'a> = Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>;
+
 /// The state of one check across thread counts.
 pub struct Checker<'a, 'p> {
     pub src: &'a Prepared<'p>,
@@ -236,7 +239,7 @@ pub struct Checker<'a, 'p> {
     /// A tag for query names.
     pub tag: String,
     /// Called after every solver query with its log line (`--stats`).
-    pub progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
+    pub progress: Option<Progress<'a>>,
 }
 
 enum PerN {
@@ -861,183 +864,4 @@ fn reason(r: &UnknownReason) -> String {
         UnknownReason::Timeout => "solver time limit".into(),
         other => format!("solver: {other:?}"),
     }
-}
-
-/// Convenience for callers: the map from parameter name to per-thread values.
-pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
-    let mut out = HashMap::new();
-    for (i, param) in p.func.params.iter().enumerate() {
-        if let Some(v) = param.value {
-            out.insert(p.func.value(v).name.to_string(), cex.args[i].clone());
-        }
-    }
-    out
-}
-
-/// The whole pipeline on two parsed modules: static rules, the encoding's
-/// subset, the check, and the replay of a counterexample (R-CEX).
-#[derive(Debug)]
-pub enum PairResult {
-    /// A static rule is broken (invalid input).
-    Invalid {
-        role: &'static str,
-        rules: Vec<String>,
-        message: String,
-    },
-    /// A construct outside what the encoding covers (invalid input).
-    Unsupported { role: &'static str, message: String },
-    Checked {
-        outcome: Outcome2,
-        /// `Some` for a counterexample when replay was asked for.
-        replay: Option<Result<replay::Replayed, String>>,
-        /// The source and target after inlining (`semantics::inline`), when
-        /// either kernel called a defined function: the encoding's traces
-        /// (block indices) refer to these modules.
-        inlined: Option<Box<(Module, Module)>>,
-    },
-}
-
-/// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
-pub fn check_pair<'a>(
-    src: &Module,
-    tgt: &Module,
-    kernel: &str,
-    opts: &Options,
-    session: &mut Session,
-    do_replay: bool,
-    progress: Option<Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>>,
-) -> Result<PairResult, RefineError> {
-    // D-UNCTRL `inferred`: insert tokens by the spec's procedure first, then
-    // every convergent operation is controlled (D-CTRL, D-LOOP).
-    let inferred;
-    let (src, tgt) = if opts.uncontrolled == Uncontrolled::Inferred {
-        let inf = |role: &'static str, m: &Module| {
-            semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
-                role,
-                message: format!("token inference: {e}"),
-            })
-        };
-        match (inf("source", src), inf("target", tgt)) {
-            (Ok(a), Ok(b)) => {
-                inferred = (a, b);
-                (&inferred.0, &inferred.1)
-            }
-            (Err(e), _) | (_, Err(e)) => return Ok(e),
-        }
-    } else {
-        (src, tgt)
-    };
-    for (role, m) in [("source", src), ("target", tgt)] {
-        let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
-        if let Some(v) = report.violations.first() {
-            return Ok(PairResult::Invalid {
-                role,
-                rules: report
-                    .rules()
-                    .iter()
-                    .map(|r| r.as_str().to_string())
-                    .collect(),
-                message: format!("@{} %{}: {}", v.function, v.block, v.message),
-            });
-        }
-    }
-    // Calls of defined functions: inline them (D-ENTRY-CALL, CO "Function
-    // inlining"); the encoding covers one body. The originals are kept for
-    // the interpreter, which executes calls natively (replay cross-check).
-    let inline = |role: &'static str, m: &Module| {
-        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
-            role,
-            message: format!("inlining: {e}"),
-        })
-    };
-    let (isrc, itgt) = match (inline("source", src), inline("target", tgt)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return Ok(e),
-    };
-    let any_inlined = isrc.calls_inlined + itgt.calls_inlined > 0;
-    if any_inlined {
-        for (role, m) in [("source", &isrc.module), ("target", &itgt.module)] {
-            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
-            if let Some(v) = report.violations.first() {
-                return Ok(PairResult::Unsupported {
-                    role,
-                    message: format!(
-                        "the kernel after inlining breaks {}: {} (calls whose inlining \
-                         is not a valid program are not supported)",
-                        v.rule.as_str(),
-                        v.message
-                    ),
-                });
-            }
-        }
-    }
-    let ps = match prog::prepare_inlined(
-        &isrc.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&isrc.origins),
-    ) {
-        Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: "source",
-                message: format!("{} at {}", u.construct, u.at),
-            })
-        }
-    };
-    let pt = match prog::prepare_inlined(
-        &itgt.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&itgt.origins),
-    ) {
-        Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: "target",
-                message: format!("{} at {}", u.construct, u.at),
-            })
-        }
-    };
-    let mut checker = Checker {
-        src: &ps,
-        tgt: &pt,
-        opts,
-        session,
-        tag: "refine".into(),
-        progress,
-    };
-    let mut outcome = checker.run()?;
-    let memory = ps
-        .atomics
-        .iter()
-        .chain(&pt.atomics)
-        .flatten()
-        .any(|a| a.is_some());
-    let replay = match (&outcome.verdict, do_replay) {
-        (Verdict::Counterexample(c), true) => {
-            let originals = any_inlined.then_some((src, tgt));
-            match replay::replay_with(&isrc.module, &itgt.module, originals, kernel, opts, c) {
-                Ok(r) => Some(Ok(r)),
-                Err(e) if memory => {
-                    // The memory abstraction (prog::AtomicInfo) admits
-                    // atomic results real memory cannot return: such a
-                    // counterexample is not a verdict.
-                    outcome.verdict = Verdict::Unknown(format!(
-                        "a counterexample under the memory abstraction (atomicrmw results \
-                         as inputs) is not replayable with real memory: {e}"
-                    ));
-                    None
-                }
-                Err(e) => Some(Err(e)),
-            }
-        }
-        _ => None,
-    };
-    let inlined = any_inlined.then(|| Box::new((isrc.module.clone(), itgt.module.clone())));
-    Ok(PairResult::Checked {
-        outcome,
-        replay,
-        inlined,
-    })
 }
