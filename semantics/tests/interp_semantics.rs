@@ -365,3 +365,19 @@ fn stopping_early_is_reported_incomplete() {
     assert_eq!(calls, 4);
     assert!(render::counts(&part).contains("INCOMPLETE"));
 }
+
+/// C-OPS, F-25: the result of an unknown convergent function is one
+/// function of the communicating set and arguments per callee, not a fresh
+/// choice per call: two calls with equal sets and arguments return equal
+/// values (here a difference would reach `unreachable`), as in the SMT
+/// encoding. Each call is still free in which value it returns.
+#[test]
+fn unknown_convergent_results_are_one_function_per_callee() {
+    let text = "define void @k(i32 %x) convergent {\nentry:\n  %a = call i32 @f(i32 %x)\n  %b = call i32 @f(i32 %x)\n  %e = icmp eq i32 %a, %b\n  br i1 %e, label %ok, label %bad\nok:\n  ret void\nbad:\n  unreachable\n}\ndeclare i32 @f(i32) convergent\n";
+    for threads in [1, 2] {
+        let (_, ex) = go(text, &n(threads));
+        assert!(ex.explored > 0);
+        assert_eq!(ex.ub, 0, "{threads} threads: two calls of @f disagreed");
+        assert!(ex.behaviours.len() > 1, "the value itself stays free");
+    }
+}

@@ -295,7 +295,9 @@ fn op_results(
         _ => {
             // An unknown convergent function: uninterpreted function of the
             // multiset of (thread id, arguments) over the set (C-OPS).
-            let memo = format!("conv:{:?}:{:?}:{args:?}", call.callee_name(), loc);
+            // One function per callee (not per call site), as C-OPS says
+            // and the SMT encoding does (F-25).
+            let memo = format!("conv:{:?}:{args:?}", call.callee_name());
             let v = match m.memo.get(&memo) {
                 Some(v) => *v,
                 None => {
