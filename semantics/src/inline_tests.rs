@@ -116,12 +116,11 @@ fn project(m: &Module, e: &Execution) -> Option<String> {
                 })
                 .collect();
             set.sort();
-            // Results of unknown convergent functions are not compared:
-            // the interpreter memoizes them per static location (C-OPS reads
-            // them per callee), and inlining makes new locations.
+            // Token values are identities, not observations. Results of
+            // unknown convergent functions are compared: they are one
+            // function per callee (C-OPS, F-25), so inlining keeps them.
             let r = match ev.result {
                 Some(Val::Token(_)) => None,
-                _ if ev.callee.trim_start_matches('@') == "op" => None,
                 r => r,
             };
             s += &format!("{}{:?}{:?}{:?},", ev.callee, ev.args, r, set);
