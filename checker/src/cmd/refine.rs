@@ -13,9 +13,10 @@ use semantics::ir::Module;
 
 use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
 use crate::refine::encode::Observe;
+use crate::refine::replay::Replayed;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
+    check_pair, Options, Outcome2, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
     DEFAULT_MAX_STEPS,
 };
 use crate::smt::{QueryRecord, Session};
@@ -180,33 +181,67 @@ fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
     }
 }
 
+impl Args {
+    /// The check's bounds and modes (R-BOUND) as these flags give them, for
+    /// `threads` (already parsed from `--threads`). `convcheck prove` runs
+    /// claim checks through this too, so a flag means the same there.
+    pub fn options(&self, threads: Vec<usize>) -> Options {
+        Options {
+            threads,
+            max_steps: self.max_steps,
+            observe: match self.observe {
+                ObserveArg::Auto => Observe::Auto,
+                ObserveArg::Sets => Observe::Sets,
+                ObserveArg::Values => Observe::Values,
+            },
+            uncontrolled: match self.uncontrolled {
+                UncontrolledArg::Maximal => Uncontrolled::Maximal,
+                UncontrolledArg::Inferred => Uncontrolled::Inferred,
+            },
+            timeout: Duration::from_secs(self.timeout),
+            shuffle_oob_ub: self.shuffle_oob == ShuffleOobArg::Ub,
+            strategies: match self.strategies {
+                StrategiesArg::Plain => Strategies::Plain,
+                StrategiesArg::Canonical => Strategies::Canonical,
+                StrategiesArg::Mirror => Strategies::Mirror,
+            },
+            ..Options::default()
+        }
+    }
+
+    /// The report of a checked pair: traces refer to the kernels the
+    /// encoding checked (the inlined ones when calls were inlined).
+    pub fn report<'a>(
+        &self,
+        kernel: &str,
+        opts: &'a Options,
+        checked: (&'a Outcome2, Option<&'a Result<Replayed, String>>),
+        queries: usize,
+        modules: (&'a Module, &'a Module),
+        inlined: Option<&'a (Module, Module)>,
+    ) -> Report<'a> {
+        Report {
+            src: self.src.display().to_string(),
+            tgt: self.tgt.display().to_string(),
+            kernel: kernel.to_string(),
+            opts,
+            outcome: checked.0,
+            replay: checked.1,
+            queries,
+            src_module: inlined.map_or(modules.0, |b| &b.0),
+            tgt_module: inlined.map_or(modules.1, |b| &b.1),
+            inlined: inlined.is_some(),
+        }
+    }
+}
+
 /// Runs the subcommand.
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let threads = parse_threads(&args.threads).map_err(invalid)?;
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
     let kernel = kernel_name(&src, &args.kernel)?;
-    let opts = Options {
-        threads,
-        max_steps: args.max_steps,
-        observe: match args.observe {
-            ObserveArg::Auto => Observe::Auto,
-            ObserveArg::Sets => Observe::Sets,
-            ObserveArg::Values => Observe::Values,
-        },
-        uncontrolled: match args.uncontrolled {
-            UncontrolledArg::Maximal => Uncontrolled::Maximal,
-            UncontrolledArg::Inferred => Uncontrolled::Inferred,
-        },
-        timeout: Duration::from_secs(args.timeout),
-        shuffle_oob_ub: args.shuffle_oob == ShuffleOobArg::Ub,
-        strategies: match args.strategies {
-            StrategiesArg::Plain => Strategies::Plain,
-            StrategiesArg::Canonical => Strategies::Canonical,
-            StrategiesArg::Mirror => Strategies::Mirror,
-        },
-        ..Options::default()
-    };
+    let opts = args.options(threads);
     if let Some(d) = &args.dump_smt {
         std::fs::create_dir_all(d)
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
@@ -268,19 +303,14 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             inlined,
         } => (outcome, replay, inlined),
     };
-    let report = Report {
-        src: args.src.display().to_string(),
-        tgt: args.tgt.display().to_string(),
-        kernel: kernel.clone(),
-        opts: &opts,
-        outcome: &outcome,
-        replay: replay.as_ref(),
-        queries: session.log.len(),
-        // Traces refer to the kernels the encoding checked (after inlining).
-        src_module: inlined.as_ref().map_or(&src, |b| &b.0),
-        tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
-        inlined: inlined.is_some(),
-    };
+    let report = args.report(
+        &kernel,
+        &opts,
+        (&outcome, replay.as_ref()),
+        session.log.len(),
+        (&src, &tgt),
+        inlined.as_deref(),
+    );
     if let Some(out) = &args.report {
         let html =
             crate::html::refine_page(&src, &tgt, &kernel, &outcome.verdict, &render_text(&report));

@@ -4,7 +4,6 @@
 //! command a person would type.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::Parser;
 use semantics::machine::{explore, query};
@@ -12,9 +11,8 @@ use semantics::rules::{verify_module, Options as RuleOptions};
 
 use crate::cli::load_module;
 use crate::cmd;
-use crate::refine::encode::Observe;
-use crate::refine::report::{render_text, Report};
-use crate::refine::{check_pair, Options, PairResult, Uncontrolled, Verdict};
+use crate::refine::report::render_text;
+use crate::refine::{check_pair, Options, PairResult, Verdict};
 use crate::smt::Session;
 
 use super::format::{Check, Kind};
@@ -310,21 +308,8 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             .ok_or("the source defines no function")?,
     };
     let opts = Options {
-        threads,
-        max_steps: a.max_steps,
-        observe: match a.observe {
-            cmd::refine::ObserveArg::Auto => Observe::Auto,
-            cmd::refine::ObserveArg::Sets => Observe::Sets,
-            cmd::refine::ObserveArg::Values => Observe::Values,
-        },
-        uncontrolled: match a.uncontrolled {
-            cmd::refine::UncontrolledArg::Maximal => Uncontrolled::Maximal,
-            cmd::refine::UncontrolledArg::Inferred => Uncontrolled::Inferred,
-        },
-        timeout: Duration::from_secs(a.timeout),
-        shuffle_oob_ub: a.shuffle_oob == cmd::refine::ShuffleOobArg::Ub,
         max_iterations: PROVE_MAX_ITERATIONS,
-        ..Options::default()
+        ..a.options(threads)
     };
     let mut session = Session::new(None);
     let result = check_pair(&src, &tgt, &kernel, &opts, &mut session, !a.no_replay, None)
@@ -356,19 +341,14 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             inlined,
         } => (outcome, replay, inlined),
     };
-    let report = Report {
-        src: a.src.display().to_string(),
-        tgt: a.tgt.display().to_string(),
-        kernel: kernel.clone(),
-        opts: &opts,
-        outcome: &outcome,
-        replay: replay.as_ref(),
-        queries: session.log.len(),
-        // Traces refer to the kernels the encoding checked (after inlining).
-        src_module: inlined.as_ref().map_or(&src, |b| &b.0),
-        tgt_module: inlined.as_ref().map_or(&tgt, |b| &b.1),
-        inlined: inlined.is_some(),
-    };
+    let report = a.report(
+        &kernel,
+        &opts,
+        (&outcome, replay.as_ref()),
+        session.log.len(),
+        (&src, &tgt),
+        inlined.as_deref(),
+    );
     let text = render_text(&report);
     if let Some(Err(e)) = &replay {
         return Err(format!(
