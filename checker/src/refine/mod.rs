@@ -567,98 +567,86 @@ impl Checker<'_, '_> {
             let m = complete(&terms, &m);
             let fx = fix(&mut terms, &input_vars, &m);
             let ft = fix(&mut terms, &t.choices, &m);
-            // Check, first with launch-independent ranks (a strategy that
-            // generalizes when learned), then exactly.
-            if self.src.has_anchor && self.opts.strategies != Strategies::Plain {
-                let s = encode_with(
-                    &mut terms,
-                    self.src,
-                    &launch,
-                    k,
-                    &format!("C{it}c"),
-                    obs,
-                    Ranks::Canonical,
-                );
-                let mut c = vec![fx, ft, fu];
-                c.extend(&t.defs);
-                c.extend(&t.valid);
-                c.extend(&s.defs);
-                c.extend(&s.valid);
+            // Check: a source execution on this launch matching this target
+            // execution; first with launch-independent ranks (a strategy
+            // that generalizes when learned), then exactly.
+            let mut pinned = vec![fx, ft, fu];
+            pinned.extend(&t.defs);
+            pinned.extend(&t.valid);
+            let modes: &[Ranks] =
+                if self.src.has_anchor && self.opts.strategies != Strategies::Plain {
+                    &[Ranks::Canonical, Ranks::Free]
+                } else {
+                    &[Ranks::Free]
+                };
+            let mut unmatched = None;
+            for &ranks in modes {
+                let (copy, query) = match ranks {
+                    Ranks::Canonical => (format!("C{it}c"), format!("check-canonical-{it}")),
+                    Ranks::Free => (format!("C{it}"), format!("check-{it}")),
+                };
+                let s = encode_with(&mut terms, self.src, &launch, k, &copy, obs, ranks);
+                let mut base = pinned.clone();
+                base.extend(&s.defs);
+                base.extend(&s.valid);
+                let mut c = base.clone();
                 c.push(obs::matches(&mut terms, &s, &t));
                 let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
-                match self.solve(&terms, &format!("n{n}-{mode}-check-canonical-{it}"), conds)? {
+                match self.solve(&terms, &format!("n{n}-{mode}-{query}"), conds)? {
                     Outcome::Sat(m2) => {
                         let m2 = complete(&terms, &m2);
-                        let l = Learned::of(&terms, &s, &m2, Ranks::Canonical);
+                        learned.push(Learned::of(&terms, &s, &m2, ranks));
                         let fx2 = fix(&mut terms, &s.choices, &m2);
-                        learned.push(l);
                         self.learn(&mut terms, &mut prop, &s, &t, Some(fx2));
+                        unmatched = None;
+                        break;
+                    }
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unsat => unmatched = Some((s, base)),
+                }
+            }
+            // The exact search found no matching source execution either.
+            if let Some((s, base)) = unmatched {
+                // No source execution matches: is one cut by the bound?
+                let mut c = base.clone();
+                c.push(terms.or(&s.cut));
+                let conds = c
+                    .into_iter()
+                    .map(|x| Condition::new(x, "source cut"))
+                    .collect();
+                match self.solve(&terms, &format!("n{n}-{mode}-source-cut-{it}"), conds)? {
+                    Outcome::Unsat => {
+                        let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
+                        let len: usize = cex.target.iter().map(|th| th.blocks.len()).sum();
+                        let large = cex.inputs.iter().any(|(_, v)| !(-8..=8).contains(v));
+                        best = Some((cex, len));
+                        extra += 1;
+                        // Minimizing is optional: a short time limit.
+                        prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
+                        if !small && !small_asked && large {
+                            // Small inputs first (then shorter traces).
+                            small_asked = true;
+                            for c in small_inputs(&mut terms, &launch) {
+                                prop.assert(&terms, Condition::new(c, "smaller inputs"));
+                            }
+                            continue;
+                        }
+                        if extra > MINIMIZE_ROUNDS || len <= n {
+                            end!(PerN::Refines { cut: None }, it);
+                        }
+                        let bound = terms.bv_const(16, len as u128);
+                        let shorter = terms.bv_ult(total, bound);
+                        prop.assert(&terms, Condition::new(shorter, "shorter counterexample"));
                         continue;
                     }
                     Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
-                    Outcome::Unsat => {}
-                }
-            }
-            // Check: a source execution on this launch matching this target execution.
-            let s = encode(&mut terms, self.src, &launch, k, &format!("C{it}"), obs);
-            let mut base = vec![fx, ft, fu];
-            base.extend(&t.defs);
-            base.extend(&t.valid);
-            base.extend(&s.defs);
-            base.extend(&s.valid);
-            let mut c = base.clone();
-            c.push(obs::matches(&mut terms, &s, &t));
-            let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
-            match self.solve(&terms, &format!("n{n}-{mode}-check-{it}"), conds)? {
-                Outcome::Sat(m2) => {
-                    let m2 = complete(&terms, &m2);
-                    learned.push(Learned::of(&terms, &s, &m2, Ranks::Free));
-                    let fx2 = fix(&mut terms, &s.choices, &m2);
-                    self.learn(&mut terms, &mut prop, &s, &t, Some(fx2));
-                }
-                Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
-                Outcome::Unsat => {
-                    // No source execution matches: is one cut by the bound?
-                    let mut c = base.clone();
-                    c.push(terms.or(&s.cut));
-                    let conds = c
-                        .into_iter()
-                        .map(|x| Condition::new(x, "source cut"))
-                        .collect();
-                    match self.solve(&terms, &format!("n{n}-{mode}-source-cut-{it}"), conds)? {
-                        Outcome::Unsat => {
-                            let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
-                            let len: usize = cex.target.iter().map(|th| th.blocks.len()).sum();
-                            let large = cex.inputs.iter().any(|(_, v)| !(-8..=8).contains(v));
-                            best = Some((cex, len));
-                            extra += 1;
-                            // Minimizing is optional: a short time limit.
-                            prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
-                            if !small && !small_asked && large {
-                                // Small inputs first (then shorter traces).
-                                small_asked = true;
-                                for c in small_inputs(&mut terms, &launch) {
-                                    prop.assert(&terms, Condition::new(c, "smaller inputs"));
-                                }
-                                continue;
-                            }
-                            if extra > MINIMIZE_ROUNDS || len <= n {
-                                end!(PerN::Refines { cut: None }, it);
-                            }
-                            let bound = terms.bv_const(16, len as u128);
-                            let shorter = terms.bv_ult(total, bound);
-                            prop.assert(&terms, Condition::new(shorter, "shorter counterexample"));
-                            continue;
-                        }
-                        Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
-                        Outcome::Sat(_) => end!(
-                            PerN::Unknown(format!(
-                                "bound too small: a source execution on the launch of a \
-                                 candidate counterexample needs more than {k} block visits"
-                            )),
-                            it
-                        ),
-                    }
+                    Outcome::Sat(_) => end!(
+                        PerN::Unknown(format!(
+                            "bound too small: a source execution on the launch of a \
+                             candidate counterexample needs more than {k} block visits"
+                        )),
+                        it
+                    ),
                 }
             }
         }
