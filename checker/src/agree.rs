@@ -93,7 +93,6 @@ pub fn smt_verdict(src: &Module, tgt: &Module) -> Result<bool, String> {
         threads: vec![THREADS],
         max_steps: SMT_MAX_STEPS,
         input_domain: Some(DOMAIN.to_vec()),
-        small_inputs_first: false,
         ..Options::default()
     };
     let mut session = Session::new(None);

@@ -74,12 +74,6 @@ pub struct Options {
     pub timeout: Duration,
     /// CEGIS iterations per thread count before answering unknown.
     pub max_iterations: usize,
-    /// Run a whole pass with inputs restricted to [-8, 8] before the
-    /// full-range pass. Off by default: the full-range pass asks for small
-    /// inputs itself once it has a counterexample (minimization), which
-    /// measured slightly faster on the claim pairs (and saves the extra
-    /// pass on every `refines`).
-    pub small_inputs_first: bool,
     /// C-OPS: a shuffle outside the set is UB (not poison) unless its
     /// declaration says otherwise (`--shuffle-oob`).
     pub shuffle_oob_ub: bool,
@@ -99,7 +93,6 @@ impl Default for Options {
             uncontrolled: Uncontrolled::Maximal,
             timeout: Duration::from_secs(60),
             max_iterations: 64,
-            small_inputs_first: false,
             shuffle_oob_ub: false,
             input_domain: None,
             strategies: Strategies::Canonical,
@@ -261,25 +254,8 @@ impl Checker<'_, '_> {
             let (src_ok, tgt_ok) = self.vacuity(n)?;
             source_defined |= src_ok;
             target_complete |= tgt_ok;
-            let mut result = None;
-            // Source choices learned at this thread count: they hold for
-            // every launch, so the full-range pass starts from them.
-            let mut learned: Vec<Learned> = Vec::new();
-            if self.opts.small_inputs_first {
-                let (r, it) = self.check_threads(n, true, &mut learned)?;
-                iterations.push((n, it));
-                if let PerN::Cex(c) = r {
-                    result = Some(PerN::Cex(c));
-                }
-            }
-            let r = match result {
-                Some(r) => r,
-                None => {
-                    let (r, it) = self.check_threads(n, false, &mut learned)?;
-                    iterations.push((n, it));
-                    r
-                }
-            };
+            let (r, it) = self.check_threads(n)?;
+            iterations.push((n, it));
             match r {
                 PerN::Cex(c) => {
                     return Ok(Outcome2 {
@@ -430,23 +406,16 @@ impl Checker<'_, '_> {
         })
     }
 
-    /// The CEGIS loop for `n` threads; `small`: inputs restricted to [-8, 8].
-    fn check_threads(
-        &mut self,
-        n: usize,
-        small: bool,
-        learned: &mut Vec<Learned>,
-    ) -> Result<(PerN, usize), RefineError> {
+    /// The CEGIS loop for `n` threads (one pass over full-range inputs; a
+    /// counterexample found is then minimized: small inputs, shorter
+    /// traces).
+    fn check_threads(&mut self, n: usize) -> Result<(PerN, usize), RefineError> {
         let k = self.opts.max_steps;
         let obs = self.opts.observe;
         let mut terms = Terms::new();
         let launch = Launch::new(&mut terms, self.src, n);
         let t = encode(&mut terms, self.tgt, &launch, k, "T", obs);
-        let cut = if small {
-            None
-        } else {
-            self.target_cut(&mut terms, &launch, &t, n)?
-        };
+        let cut = self.target_cut(&mut terms, &launch, &t, n)?;
         let mut prop = Incremental::new(self.opts.timeout);
         let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
             prop.assert(terms, Condition::new(x, why));
@@ -472,11 +441,6 @@ impl Checker<'_, '_> {
                     .collect();
                 let a = terms.or(&alts);
                 add(&mut terms, &mut prop, a, "input domain");
-            }
-        }
-        if small {
-            for c in small_inputs(&mut terms, &launch) {
-                add(&mut terms, &mut prop, c, "small inputs");
             }
         }
         // Symmetry breaking: when neither program reads thread indices,
@@ -516,27 +480,7 @@ impl Checker<'_, '_> {
             let tie = mirror_anchors(&mut terms, &s, &t);
             self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
         }
-        for (i, l) in learned.clone().iter().enumerate() {
-            let s = encode_with(
-                &mut terms,
-                self.src,
-                &launch,
-                k,
-                &format!("L{i}"),
-                obs,
-                l.ranks,
-            );
-            let mut m = Model::new();
-            for (v, val) in s.choices.iter().zip(&l.values) {
-                if let Some(id) = terms.as_var(*v) {
-                    m.vars.insert(id, val.clone());
-                }
-            }
-            let fx = fix(&mut terms, &s.choices, &m);
-            self.learn(&mut terms, &mut prop, &s, &t, Some(fx));
-        }
         let input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
-        let mode = if small { "small" } else { "full" };
         // The shortest counterexample found so far (R-CEX minimization):
         // once one is found, the loop goes on asking for a target execution
         // with fewer block visits in total, until there is none or the
@@ -555,7 +499,7 @@ impl Checker<'_, '_> {
             };
         }
         for it in 1..=self.opts.max_iterations {
-            let name = format!("{}-n{n}-{mode}-propose-{it}", self.tag);
+            let name = format!("{}-n{n}-full-propose-{it}", self.tag);
             let r = self.session.check(&terms, &mut prop, &name);
             self.report_last();
             let m = match r? {
@@ -592,10 +536,9 @@ impl Checker<'_, '_> {
                 let mut c = base.clone();
                 c.push(obs::matches(&mut terms, &s, &t));
                 let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
-                match self.solve(&terms, &format!("n{n}-{mode}-{query}"), conds)? {
+                match self.solve(&terms, &format!("n{n}-full-{query}"), conds)? {
                     Outcome::Sat(m2) => {
                         let m2 = complete(&terms, &m2);
-                        learned.push(Learned::of(&terms, &s, &m2, ranks));
                         let fx2 = fix(&mut terms, &s.choices, &m2);
                         self.learn(&mut terms, &mut prop, &s, &t, Some(fx2));
                         unmatched = None;
@@ -614,7 +557,7 @@ impl Checker<'_, '_> {
                     .into_iter()
                     .map(|x| Condition::new(x, "source cut"))
                     .collect();
-                match self.solve(&terms, &format!("n{n}-{mode}-source-cut-{it}"), conds)? {
+                match self.solve(&terms, &format!("n{n}-full-source-cut-{it}"), conds)? {
                     Outcome::Unsat => {
                         let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
                         let len: usize = cex.target.iter().map(|th| th.blocks.len()).sum();
@@ -623,7 +566,7 @@ impl Checker<'_, '_> {
                         extra += 1;
                         // Minimizing is optional: a short time limit.
                         prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
-                        if !small && !small_asked && large {
+                        if !small_asked && large {
                             // Small inputs first (then shorter traces).
                             small_asked = true;
                             for c in small_inputs(&mut terms, &launch) {
@@ -730,30 +673,6 @@ impl Checker<'_, '_> {
             target,
             source,
         })
-    }
-}
-
-/// A source strategy CEGIS learned: the values of its choice variables, in
-/// the encoding built with `ranks`.
-#[derive(Clone, Debug)]
-pub struct Learned {
-    ranks: Ranks,
-    values: Vec<Value>,
-}
-
-impl Learned {
-    fn of(terms: &Terms, s: &Enc, m: &Model, ranks: Ranks) -> Learned {
-        let values = s
-            .choices
-            .iter()
-            .map(|c| {
-                terms
-                    .as_var(*c)
-                    .and_then(|id| m.var(id).cloned())
-                    .unwrap_or(Value::Bool(false))
-            })
-            .collect();
-        Learned { ranks, values }
     }
 }
 
