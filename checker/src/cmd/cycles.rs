@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use semantics::cfg::{all_hierarchies, Cfg, CycleInfo};
 
-use crate::cli::{self, CliError};
+use crate::cli::{self, CliError, Exit};
 
 /// Print the cycle hierarchy of each defined function.
 ///
@@ -27,7 +27,7 @@ pub struct Args {
     pub limit: usize,
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = cli::load_module(&args.file)?;
     let mut out = String::new();
     for f in module.functions.iter().filter(|f| f.is_definition) {
@@ -59,5 +59,5 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         }
     }
     cli::emit(&out)?;
-    Ok(cli::EXIT_OK)
+    Ok(Exit::Ok)
 }

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, Exit};
 use crate::prove::format::Kind;
 use crate::prove::{recorded_findings, render_table, summary, ClaimResult, Status};
 
@@ -28,7 +28,7 @@ fn refine_detail<'a>(results: &'a [ClaimResult], id: &str, verdict: &str) -> Opt
         .map(|(_, o, _)| o.detail.as_str())
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let results = crate::cmd::prove::run_suite(&args.dir, None)?;
     let findings = std::fs::read_to_string(args.dir.join("FINDINGS.md")).unwrap_or_default();
     let n_findings = recorded_findings(&findings).len();
@@ -55,8 +55,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         None => println!("(no proof obtained: see the table above)"),
     }
     Ok(if results.iter().any(|r| r.status == Status::Disagrees) {
-        EXIT_NEGATIVE
+        Exit::Negative
     } else {
-        EXIT_OK
+        Exit::Ok
     })
 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{self, CliError};
+use crate::cli::{self, CliError, Exit};
 
 /// Parse an LLVM IR file and pretty-print it, or report where and why it is
 /// outside the accepted subset.
@@ -16,10 +16,10 @@ pub struct Args {
     pub quiet: bool,
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = cli::load_module(&args.file)?;
     if !args.quiet {
         cli::emit(&semantics::ir::print::print_module(&module))?;
     }
-    Ok(cli::EXIT_OK)
+    Ok(Exit::Ok)
 }

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, Exit};
 use crate::prove::format::{load_dir, Claim};
 use crate::prove::{
     check_finding_classes, check_links, default_jobs, recorded_findings, render_table, run_claims,
@@ -100,11 +100,11 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
     pb
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     if args.check_format {
         let claims = load(&args.dir)?;
         println!("{} claim files are well-formed", claims.len());
-        return Ok(EXIT_OK);
+        return Ok(Exit::Ok);
     }
     let claims = selected(load(&args.dir)?, args.only.as_deref());
     let base = base_of(&args.dir);
@@ -142,8 +142,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     pb.finish_and_clear();
     println!("{}", summary(&results));
     Ok(if results.iter().any(|r| r.status == Status::Disagrees) {
-        EXIT_NEGATIVE
+        Exit::Negative
     } else {
-        EXIT_OK
+        Exit::Ok
     })
 }

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{load_module, CliError, EXIT_OK};
+use crate::cli::{load_module, CliError, Exit};
 
 /// Which values and branches of an LLVM IR module are uniform across threads.
 #[derive(clap::Args, Debug)]
@@ -35,8 +35,8 @@ pub fn render(args: &Args) -> Result<String, CliError> {
     }
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let out = render(args)?;
     crate::cli::emit(&out)?;
-    Ok(EXIT_OK)
+    Ok(Exit::Ok)
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use semantics::rules::{render_json, render_text, verify_module, Options};
 
-use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{load_module, CliError, Exit::Negative, Exit::Ok};
 
 /// Check a module against the static convergence rules (S-ENTRY-*, S-LOOP-*,
 /// S-ANCHOR-BUNDLE, S-MIX, S-TOKEN, S-CYCLE-1..4, S-REGION) and SSA
@@ -36,7 +36,7 @@ pub struct Args {
 }
 
 /// Runs the subcommand; the report goes to stdout.
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let m = load_module(&args.file)?;
     let opts = Options {
         llvm_compatible: args.llvm_compatible,
@@ -53,8 +53,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     };
     crate::cli::emit(&out)?;
     Ok(if report.is_valid() {
-        EXIT_OK
+        Exit::Ok
     } else {
-        EXIT_NEGATIVE
+        Exit::Negative
     })
 }
