@@ -428,6 +428,10 @@ mod tests {
         let e = read_input(&p).expect_err("not UTF-8");
         assert_eq!(e.status, Exit::BadInput);
         assert_eq!(e.at.as_ref().map(|a| (a.line, a.col)), Some((2, 4)));
-        assert!(e.message.contains(":2:4: error: the input is not UTF-8"), "{}", e.message);
+        assert!(
+            e.message.contains(":2:4: error: the input is not UTF-8"),
+            "{}",
+            e.message
+        );
     }
 }

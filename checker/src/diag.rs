@@ -72,8 +72,10 @@ impl Diagnostic {
             };
             start..end
         };
-        let mut labels = vec![Label::primary((), range(self.line, self.col, self.whole_line))
-            .with_message(&self.label)];
+        let mut labels = vec![
+            Label::primary((), range(self.line, self.col, self.whole_line))
+                .with_message(&self.label),
+        ];
         for s in &self.sites {
             labels.push(Label::secondary((), range(s.line, s.col, true)).with_message(&s.text));
         }

@@ -45,15 +45,13 @@ enum Command {
 /// The command with the exit-status table after every `--help` (and `-h`),
 /// below what a subcommand already prints there.
 fn command() -> clap::Command {
-    Cli::command()
-        .after_help(EXIT_HELP)
-        .mut_subcommands(|sub| {
-            let before = sub
-                .get_after_help()
-                .map(|h| format!("{h}\n\n"))
-                .unwrap_or_default();
-            sub.after_help(format!("{before}{EXIT_HELP}"))
-        })
+    Cli::command().after_help(EXIT_HELP).mut_subcommands(|sub| {
+        let before = sub
+            .get_after_help()
+            .map(|h| format!("{h}\n\n"))
+            .unwrap_or_default();
+        sub.after_help(format!("{before}{EXIT_HELP}"))
+    })
 }
 
 fn main() -> ExitCode {

@@ -37,8 +37,14 @@ fn args(stem: &str) -> Args {
 
 #[test]
 fn exit_statuses() {
-    assert_eq!(run(&args("cl02-reduction-merge-uniform")).ok(), Some(Exit::Ok));
-    assert_eq!(run(&args("cl02-reduction-merge-divergent")).ok(), Some(Exit::Negative));
+    assert_eq!(
+        run(&args("cl02-reduction-merge-uniform")).ok(),
+        Some(Exit::Ok)
+    );
+    assert_eq!(
+        run(&args("cl02-reduction-merge-divergent")).ok(),
+        Some(Exit::Negative)
+    );
     let mut a = args("cl01-texture-sink-uniform");
     a.observe = ObserveArg::Sets;
     a.json = true;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
-    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, RunError, ShuffleOob,
-    Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
+    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, RunError,
+    ShuffleOob, Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
 use crate::cli::{emit, emitln, load_module, CliError, Exit};
@@ -340,7 +340,7 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
     let f = Arc::clone(&flag);
     let _ = ctrlc::set_handler(move || {
         if f.swap(true, Ordering::SeqCst) {
-            std::process::exit(i32::from(Exit::Interrupted));
+            std::process::exit(i32::from(Exit::Interrupted.code()));
         }
     });
     flag
