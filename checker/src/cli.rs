@@ -240,8 +240,14 @@ pub fn read_input(path: &Path) -> Result<(String, String), CliError> {
                 .map_err(|e| CliError::bad_input(format!("{name}: cannot read: {e}")))?,
         )
     };
-    match std::str::from_utf8(&bytes) {
-        Ok(s) => Ok((name, s.to_string())),
+    Ok((name.clone(), decode(&name, &bytes)?))
+}
+
+/// The text of an input named `name`: bytes that are not UTF-8 are bad
+/// input, located at the first invalid byte.
+pub fn decode(name: &str, bytes: &[u8]) -> Result<String, CliError> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
         Err(e) => {
             let good = &bytes[..e.valid_up_to()];
             let line = good.iter().filter(|b| **b == b'\n').count() + 1;
@@ -252,7 +258,7 @@ pub fn read_input(path: &Path) -> Result<(String, String), CliError> {
                 e.valid_up_to()
             ));
             err.at = Some(Located {
-                file: name,
+                file: name.to_string(),
                 line: line as u32,
                 col: col as u32,
             });
@@ -269,8 +275,74 @@ pub fn load_module(path: &Path) -> Result<Module, CliError> {
     parse_text(&name, &text)
 }
 
+/// The deepest nesting of brackets (`(`, `[`, `{`, `<`) and pointer stars
+/// the CLI passes to the parser and printers, which recurse on it (issue
+/// 11 item 1: deep nesting must end in an error, not a stack overflow).
+/// LLVM's own tests nest at most a few dozen levels.
+pub const MAX_NESTING: usize = 256;
+
+/// The place (1-based line and byte column) where `text` nests deeper
+/// than [`MAX_NESTING`], outside comments and strings.
+pub fn too_deep(text: &str) -> Option<(u32, u32)> {
+    let (mut depth, mut stars, mut line, mut line_start) = (0usize, 0usize, 1u32, 0usize);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b';' => {
+                while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                while i + 1 < bytes.len() && bytes[i + 1] != b'"' && bytes[i + 1] != b'\n' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if b == b'*' {
+            stars += 1;
+        } else if !b.is_ascii_whitespace() {
+            stars = 0;
+        }
+        if depth + stars > MAX_NESTING {
+            return Some((line, (i - line_start + 1) as u32));
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Parses `text` (named `name` in diagnostics), errors as [`load_module`].
+/// Input nesting deeper than [`MAX_NESTING`] is bad input.
 pub fn parse_text(name: &str, text: &str) -> Result<Module, CliError> {
+    if let Some((line, col)) = too_deep(text) {
+        let d = diag::Diagnostic::error(
+            name,
+            line,
+            col,
+            &format!("nesting deeper than {MAX_NESTING} levels (brackets or pointer stars)"),
+        );
+        return Err(CliError {
+            status: Exit::BadInput,
+            message: d.header(),
+            at: Some(Located {
+                file: name.to_string(),
+                line,
+                col,
+            }),
+            snippet: Some(d.snippet(text)),
+        });
+    }
     semantics::parse_module(name, text).map_err(|e| {
         let (status, message) = match &e.kind {
             ParseErrorKind::Syntax => (Exit::BadInput, e.message.clone()),

@@ -9,7 +9,7 @@ use crate::cli::{self, CliError, Exit};
 /// outside the accepted subset.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The textual LLVM IR file (`-` for stdin is not supported; pass a path).
+    /// The textual LLVM IR file (`-`: standard input).
     pub file: PathBuf,
     /// Only check that the file parses; print nothing on success.
     #[arg(long)]

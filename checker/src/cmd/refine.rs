@@ -70,9 +70,9 @@ pub enum UncontrolledArg {
 /// never a proof beyond the stated bounds.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The source program (.ll).
+    /// The source program (.ll; `-`: standard input).
     pub src: PathBuf,
-    /// The target (transformed) program (.ll).
+    /// The target (transformed) program (.ll; `-`: standard input).
     pub tgt: PathBuf,
     /// The kernel to launch (without `@`); default: the only function
     /// defined in the source.
@@ -160,7 +160,7 @@ fn load(path: &std::path::Path) -> Result<Module, CliError> {
     crate::cli::load_module(path)
 }
 
-fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
+pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
     if let Some(k) = given {
         return Ok(crate::cli::function_name(k).to_string());
     }

@@ -241,10 +241,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let ex = result.map_err(|e| match e {
-        RunError::Unsupported { .. } => CliError::no_verdict(e.to_string()),
-        RunError::IllFormed { .. } | RunError::BadLaunch(_) => CliError::bad_input(e.to_string()),
-    })?;
+    let ex = result.map_err(run_error)?;
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)
@@ -308,6 +305,15 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         }
     }
     Ok(if stopped { Exit::Interrupted } else { Exit::Ok })
+}
+
+/// The exit status of an interpreter error: a construct outside the
+/// subset is no verdict (2), an ill-formed program or launch bad input (3).
+pub fn run_error(e: RunError) -> CliError {
+    match e {
+        RunError::Unsupported { .. } => CliError::no_verdict(e.to_string()),
+        RunError::IllFormed { .. } | RunError::BadLaunch(_) => CliError::bad_input(e.to_string()),
+    }
 }
 
 /// The modes every result is printed with, spelled as the command line
