@@ -122,3 +122,13 @@ fn a_panic_exits_70_with_one_paragraph() {
     assert!(err.contains("parse whatever.ll"), "the command line: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "one paragraph: {err}");
 }
+
+#[test]
+fn unsupported_constructs_are_named_as_llvm_spells_them() {
+    let text = "define <2 x i32> @f(<2 x i32> %v) {\nentry:\n  %x = insertelement <2 x i32> %v, i32 1, i32 0\n  ret <2 x i32> %x\n}\n";
+    let o = convcheck(&["run", "-", "--threads", "1"], text, &[]);
+    assert_eq!(status(&o), Some(Exit::NoVerdict), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`insertelement`"), "{err}");
+    assert!(!err.contains("InsertElement"), "a Rust name: {err}");
+}
