@@ -21,7 +21,9 @@ demo: build
 PROPTEST_RNG_SEED ?= 20261122
 export PROPTEST_RNG_SEED
 
+# CI also keeps clippy clean (issue 11 item 8).
 test: setup
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
 	$(CARGO) test --workspace --release
 
 bench-cycles: build
