@@ -6,6 +6,7 @@
 //! | conditions: solver-independent terms, evaluation, SMT-LIB text | [`vc`] |
 //! | the one Z3 user: queries, answers, models, dumps | [`smt`] |
 //! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
+//! | the built-in claims and examples, embedded (demo/prove from anywhere) | [`builtin`] |
 //! | conventions every subcommand follows (exit status, loading, panic hook) | [`cli`] |
 //! | LLVM-style diagnostics: `file:line:col: error:`, source line, caret | [`diag`] |
 //! | one module per subcommand | [`cmd`] |
@@ -15,6 +16,7 @@
 //! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
 
 pub mod agree;
+pub mod builtin;
 pub mod cegis;
 pub mod cli;
 pub mod cmd;

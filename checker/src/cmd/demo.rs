@@ -13,9 +13,9 @@ use crate::prove::{recorded_findings, render_table, summary, ClaimResult, Status
 /// Run the claims suite and show one counterexample and one proof.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The claims directory (the built-in one by default).
-    #[arg(default_value = "proofs")]
-    pub dir: PathBuf,
+    /// The claims directory (default: `./proofs` in the repository, else
+    /// the copy built into the binary).
+    pub dir: Option<PathBuf>,
 }
 
 /// The report of the first refine check of `id` whose verdict starts with
@@ -29,8 +29,9 @@ fn refine_detail<'a>(results: &'a [ClaimResult], id: &str, verdict: &str) -> Opt
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    let results = crate::cmd::prove::run_suite(&args.dir, None)?;
-    let findings = std::fs::read_to_string(args.dir.join("FINDINGS.md")).unwrap_or_default();
+    let dir = crate::builtin::claims_dir(args.dir.as_deref())?;
+    let results = crate::cmd::prove::run_suite(&dir, None)?;
+    let findings = std::fs::read_to_string(dir.join("FINDINGS.md")).unwrap_or_default();
     let n_findings = recorded_findings(&findings).len();
     print!("{}", render_table(&results, false));
     println!();
@@ -38,7 +39,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     println!("{}", summary(&results));
     println!(
         "{n_findings} findings recorded in {} (documents vs LLVM 22 vs this tool)",
-        args.dir.join("FINDINGS.md").display()
+        dir.join("FINDINGS.md").display()
     );
     println!();
     println!(
