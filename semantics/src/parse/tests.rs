@@ -385,3 +385,52 @@ fn hex_and_wide_integers() {
         18,
     );
 }
+
+/// Issue 11 item 1: nesting beyond `MAX_NESTING` is an error at the
+/// construct, never a stack overflow (in the parser, or later when the
+/// value is printed or dropped).
+#[test]
+fn deep_types_and_constants_are_errors_not_crashes() {
+    let stars = format!("@g = external global i32{}\n", "*".repeat(100_000));
+    let arrays = format!(
+        "@g = external global {}i32{}\n",
+        "[1 x ".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let structs = format!(
+        "@g = external global {}i32{}\n",
+        "{ ".repeat(100_000),
+        " }".repeat(100_000)
+    );
+    let consts = format!(
+        "@g = global {{ i32 }} {}i32 1{}\n",
+        "{ { i32 } ".repeat(100_000),
+        " }".repeat(100_000)
+    );
+    let fn_ty = format!(
+        "declare void @f({}i32{})\n",
+        "void (".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    for (what, text) in [
+        ("type", stars),
+        ("type", arrays),
+        ("type", structs),
+        ("type", consts.clone()),
+        ("type", fn_ty),
+    ] {
+        let e = parse_module("t.ll", &text).expect_err("too deep");
+        assert_eq!(e.kind, ParseErrorKind::Syntax, "{e}");
+        assert!(
+            e.message
+                .contains(&format!("{what} nested deeper than {}", super::MAX_NESTING)),
+            "{e}"
+        );
+        assert_eq!(e.span.line, 1);
+    }
+    // Nesting within the bound is accepted and prints back.
+    let ok = format!("@g = external global i32{}\n", "*".repeat(200));
+    let m = parse_module("t.ll", &ok).expect("200 levels are within the bound");
+    let printed = crate::ir::print::print_module(&m);
+    assert_eq!(parse_module("p.ll", &printed).as_ref(), Ok(&m));
+}
