@@ -408,6 +408,7 @@ impl TokenProg {
                 insts.push(Inst {
                     result,
                     kind: InstKind::Call(c),
+                    meta: Default::default(),
                     span: Span::default(),
                 });
             }
@@ -449,6 +450,7 @@ impl TokenProg {
                 insts,
                 term: Terminator {
                     kind,
+                    meta: Default::default(),
                     span: Span::default(),
                 },
                 span: Span::default(),
@@ -472,6 +474,7 @@ impl TokenProg {
             trailer: Vec::new(),
             blocks,
             values,
+            md: vec![],
             span: Span::default(),
         }
     }
@@ -544,6 +547,7 @@ fn decl(name: &str, ret: Type, convergent: bool, params: Vec<Type>) -> Function 
         trailer: Vec::new(),
         blocks: Vec::new(),
         values: Vec::new(),
+        md: Vec::new(),
         span: Span::default(),
     }
 }
