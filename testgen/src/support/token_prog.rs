@@ -406,6 +406,7 @@ impl TokenProg {
                 insts.push(Inst {
                     result,
                     kind: InstKind::Call(c),
+                    meta: Default::default(),
                     span: Span::default(),
                 });
             }
@@ -447,6 +448,7 @@ impl TokenProg {
                 insts,
                 term: Terminator {
                     kind,
+                    meta: Default::default(),
                     span: Span::default(),
                 },
                 span: Span::default(),
@@ -470,6 +472,7 @@ impl TokenProg {
             trailer: Vec::new(),
             blocks,
             values,
+            md: vec![],
             span: Span::default(),
         }
     }
@@ -542,6 +545,7 @@ fn decl(name: &str, ret: Type, convergent: bool, params: Vec<Type>) -> Function 
         trailer: Vec::new(),
         blocks: Vec::new(),
         values: Vec::new(),
+        md: Vec::new(),
         span: Span::default(),
     }
 }

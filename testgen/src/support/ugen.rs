@@ -34,6 +34,7 @@ fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
         trailer: vec![],
         blocks: vec![],
         values: vec![],
+        md: Vec::new(),
         span: Span::default(),
     }
 }
@@ -206,6 +207,7 @@ pub fn build(u: &UFunc) -> Function {
                     Inst {
                         result,
                         kind,
+                        meta: Default::default(),
                         span: Span::default(),
                     }
                 })
@@ -243,6 +245,7 @@ pub fn build(u: &UFunc) -> Function {
                 insts,
                 term: Terminator {
                     kind,
+                    meta: Default::default(),
                     span: Span::default(),
                 },
                 span: Span::default(),
@@ -267,6 +270,7 @@ pub fn build(u: &UFunc) -> Function {
         trailer: vec![],
         blocks,
         values,
+        md: vec![],
         span: Span::default(),
     }
 }
