@@ -59,7 +59,7 @@ fn run_one(src: &Path, tgt: &Path, kernel: &str, opts: &Options) -> String {
         Ok(PairResult::Invalid { rules, role, .. }) => {
             format!("invalid({}) [{role}]", rules.join(","))
         }
-        Ok(PairResult::Unsupported { role, message }) => {
+        Ok(PairResult::Unsupported { role, message, .. }) => {
             format!("unsupported [{role}: {message}]")
         }
         Ok(PairResult::Checked {

@@ -291,11 +291,23 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
                 rules.join(", ")
             )))
         }
-        PairResult::Unsupported { role, message } => {
-            return Err(invalid(format!(
-                "invalid input: unsupported in the {role} ({}): {message}",
-                path(role)
-            )))
+        PairResult::Unsupported {
+            role,
+            message,
+            span,
+        } => {
+            // No verdict (exit 2): a readable program with a construct the
+            // encoding does not cover.
+            let at = match span {
+                Some(sp) => format!("{}:{}:{}", path(role), sp.line, sp.col),
+                None => path(role),
+            };
+            return Err(CliError {
+                status: EXIT_UNKNOWN,
+                message: format!(
+                    "{at}: unsupported by the refinement checker (no verdict) in the {role}: {message}"
+                ),
+            });
         }
         PairResult::Checked {
             outcome,

@@ -327,7 +327,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
                 text: format!("the {role} breaks {}: {message}", rules.join(", ")),
             })
         }
-        PairResult::Unsupported { role, message } => {
+        PairResult::Unsupported { role, message, .. } => {
             return Ok(RefineRun {
                 verdict: "not checked (unsupported)".into(),
                 unsupported: true,

@@ -158,6 +158,27 @@ pub enum RefineError {
     Smt(#[from] SmtError),
     #[error("the source and target kernels differ in their parameters: {0}")]
     Signature(String),
+    /// The encoder met a construct it cannot express in one of the programs.
+    #[error("unsupported in the {role}: {what}")]
+    Unsupported {
+        role: &'static str,
+        what: prog::Unsupported,
+    },
+}
+
+impl RefineError {
+    fn source(what: prog::Unsupported) -> RefineError {
+        RefineError::Unsupported {
+            role: "source",
+            what,
+        }
+    }
+    fn target(what: prog::Unsupported) -> RefineError {
+        RefineError::Unsupported {
+            role: "target",
+            what,
+        }
+    }
 }
 
 fn conj(terms: &mut Terms, xs: &[TermId]) -> TermId {
@@ -323,7 +344,8 @@ impl Checker<'_, '_> {
             self.opts.max_steps,
             "S",
             self.opts.observe,
-        );
+        )
+        .map_err(RefineError::source)?;
         let mut c = s.defs.clone();
         c.extend(&s.valid);
         let ub = terms.or(&s.ub);
@@ -346,7 +368,8 @@ impl Checker<'_, '_> {
             self.opts.max_steps,
             "T",
             self.opts.observe,
-        );
+        )
+        .map_err(RefineError::target)?;
         let mut c = t.defs.clone();
         c.extend(&t.valid);
         for x in &t.cut {
@@ -414,7 +437,7 @@ impl Checker<'_, '_> {
         let obs = self.opts.observe;
         let mut terms = Terms::new();
         let launch = Launch::new(&mut terms, self.src, n);
-        let t = encode(&mut terms, self.tgt, &launch, k, "T", obs);
+        let t = encode(&mut terms, self.tgt, &launch, k, "T", obs).map_err(RefineError::target)?;
         let cut = self.target_cut(&mut terms, &launch, &t, n)?;
         let mut prop = Incremental::new(self.opts.timeout);
         let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
@@ -457,7 +480,7 @@ impl Checker<'_, '_> {
         }
         // Only launches on which some source execution completes within
         // the bound are compared (R-BOUND); the others count as cut.
-        let b = encode(&mut terms, self.src, &launch, k, "B", obs);
+        let b = encode(&mut terms, self.src, &launch, k, "B", obs).map_err(RefineError::source)?;
         let mut bc = b.defs.clone();
         bc.extend(&b.valid);
         for c in &b.cut {
@@ -471,12 +494,14 @@ impl Checker<'_, '_> {
             "some source execution completes within the bound",
         );
         if !self.src.has_anchor {
-            let s = encode(&mut terms, self.src, &launch, k, "S0", obs);
+            let s =
+                encode(&mut terms, self.src, &launch, k, "S0", obs).map_err(RefineError::source)?;
             self.learn(&mut terms, &mut prop, &s, &t, None);
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
             // the target's anchors of the same name made (F-21).
-            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical);
+            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical)
+                .map_err(RefineError::source)?;
             let tie = mirror_anchors(&mut terms, &s, &t);
             self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
         }
@@ -529,7 +554,8 @@ impl Checker<'_, '_> {
                     Ranks::Canonical => (format!("C{it}c"), format!("check-canonical-{it}")),
                     Ranks::Free => (format!("C{it}"), format!("check-{it}")),
                 };
-                let s = encode_with(&mut terms, self.src, &launch, k, &copy, obs, ranks);
+                let s = encode_with(&mut terms, self.src, &launch, k, &copy, obs, ranks)
+                    .map_err(RefineError::source)?;
                 let mut base = pinned.clone();
                 base.extend(&s.defs);
                 base.extend(&s.valid);

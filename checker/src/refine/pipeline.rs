@@ -26,6 +26,9 @@ pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
 
 /// The whole pipeline on two parsed modules: static rules, the encoding's
 /// subset, the check, and the replay of a counterexample (R-CEX).
+// One value per checked pair, moved once to its reader: boxing the large
+// variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum PairResult {
     /// A static rule is broken (invalid input).
@@ -35,7 +38,12 @@ pub enum PairResult {
         message: String,
     },
     /// A construct outside what the encoding covers (invalid input).
-    Unsupported { role: &'static str, message: String },
+    Unsupported {
+        role: &'static str,
+        message: String,
+        /// Line and column of the construct in the role's file.
+        span: Option<semantics::ir::Span>,
+    },
     Checked {
         outcome: Outcome2,
         /// `Some` for a counterexample when replay was asked for.
@@ -48,6 +56,8 @@ pub enum PairResult {
 }
 
 /// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
+// The early results (invalid, unsupported) are `PairResult`s themselves.
+#[allow(clippy::result_large_err)]
 pub fn check_pair<'a>(
     src: &Module,
     tgt: &Module,
@@ -65,6 +75,7 @@ pub fn check_pair<'a>(
             semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
                 role,
                 message: format!("token inference: {e}"),
+                span: None,
             })
         };
         match (inf("source", src), inf("target", tgt)) {
@@ -98,6 +109,7 @@ pub fn check_pair<'a>(
         semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
             role,
             message: format!("inlining: {e}"),
+            span: None,
         })
     };
     let (isrc, itgt) = match (inline("source", src), inline("target", tgt)) {
@@ -117,6 +129,7 @@ pub fn check_pair<'a>(
                         v.rule.as_str(),
                         v.message
                     ),
+                    span: None,
                 });
             }
         }
@@ -131,7 +144,8 @@ pub fn check_pair<'a>(
         Err(u) => {
             return Ok(PairResult::Unsupported {
                 role: "source",
-                message: format!("{} at {}", u.construct, u.at),
+                message: u.to_string(),
+                span: u.span,
             })
         }
     };
@@ -145,7 +159,8 @@ pub fn check_pair<'a>(
         Err(u) => {
             return Ok(PairResult::Unsupported {
                 role: "target",
-                message: format!("{} at {}", u.construct, u.at),
+                message: u.to_string(),
+                span: u.span,
             })
         }
     };
@@ -157,7 +172,17 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
     };
-    let mut outcome = checker.run()?;
+    let mut outcome = match checker.run() {
+        Ok(o) => o,
+        Err(RefineError::Unsupported { role, what }) => {
+            return Ok(PairResult::Unsupported {
+                role,
+                message: what.to_string(),
+                span: what.span,
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let memory = ps
         .atomics
         .iter()
