@@ -1,6 +1,7 @@
 //! `checker::cmd::refine::run` exit statuses (issue 6 "Verdicts and exit
-//! status"): 0 refines, 1 counterexample, 3 invalid input (static rule,
-//! parse error, unsupported construct), and the `--threads` syntax.
+//! status", issue 11): 0 refines, 1 counterexample, 2 no verdict (unknown,
+//! unsupported construct), 3 invalid input (static rule, parse error), and
+//! the `--threads` syntax.
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ fn args(stem: &str) -> Args {
         uncontrolled: UncontrolledArg::Maximal,
         shuffle_oob: ShuffleOobArg::Poison,
         timeout: 30,
+        time_limit: 300,
         dump_smt: None,
         json: false,
         stats: false,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use semantics::ir::Module;
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK};
 use crate::refine::encode::Observe;
 use crate::refine::replay::Replayed;
 use crate::refine::report::{render_json, render_text, Report};
@@ -98,6 +98,12 @@ pub struct Args {
     /// Time limit per solver query, in seconds.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// Time budget of the whole run (every thread count and query), in
+    /// seconds; when spent the verdict is `unknown (time limit; ...)` naming
+    /// the thread counts finished (exit 2). Each query's limit is clipped to
+    /// what is left.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub time_limit: u64,
     /// Write every solver query as SMT-LIB into DIR.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
@@ -199,6 +205,7 @@ impl Args {
                 UncontrolledArg::Inferred => Uncontrolled::Inferred,
             },
             timeout: Duration::from_secs(self.timeout),
+            time_limit: Some(Duration::from_secs(self.time_limit)),
             shuffle_oob_ub: self.shuffle_oob == ShuffleOobArg::Ub,
             strategies: match self.strategies {
                 StrategiesArg::Plain => Strategies::Plain,
@@ -241,7 +248,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
     let kernel = kernel_name(&src, &args.kernel)?;
-    let opts = args.options(threads);
+    let mut opts = args.options(threads);
+    // Ctrl-C stops the run through the same budget as --time-limit: the
+    // verdict says what was decided, and the exit status is 130.
+    opts.interrupt = Some(crate::cmd::run::ctrl_c_flag());
     if let Some(d) = &args.dump_smt {
         std::fs::create_dir_all(d)
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
@@ -340,9 +350,13 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         )));
     }
     print!("{text}");
-    Ok(match outcome.verdict {
+    Ok(match &outcome.verdict {
         Verdict::Refines { .. } => EXIT_OK,
         Verdict::Counterexample(_) => EXIT_NEGATIVE,
+        Verdict::Unknown(why) if why.is_interrupted() => {
+            eprintln!("convcheck: interrupted; the verdict above says what was decided");
+            EXIT_INTERRUPTED
+        }
         Verdict::Unknown(_) | Verdict::Vacuous(_) => EXIT_UNKNOWN,
     })
 }

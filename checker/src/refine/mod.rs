@@ -24,14 +24,18 @@ mod pipeline;
 pub mod prog;
 pub mod replay;
 pub mod report;
+pub mod why;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
+use crate::smt::{Budget, Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
 
 pub use pipeline::{args_by_name, check_pair, PairResult};
+pub use why::{UnknownWhy, VacuousWhy, DEFAULT_TIME_LIMIT};
 
 use encode::{encode, encode_with, Enc, Launch, Observe, Ranks};
 use obs::{complete, concrete, CThread};
@@ -82,6 +86,12 @@ pub struct Options {
     pub input_domain: Option<Vec<i128>>,
     /// Source strategies for CEGIS (programs with anchors).
     pub strategies: Strategies,
+    /// Budget of the whole run (every thread count, every query); `None`:
+    /// unlimited. When spent the verdict is `unknown` ([`UnknownWhy::Stopped`]).
+    pub time_limit: Option<Duration>,
+    /// Set (by Ctrl-C) to stop the run: the verdict is then `unknown`
+    /// ([`UnknownWhy::Stopped`]) with the thread counts decided before.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -96,6 +106,8 @@ impl Default for Options {
             shuffle_oob_ub: false,
             input_domain: None,
             strategies: Strategies::Canonical,
+            time_limit: None,
+            interrupt: None,
         }
     }
 }
@@ -129,10 +141,11 @@ pub enum Verdict {
         cut: Vec<CutLaunch>,
     },
     Counterexample(Box<Cex>),
-    /// Why no answer: solver time limit, iteration limit, bound too small.
-    Unknown(String),
+    /// Why no answer: solver time limit, iteration limit, bound too small,
+    /// run stopped.
+    Unknown(UnknownWhy),
     /// The check holds for a trivial reason (source always UB, ...).
-    Vacuous(String),
+    Vacuous(VacuousWhy),
 }
 
 /// A launch on which some target execution runs longer than the bound.
@@ -259,16 +272,18 @@ pub struct Checker<'a, 'p> {
 enum PerN {
     Refines { cut: Option<CutLaunch> },
     Cex(Box<Cex>),
-    Unknown(String),
+    Unknown(UnknownWhy),
 }
 
 impl Checker<'_, '_> {
     /// Runs every thread count; stops at the first counterexample.
     pub fn run(&mut self) -> Result<Outcome2, RefineError> {
         same_signature(self.src, self.tgt)?;
+        self.session.budget = Budget::new(self.opts.time_limit, self.opts.interrupt.clone());
         let mut iterations = Vec::new();
         let mut any_cut = Vec::new();
-        let mut unknown: Option<String> = None;
+        let mut unknown: Option<UnknownWhy> = None;
+        let mut finished = Vec::new();
         let mut source_defined = false;
         let mut target_complete = false;
         for &n in &self.opts.threads.clone() {
@@ -277,6 +292,14 @@ impl Checker<'_, '_> {
             target_complete |= tgt_ok;
             let (r, it) = self.check_threads(n)?;
             iterations.push((n, it));
+            // One stop mechanism (smt::Budget): a query cut by the run's
+            // budget leaves this thread count undecided, and ends the run.
+            if let (Some(stop), false) = (self.session.budget.spent(), matches!(r, PerN::Cex(_))) {
+                return Ok(Outcome2 {
+                    verdict: Verdict::Unknown(UnknownWhy::Stopped { stop, finished }),
+                    iterations,
+                });
+            }
             match r {
                 PerN::Cex(c) => {
                     return Ok(Outcome2 {
@@ -284,23 +307,23 @@ impl Checker<'_, '_> {
                         iterations,
                     })
                 }
-                PerN::Refines { cut } => any_cut.extend(cut),
+                PerN::Refines { cut } => {
+                    any_cut.extend(cut);
+                    finished.push(n);
+                }
                 PerN::Unknown(why) => {
-                    unknown.get_or_insert(format!("{n} threads: {why}"));
+                    unknown.get_or_insert(why);
                 }
             }
         }
         let verdict = if let Some(why) = unknown {
             Verdict::Unknown(why)
         } else if !target_complete {
-            Verdict::Unknown(format!(
-                "bound too small: no target execution returns within {} block visits per thread",
-                self.opts.max_steps
-            ))
+            Verdict::Unknown(UnknownWhy::TargetCut {
+                max_steps: self.opts.max_steps,
+            })
         } else if !source_defined {
-            Verdict::Vacuous(
-                "the source has undefined behaviour (or is cut) on every launch".into(),
-            )
+            Verdict::Vacuous(VacuousWhy::SourceAlwaysUb)
         } else {
             Verdict::Refines { cut: any_cut }
         };
@@ -529,7 +552,7 @@ impl Checker<'_, '_> {
             self.report_last();
             let m = match r? {
                 Outcome::Unsat => end!(PerN::Refines { cut: cut.clone() }, it),
-                Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                 Outcome::Sat(m) => m,
             };
             let fu = fix_functions(&mut terms, &m);
@@ -570,7 +593,7 @@ impl Checker<'_, '_> {
                         unmatched = None;
                         break;
                     }
-                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                     Outcome::Unsat => unmatched = Some((s, base)),
                 }
             }
@@ -608,22 +631,22 @@ impl Checker<'_, '_> {
                         prop.assert(&terms, Condition::new(shorter, "shorter counterexample"));
                         continue;
                     }
-                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                     Outcome::Sat(_) => end!(
-                        PerN::Unknown(format!(
-                            "bound too small: a source execution on the launch of a \
-                             candidate counterexample needs more than {k} block visits"
-                        )),
+                        PerN::Unknown(UnknownWhy::SourceCut {
+                            threads: n,
+                            max_steps: k
+                        }),
                         it
                     ),
                 }
             }
         }
         end!(
-            PerN::Unknown(format!(
-                "CEGIS iteration limit ({}) reached",
-                self.opts.max_iterations
-            )),
+            PerN::Unknown(UnknownWhy::Iterations {
+                threads: n,
+                limit: self.opts.max_iterations
+            }),
             self.opts.max_iterations
         )
     }
@@ -792,9 +815,16 @@ fn signed_of(w: u32, bits: u128) -> i128 {
     }
 }
 
-fn reason(r: &UnknownReason) -> String {
+/// The refine-level reason of a query's `unknown` at `threads`. A stopped
+/// run is reported by [`Checker::run`] from the budget itself; the reason
+/// here is then not shown.
+fn reason(r: UnknownReason, threads: usize) -> UnknownWhy {
     match r {
-        UnknownReason::Timeout => "solver time limit".into(),
-        other => format!("solver: {other:?}"),
+        UnknownReason::Timeout => UnknownWhy::QueryTimeLimit { threads },
+        UnknownReason::Solver(why) => UnknownWhy::Solver { threads, why },
+        UnknownReason::Stopped(stop) => UnknownWhy::Stopped {
+            stop,
+            finished: Vec::new(),
+        },
     }
 }

@@ -9,7 +9,8 @@ use semantics::ir::Module;
 
 use super::prog::{self, Prepared};
 use super::{
-    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Uncontrolled, Verdict,
+    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Uncontrolled, UnknownWhy,
+    Verdict,
 };
 use crate::smt::Session;
 
@@ -198,10 +199,7 @@ pub fn check_pair<'a>(
                     // The memory abstraction (prog::AtomicInfo) admits
                     // atomic results real memory cannot return: such a
                     // counterexample is not a verdict.
-                    outcome.verdict = Verdict::Unknown(format!(
-                        "a counterexample under the memory abstraction (atomicrmw results \
-                         as inputs) is not replayable with real memory: {e}"
-                    ));
+                    outcome.verdict = Verdict::Unknown(UnknownWhy::MemoryAbstraction { detail: e });
                     None
                 }
                 Err(e) => Some(Err(e)),
