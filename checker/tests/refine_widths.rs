@@ -452,3 +452,38 @@ proptest::proptest! {
         proptest::prop_assert!(ok, "{r:?}\nsource:\n{st}\ntarget:\n{tt}");
     }
 }
+
+/// Issue 17 item 5 (P-LAUNCH): kernels whose signatures differ, or a target
+/// without the kernel, are invalid input naming both signatures and the
+/// difference (`void` against `i32` was a counterexample; `i32 %x` against
+/// `i8 %x` said "@k has 1 parameters, @k has 1").
+#[test]
+fn signature_differences_are_invalid_input() {
+    let run = |src: &str, tgt: &str| {
+        let s = semantics::parse_module("src.ll", src).expect("parses");
+        let t = semantics::parse_module("tgt.ll", tgt).expect("parses");
+        let mut session = Session::new(None);
+        match check_pair(&s, &t, "k", &Options::default(), &mut session, false, None) {
+            Err(checker::refine::RefineError::Signature(m)) => m,
+            other => panic!("{other:?}"),
+        }
+    };
+    let void = "define void @k(i32 %x) {\nA:\n  ret void\n}\n";
+    let int = "define i32 @k(i32 %x) {\nA:\n  ret i32 %x\n}\n";
+    let narrow = "define void @k(i8 %x) {\nA:\n  ret void\n}\n";
+    let other = "define void @other(i32 %x) {\nA:\n  ret void\n}\n";
+    assert_eq!(
+        run(void, int),
+        "the kernels' signatures differ: source `void @k(i32 %x)`, target `i32 @k(i32 %x)`: \
+         the source returns void, the target i32"
+    );
+    assert_eq!(
+        run(void, narrow),
+        "the kernels' signatures differ: source `void @k(i32 %x)`, target `void @k(i8 %x)`: \
+         parameter 1 is i32 in the source, i8 in the target"
+    );
+    assert_eq!(
+        run(void, other),
+        "the target defines no function @k (the kernel to compare)"
+    );
+}

@@ -24,6 +24,7 @@ mod pipeline;
 pub mod prog;
 pub mod replay;
 pub mod report;
+mod signature;
 pub mod why;
 
 use std::sync::atomic::AtomicBool;
@@ -169,7 +170,9 @@ pub struct Outcome2 {
 pub enum RefineError {
     #[error("solver: {0}")]
     Smt(#[from] SmtError),
-    #[error("the source and target kernels differ in their parameters: {0}")]
+    /// P-LAUNCH: the kernels' signatures differ, or one is missing
+    /// (invalid input).
+    #[error("{0}")]
     Signature(String),
     /// The encoder met a construct it cannot express in one of the programs.
     #[error("unsupported in the {role}: {what}")]
@@ -237,23 +240,6 @@ fn fix_functions(terms: &mut Terms, m: &Model) -> TermId {
     terms.and(&cs)
 }
 
-/// Checks that the two kernels take the same parameters (P-LAUNCH: the
-/// launch is shared).
-pub fn same_signature(s: &Prepared, t: &Prepared) -> Result<(), RefineError> {
-    let ps: Vec<_> = s.func.params.iter().map(|p| p.ty.clone()).collect();
-    let pt: Vec<_> = t.func.params.iter().map(|p| p.ty.clone()).collect();
-    if ps != pt || s.uniform_param != t.uniform_param {
-        return Err(RefineError::Signature(format!(
-            "@{} has {} parameters, @{} has {}",
-            s.func.name,
-            ps.len(),
-            t.func.name,
-            pt.len()
-        )));
-    }
-    Ok(())
-}
-
 /// A callback that sees every solver query's log line (`--stats`).
 pub type Progress<'a> = Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>;
 
@@ -278,7 +264,8 @@ enum PerN {
 impl Checker<'_, '_> {
     /// Runs every thread count; stops at the first counterexample.
     pub fn run(&mut self) -> Result<Outcome2, RefineError> {
-        same_signature(self.src, self.tgt)?;
+        signature::same_kernel(self.src.module, self.tgt.module, &self.src.func.name)?;
+        signature::same_uniform_params(self.src, self.tgt)?;
         self.session.budget = Budget::new(self.opts.time_limit, self.opts.interrupt.clone());
         let mut iterations = Vec::new();
         let mut any_cut = Vec::new();

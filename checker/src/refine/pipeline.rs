@@ -89,6 +89,7 @@ pub fn check_pair<'a>(
     } else {
         (src, tgt)
     };
+    super::signature::same_kernel(src, tgt, kernel)?;
     for (role, m) in [("source", src), ("target", tgt)] {
         let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
         if let Some(v) = report.violations.first() {
