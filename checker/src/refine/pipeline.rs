@@ -27,10 +27,8 @@ pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
 
 /// The whole pipeline on two parsed modules: static rules, the encoding's
 /// subset, the check, and the replay of a counterexample (R-CEX).
-// One value per checked pair, moved once to its reader: boxing the large
-// variant would buy nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one value per checked pair
 pub enum PairResult {
     /// A static rule is broken (invalid input).
     Invalid {
@@ -57,8 +55,7 @@ pub enum PairResult {
 }
 
 /// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
-// The early results (invalid, unsupported) are `PairResult`s themselves.
-#[allow(clippy::result_large_err)]
+#[allow(clippy::result_large_err)] // early returns of a PairResult, once per pair
 pub fn check_pair<'a>(
     src: &Module,
     tgt: &Module,
