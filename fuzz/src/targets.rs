@@ -290,6 +290,7 @@ fn refine_subcommand(src_path: &Path, src_text: &str, tgt: &Module) -> Exit {
     match check_pair(&src, tgt, &kernel, &opts, &mut session, true, None) {
         Err(RefineError::Signature(_)) => Exit::BadInput,
         Err(RefineError::Smt(_)) => Exit::Internal,
+        Err(RefineError::Unsupported { .. }) => Exit::NoVerdict,
         Ok(PairResult::Invalid { .. }) => Exit::BadInput,
         Ok(PairResult::Unsupported { .. }) => Exit::NoVerdict,
         Ok(PairResult::Checked {
