@@ -73,8 +73,19 @@ pub fn emitln(text: &str) -> Result<(), CliError> {
 pub fn load_module(path: &Path) -> Result<Module, CliError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::bad_input(format!("{}: cannot read: {e}", path.display())))?;
-    semantics::parse_module(&path.display().to_string(), &text)
-        .map_err(|e| CliError::bad_input(e.to_string()))
+    let file = path.display().to_string();
+    let m =
+        semantics::parse_module(&file, &text).map_err(|e| CliError::bad_input(e.to_string()))?;
+    // Rule P-PROG per function: say which definitions are not analysed.
+    for f in &m.functions {
+        if let Some(u) = &f.unsupported {
+            eprintln!(
+                "convcheck: note: {file}:{}: @{} is not analysed (unsupported construct `{}`); calls to it are treated as calls to a declaration",
+                u.span, f.name, u.construct
+            );
+        }
+    }
+    Ok(m)
 }
 
 /// Turns a subcommand result into the process exit code, printing the error.

@@ -30,7 +30,7 @@ pub struct Args {
 pub fn run(args: &Args) -> Result<u8, CliError> {
     let module = cli::load_module(&args.file)?;
     let mut out = String::new();
-    for f in module.functions.iter().filter(|f| f.is_definition) {
+    for f in module.functions.iter().filter(|f| f.has_body()) {
         let cfg = Cfg::from_function(f);
         let _ = writeln!(out, "CycleInfo for function: {}", f.name);
         if args.all_hierarchies {

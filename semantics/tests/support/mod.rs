@@ -475,6 +475,7 @@ impl TokenProg {
             blocks,
             values,
             md: vec![],
+            unsupported: None,
             span: Span::default(),
         }
     }
@@ -548,6 +549,7 @@ fn decl(name: &str, ret: Type, convergent: bool, params: Vec<Type>) -> Function 
         blocks: Vec::new(),
         values: Vec::new(),
         md: Vec::new(),
+        unsupported: None,
         span: Span::default(),
     }
 }
