@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
+use crate::uniformity::{UFunc, UInst, UOp, UTerm};
 use semantics::ir::{
     Attr, BinOp, Block, BlockId, Call, CallArg, Const, Function, ICmpPred, Inst, InstKind, Module,
     Name, Operand, Param, Span, TermKind, Terminator, Type, TypedOperand, ValueDef, ValueId,
     ValueInfo,
 };
-use testgen::uniformity::{UFunc, UInst, UOp, UTerm};
 
 fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
     Function {
@@ -287,14 +287,14 @@ pub fn module_of(funcs: &[UFunc]) -> (Module, String) {
         text.push('\n');
     }
     m.functions.extend(declarations());
-    text.push_str(testgen::uniformity::DECLARATIONS);
+    text.push_str(crate::uniformity::DECLARATIONS);
     (m, text)
 }
 
 /// Runs `print<uniformity>` for `-mtriple=amdgcn--` on IR text; returns
 /// opt's stderr (where the printer writes) or its error.
 pub fn run_opt(opt: &std::path::Path, text: &str) -> Result<String, String> {
-    let out = testgen::oracle::run_opt(
+    let out = crate::oracle::run_opt(
         opt,
         &[
             "-mtriple=amdgcn--",
