@@ -346,7 +346,7 @@ pub fn parse_text(name: &str, text: &str) -> Result<Module, CliError> {
             snippet: Some(d.snippet(text)),
         });
     }
-    semantics::parse_module(name, text).map_err(|e| {
+    let m = semantics::parse_module(name, text).map_err(|e| {
         let (status, message) = match &e.kind {
             ParseErrorKind::Syntax => (Exit::BadInput, e.message.clone()),
             ParseErrorKind::Unsupported { construct } => (
@@ -365,7 +365,17 @@ pub fn parse_text(name: &str, text: &str) -> Result<Module, CliError> {
             }),
             snippet: Some(d.snippet(text)),
         }
-    })
+    })?;
+    // Rule P-PROG per function: say which definitions are not analysed.
+    for f in &m.functions {
+        if let Some(u) = &f.unsupported {
+            eprintln!(
+                "convcheck: note: {name}:{}: @{} is not analysed (unsupported construct `{}`); calls to it are treated as calls to a declaration",
+                u.span, f.name, u.construct
+            );
+        }
+    }
+    Ok(m)
 }
 
 /// Turns a subcommand result into the process exit code, printing the

@@ -173,7 +173,7 @@ pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliErro
     let defs: Vec<&str> = m
         .functions
         .iter()
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .map(|f| f.name.as_str())
         .collect();
     match defs.as_slice() {

@@ -303,7 +303,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         None => src
             .functions
             .iter()
-            .find(|f| f.is_definition)
+            .find(|f| f.has_body())
             .map(|f| f.name.clone())
             .ok_or("the source defines no function")?,
     };

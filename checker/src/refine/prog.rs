@@ -181,7 +181,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         .ok_or_else(|| "indirect call".to_string())?
         .to_string();
     let decl = m.function(&callee);
-    if decl.is_some_and(|f| f.is_definition) {
+    if decl.is_some_and(|f| f.has_body()) {
         return Err(format!("call of defined function @{callee}"));
     }
     let decl_attrs: &[Attr] = decl.map(|f| f.fn_attrs.as_slice()).unwrap_or(&[]);
@@ -370,7 +370,7 @@ pub fn prepare_inlined<'m>(
 ) -> Result<Prepared<'m>, Unsupported> {
     let func = m
         .function(kernel)
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .ok_or_else(|| Unsupported {
             construct: format!("no defined function @{kernel}"),
             at: "the module".into(),
