@@ -1,0 +1,426 @@
+//! Real kernels (issue 13, item 4): examples/kernels compiled by clang-22 for
+//! amdgcn, spirv64 and nvptx64 at -O0 and -O2 (scripts/build-kernels.sh).
+//!
+//! - Every kernel's hand-worked expectations (`// CONVCHECK:` lines, format in
+//!   examples/kernels/README.md) are well formed and fit the compiled kernel
+//!   (argument indices against its parameters, buffer lengths).
+//! - Every compiled module parses, passes `verify` (S-* rules) and gets a
+//!   uniformity result (U-*).
+//! - On amdgcn, `convcheck uniformity` gives the verdicts that
+//!   `opt-22 -passes='print<uniformity>'` gives, line for line, up to: the
+//!   order of the DIVERGENT ARGUMENTS lines (opt takes them from a hash set),
+//!   and two differences of the printed form that are not verdicts: metadata
+//!   attachments (`, !tbaa !5`) and attribute group numbers (`#4`), which opt
+//!   renumbers through its slot tracker and our uniformity printer does not
+//!   print the same way yet (issue 12 item 1, one LLVM-form printer).
+//! - Known gaps are pinned in [`UNSUPPORTED`]: those modules must be
+//!   rejected as unsupported (exit 2) with the stated construct, the others
+//!   must succeed; a gap that closes fails the test until the list shrinks.
+//!
+//! Skipped loudly without clang-22 or opt-22; failing under `CI=true`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use testgen::oracle;
+
+/// One `kernel ... threads N subgroup S` block of expectations.
+#[derive(Debug)]
+struct Launch {
+    kernel: String,
+    threads: usize,
+    subgroup: usize,
+    /// Argument index -> (buffer length or None for a scalar, initial values).
+    args: BTreeMap<usize, (Option<usize>, Vec<String>)>,
+    /// Argument index -> expected final contents.
+    expect: BTreeMap<usize, Vec<String>>,
+}
+
+fn kernels_dir() -> PathBuf {
+    oracle::workspace_root().join("examples").join("kernels")
+}
+
+fn sources() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
+        .expect("examples/kernels exists")
+        .map(|e| e.expect("readable directory entry").path())
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("cl" | "hip" | "cu")
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn value_ok(v: &str) -> bool {
+    v == "?" || v.parse::<i64>().is_ok()
+}
+
+/// Parses the `// CONVCHECK:` lines of one kernel source; `Err` names the
+/// line that is malformed.
+fn parse_expectations(path: &Path) -> Result<Vec<Launch>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut launches: Vec<Launch> = Vec::new();
+    for (lineno, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim().strip_prefix("// CONVCHECK:") else {
+            continue;
+        };
+        let at = format!("{}:{}", path.display(), lineno + 1);
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        match w.as_slice() {
+            ["kernel", name, "threads", n, "subgroup", s] => {
+                let threads = n.parse().map_err(|_| format!("{at}: bad thread count"))?;
+                let subgroup = s.parse().map_err(|_| format!("{at}: bad subgroup size"))?;
+                if subgroup == 0 || threads % subgroup != 0 {
+                    return Err(format!("{at}: subgroup size must divide the thread count"));
+                }
+                launches.push(Launch {
+                    kernel: name.to_string(),
+                    threads,
+                    subgroup,
+                    args: BTreeMap::new(),
+                    expect: BTreeMap::new(),
+                });
+            }
+            ["arg", i, "buffer", "i32", len, "=", vals @ ..] => {
+                let l = launches
+                    .last_mut()
+                    .ok_or(format!("{at}: arg before kernel"))?;
+                let i: usize = i.parse().map_err(|_| format!("{at}: bad index"))?;
+                let len: usize = len
+                    .strip_prefix('x')
+                    .and_then(|n| n.parse().ok())
+                    .ok_or(format!("{at}: length must be xN"))?;
+                if !(vals.len() == 1 || vals.len() == len) || !vals.iter().all(|v| value_ok(v)) {
+                    return Err(format!(
+                        "{at}: a buffer takes one fill value or {len} values"
+                    ));
+                }
+                l.args
+                    .insert(i, (Some(len), vals.iter().map(|s| s.to_string()).collect()));
+            }
+            ["arg", i, "i32", "=", v] => {
+                let l = launches
+                    .last_mut()
+                    .ok_or(format!("{at}: arg before kernel"))?;
+                let i: usize = i.parse().map_err(|_| format!("{at}: bad index"))?;
+                if !value_ok(v) {
+                    return Err(format!("{at}: bad value {v}"));
+                }
+                l.args.insert(i, (None, vec![v.to_string()]));
+            }
+            ["expect", "arg", i, "=", vals @ ..] => {
+                let l = launches
+                    .last_mut()
+                    .ok_or(format!("{at}: expect before kernel"))?;
+                let i: usize = i.parse().map_err(|_| format!("{at}: bad index"))?;
+                let Some((Some(len), _)) = l.args.get(&i) else {
+                    return Err(format!("{at}: expect names arg {i}, which is not a buffer"));
+                };
+                if vals.len() != *len || !vals.iter().all(|v| value_ok(v)) {
+                    return Err(format!("{at}: expected contents must list {len} values"));
+                }
+                l.expect
+                    .insert(i, vals.iter().map(|s| s.to_string()).collect());
+            }
+            _ => {
+                return Err(format!(
+                    "{at}: unrecognised CONVCHECK line `{}`",
+                    rest.trim()
+                ))
+            }
+        }
+    }
+    for l in &launches {
+        let n = l.args.len();
+        if l.args.keys().copied().ne(0..n) {
+            return Err(format!(
+                "{}: kernel {}: args must be 0..{n}",
+                path.display(),
+                l.kernel
+            ));
+        }
+        if l.expect.is_empty() {
+            return Err(format!(
+                "{}: kernel {}: nothing expected",
+                path.display(),
+                l.kernel
+            ));
+        }
+    }
+    if launches.is_empty() {
+        return Err(format!("{}: no CONVCHECK launch", path.display()));
+    }
+    Ok(launches)
+}
+
+/// The compiled modules (built once per test process), or None when clang-22
+/// is missing (SKIP, or failure under CI).
+fn compiled() -> Option<&'static Vec<PathBuf>> {
+    static BUILT: OnceLock<Option<Vec<PathBuf>>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let clang = oracle::clang_or_skip("kernels")?;
+            let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kernels");
+            let _ = std::fs::remove_dir_all(&out);
+            let st = Command::new(oracle::workspace_root().join("scripts/build-kernels.sh"))
+                .arg(&out)
+                .env("CLANG", &clang)
+                .output()
+                .expect("scripts/build-kernels.sh starts");
+            assert!(
+                st.status.success(),
+                "build-kernels.sh failed:\n{}",
+                String::from_utf8_lossy(&st.stderr)
+            );
+            let mut v: Vec<PathBuf> = std::fs::read_dir(&out)
+                .expect("build output directory")
+                .map(|e| e.expect("readable directory entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "ll"))
+                .collect();
+            v.sort();
+            // Every source, at two levels: OpenCL for two targets.
+            let want: usize = sources()
+                .iter()
+                .map(|s| {
+                    if s.extension().is_some_and(|e| e == "cl") {
+                        4
+                    } else {
+                        2
+                    }
+                })
+                .sum();
+            assert_eq!(v.len(), want, "modules built: {v:?}");
+            Some(v)
+        })
+        .as_ref()
+}
+
+fn convcheck(args: &[&str], file: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("convcheck runs")
+}
+
+/// Which source a compiled module came from: `<stem>.<target>.O<n>.ll`.
+fn stem_of(module: &Path) -> String {
+    let name = module
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    name.split('.').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn expectations_are_well_formed_and_fit_the_compiled_kernels() {
+    let srcs = sources();
+    assert!(
+        srcs.len() >= 12,
+        "issue 13 asks for at least twelve kernels, found {}",
+        srcs.len()
+    );
+    let mut by_stem = BTreeMap::new();
+    for s in &srcs {
+        let launches = parse_expectations(s).unwrap_or_else(|e| panic!("{e}"));
+        for l in &launches {
+            assert!(l.threads >= 1 && l.threads <= 64, "{}: threads", l.kernel);
+            assert!(l.subgroup >= 1);
+        }
+        by_stem.insert(
+            s.file_stem().unwrap().to_string_lossy().into_owned(),
+            launches,
+        );
+    }
+    let Some(modules) = compiled() else { return };
+    for m in modules.iter().filter(|m| known_gap(m).is_none()) {
+        let text = std::fs::read_to_string(m).expect("compiled module readable");
+        let module = semantics::parse::parse_module(&m.display().to_string(), &text)
+            .unwrap_or_else(|e| panic!("{}: does not parse: {e}", m.display()));
+        for l in &by_stem[&stem_of(m)] {
+            let f = module
+                .function(&l.kernel)
+                .unwrap_or_else(|| panic!("{}: no function @{}", m.display(), l.kernel));
+            assert_eq!(
+                f.params.len(),
+                l.args.len(),
+                "{}: @{} has {} parameters, the expectations give {}",
+                m.display(),
+                l.kernel,
+                f.params.len(),
+                l.args.len()
+            );
+        }
+    }
+}
+
+/// Modules (by source stem and target) that the front end does not accept
+/// yet, with the construct it names and the exit status. Constant
+/// expressions are issue 12 item 2: HIP modules carry `addrspacecast` in
+/// `@llvm.compiler.used` (a global: the module is rejected, exit 2); CUDA
+/// modules with `__shared__` memory use one in the kernel's body (only that
+/// function is unsupported: a note, and the rest of the module is checked).
+const UNSUPPORTED: &[(&str, &str, &str, i32)] = &[
+    ("hip_ballot_compact", "amdgcn", ADDRSPACECAST, 2),
+    ("hip_bpermute_reduce", "amdgcn", ADDRSPACECAST, 2),
+    ("hip_lookback", "amdgcn", ADDRSPACECAST, 2),
+    ("hip_shared_reduce", "amdgcn", ADDRSPACECAST, 2),
+    ("hip_waterfall", "amdgcn", ADDRSPACECAST, 2),
+    ("cu_shared_reduce", "nvptx64", NOT_ANALYSED, 0),
+];
+const ADDRSPACECAST: &str = "constant expression `addrspacecast`";
+const NOT_ANALYSED: &str = "is not analysed (unsupported construct `constant expression`)";
+
+/// The pinned gap of a module, if any.
+fn known_gap(module: &Path) -> Option<(&'static str, i32)> {
+    let name = module.file_name()?.to_str()?;
+    let mut parts = name.split('.');
+    let (stem, target) = (parts.next()?, parts.next()?);
+    UNSUPPORTED
+        .iter()
+        .find(|(s, t, _, _)| *s == stem && *t == target)
+        .map(|(_, _, why, code)| (*why, *code))
+}
+
+/// S-*: clang's output breaks no static rule of the convergence tokens; U-*:
+/// the uniformity analysis answers on every module (pinned gaps aside).
+#[test]
+fn every_compiled_kernel_verifies_and_has_a_uniformity_result() {
+    let Some(modules) = compiled() else { return };
+    let mut failures = Vec::new();
+    for m in modules {
+        if let Some((why, code)) = known_gap(m) {
+            for sub in ["verify", "uniformity"] {
+                let o = convcheck(&[sub], m);
+                let err = String::from_utf8_lossy(&o.stderr);
+                if o.status.code() != Some(code) || !err.contains(why) {
+                    failures.push(format!(
+                        "{sub} {}: pinned as unsupported ({why}, exit {code}) but exit {:?}: {err}",
+                        m.display(),
+                        o.status.code()
+                    ));
+                }
+            }
+            continue;
+        }
+        let v = convcheck(&["verify"], m);
+        if !v.status.success() {
+            failures.push(format!(
+                "verify {}: exit {:?}\n{}{}",
+                m.display(),
+                v.status.code(),
+                String::from_utf8_lossy(&v.stdout),
+                String::from_utf8_lossy(&v.stderr)
+            ));
+        }
+        let u = convcheck(&["uniformity"], m);
+        if !u.status.success() {
+            failures.push(format!(
+                "uniformity {}: exit {:?}\n{}",
+                m.display(),
+                u.status.code(),
+                String::from_utf8_lossy(&u.stderr)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A line without its metadata attachments and trailing attribute group
+/// reference (see the module comment).
+fn strip_printed_form(line: &str) -> String {
+    let mut l = line;
+    if let Some(i) = l.find(", !") {
+        l = &l[..i];
+    }
+    let t = l.trim_end();
+    match t.rsplit_once(" #") {
+        Some((head, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => t.to_string(),
+    }
+}
+
+/// opt prints the divergent arguments in hash-set order; sort that section.
+fn normalise_uniformity(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut args: Vec<String> = Vec::new();
+    let mut in_args = false;
+    for line in text.lines() {
+        let line = strip_printed_form(line);
+        let line = line.as_str();
+        if line == "DIVERGENT ARGUMENTS:" {
+            in_args = true;
+            out.push(line.to_string());
+            continue;
+        }
+        if in_args && line.starts_with("  DIVERGENT: ") {
+            args.push(line.to_string());
+            continue;
+        }
+        if in_args {
+            args.sort();
+            out.append(&mut args);
+            in_args = false;
+        }
+        out.push(line.to_string());
+    }
+    args.sort();
+    out.append(&mut args);
+    out.join("\n")
+}
+
+/// U-*: on AMDGPU, uniformity of clang-22's kernels matches LLVM 22's.
+/// (NVPTX, SPIR-V: issue 13 item 3.)
+#[test]
+fn amdgcn_uniformity_matches_opt() {
+    let Some(modules) = compiled() else { return };
+    let Some(opt) = oracle::opt_or_skip("amdgcn_uniformity_matches_opt") else {
+        return;
+    };
+    let mut diffs = Vec::new();
+    let mut checked = 0;
+    for m in modules
+        .iter()
+        .filter(|m| m.to_string_lossy().contains(".amdgcn.") && known_gap(m).is_none())
+    {
+        let ours = convcheck(&["uniformity"], m);
+        let theirs = Command::new(&opt)
+            .args(["-passes=print<uniformity>", "-disable-output"])
+            .arg(m)
+            .output()
+            .expect("opt runs");
+        assert!(theirs.status.success(), "opt failed on {}", m.display());
+        let a = normalise_uniformity(&String::from_utf8_lossy(&ours.stdout));
+        let b = normalise_uniformity(&String::from_utf8_lossy(&theirs.stderr));
+        checked += 1;
+        if a != b {
+            let first = a
+                .lines()
+                .zip(b.lines())
+                .find(|(x, y)| x != y)
+                .map(|(x, y)| format!("ours: {x}\nopt:  {y}"))
+                .unwrap_or_else(|| "(one output is a prefix of the other)".to_string());
+            diffs.push(format!("{}:\n{first}", m.display()));
+        }
+    }
+    assert!(checked >= 12, "only {checked} amdgcn modules");
+    assert!(
+        diffs.is_empty(),
+        "{} of {checked} differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
