@@ -13,6 +13,9 @@ use checker::cmd;
 /// token rules, the executions a program allows in N threads, uniformity, and
 /// whether a transformed program refines the original.
 ///
+/// Rule IDs (S-CYCLE-1, D-MAX, M-OPER, ...) and claim IDs (CL-12, MC-07) in
+/// this help and in messages are defined in docs/RULES.md of the project.
+///
 /// Exit status: 0 success, 1 negative verdict (violations, counterexample),
 /// 2 bad input (parse error, unsupported construct), 70 internal error.
 #[derive(Parser)]

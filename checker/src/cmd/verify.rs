@@ -1,4 +1,4 @@
-//! `convcheck verify FILE`: the static rules S-* of SEMANTICS.md §3 (and
+//! `convcheck verify FILE`: the static rules S-* of docs/RULES.md §3 (and
 //! the P-PROG facts they rely on), every violation with its rule ID, sites
 //! and LLVM's own message (rule S-LLVM).
 //!
