@@ -109,6 +109,10 @@ pub struct Args {
     /// SVG with each thread's path, the first difference) to this file.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Also write the CFGs of source and target as Graphviz DOT, annotated
+    /// (cycles, back edges, the counterexample's paths), to this file.
+    #[arg(long, value_name = "OUT.dot")]
+    pub dot: Option<PathBuf>,
     /// Print every solver query with its answer and time to stderr.
     #[arg(long)]
     pub stats: bool,
@@ -335,6 +339,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         let html =
             crate::html::refine_page(&src, &tgt, &kernel, &outcome.verdict, &render_text(&report));
         std::fs::write(out, html).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
+    }
+    if let Some(out) = &args.dot {
+        let dot = crate::html::refine_dot(&src, &tgt, &kernel, &outcome.verdict);
+        std::fs::write(out, dot).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
     }
     let text = if args.json {
         format!("{}\n", render_json(&report))

@@ -118,10 +118,17 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Also write a self-contained HTML page (CFG as SVG with each
-    /// thread's path, communicating sets) to this file.
+    /// Also write a self-contained HTML page to this file: every behaviour
+    /// (at most 64) with the CFG as SVG, each thread's path along the edges,
+    /// and who communicates (each convergent operation's instances with
+    /// their communicating sets).
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Also write the kernel's CFG as Graphviz DOT (as `opt -passes=dot-cfg`
+    /// does), annotated with cycles, back edges and each thread's visits and
+    /// edges: one `digraph` per behaviour (at most 64).
+    #[arg(long, value_name = "OUT.dot")]
+    pub dot: Option<PathBuf>,
     /// Run even if the static rules (S-*, `convcheck verify`) reject the
     /// program; the interpreter then reports what the dynamic rules derive
     /// (e.g. CL-07's contradiction I1 == I2).
@@ -335,6 +342,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
+    }
+    if let Some(out) = &args.dot {
+        std::fs::write(out, crate::html::run_dot(&module, &ex))
             .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
     }
     let stopped = interrupted.load(Ordering::SeqCst);

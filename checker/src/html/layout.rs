@@ -11,7 +11,7 @@
 //! paths drawn along them (see `svg.rs`) look the same with both engines.
 //! Cycles (the cycle hierarchy's nesting) are clusters: nested boxes.
 
-use std::collections::VecDeque;
+use std::collections::HashSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -48,6 +48,8 @@ pub struct Geometry {
     pub edges: Vec<Spline>,
     /// Per cluster: x, y, width, height.
     pub clusters: Vec<(f64, f64, f64, f64)>,
+    /// Per cluster: its label (as given in the [`Graph`]).
+    pub cluster_labels: Vec<String>,
     pub width: f64,
     pub height: f64,
     /// Which engine placed the blocks, for the page.
@@ -80,7 +82,7 @@ fn inches(points: f64) -> f64 {
 /// as the hierarchy nests, edges with ids `e0..` (to find them again).
 pub fn dot_input(g: &Graph) -> String {
     let mut s = String::from(
-        "digraph cfg {\n  graph [nodesep=0.4 ranksep=0.45 fontname=\"monospace\" fontsize=11];\n  \
+        "digraph cfg {\n  graph [nodesep=0.55 ranksep=0.6 fontname=\"monospace\" fontsize=10 labeljust=l];\n  \
          node [shape=box fixedsize=true label=\"\"];\n",
     );
     fn cluster(g: &Graph, c: usize, depth: usize, s: &mut String) {
@@ -184,7 +186,10 @@ fn graphviz(g: &Graph, dot: &str) -> Result<Geometry, String> {
             }
         } else if let Some(n) = name.strip_prefix('n') {
             let n: usize = n.parse().map_err(|_| bad("node names"))?;
-            let p = o["pos"].as_str().and_then(point).ok_or_else(|| bad("pos"))?;
+            let p = o["pos"]
+                .as_str()
+                .and_then(point)
+                .ok_or_else(|| bad("pos"))?;
             if let Some(slot) = centres.get_mut(n) {
                 *slot = flip(p);
             }
@@ -231,6 +236,7 @@ fn graphviz(g: &Graph, dot: &str) -> Result<Geometry, String> {
         centres,
         edges,
         clusters,
+        cluster_labels: g.clusters.iter().map(|c| c.label.clone()).collect(),
         width: bw,
         height: bh,
         engine: if version.is_empty() {
@@ -241,50 +247,91 @@ fn graphviz(g: &Graph, dot: &str) -> Result<Geometry, String> {
     })
 }
 
+impl Spline {
+    /// A point halfway along the middle cubic segment (for labels).
+    pub fn midpoint(&self) -> (f64, f64) {
+        let segs = (self.points.len().saturating_sub(1)) / 3;
+        if segs == 0 {
+            return self.tip;
+        }
+        let k = 3 * (segs / 2);
+        let p = &self.points[k..k + 4];
+        // Cubic Bézier at t = 1/2.
+        (
+            (p[0].0 + 3.0 * p[1].0 + 3.0 * p[2].0 + p[3].0) / 8.0,
+            (p[0].1 + 3.0 * p[1].1 + 3.0 * p[2].1 + p[3].1) / 8.0,
+        )
+    }
+}
+
 /// A straight cubic segment from `a` to `b`.
 fn straight(a: (f64, f64), b: (f64, f64)) -> Vec<(f64, f64)> {
     let lerp = |t: f64| (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
     vec![a, lerp(1.0 / 3.0), lerp(2.0 / 3.0), b]
 }
 
-/// The fallback layout: layers by breadth-first distance from the entry,
-/// blocks centred in their layer; forward edges are straight lines from
-/// the bottom of one box to the top of the other, edges within a layer arc
-/// above it, back edges curve around the right-hand side, self-loops are a
-/// loop on the right of their block.
-pub fn simple(g: &Graph, engine: &str) -> Geometry {
+/// Layers for the fallback: the edges a depth-first search from node 0
+/// (then from every node not yet reached) finds closing a cycle are set
+/// aside, and every other edge goes at least one layer down (longest path
+/// over what remains, which is acyclic). So an ordinary edge never joins two
+/// blocks of one row.
+fn layers_of(g: &Graph) -> Vec<usize> {
     let n = g.sizes.len();
     let mut succs = vec![Vec::new(); n];
     for (a, b) in &g.edges {
         succs[*a].push(*b);
     }
-    let mut layer = vec![usize::MAX; n];
-    let mut q = VecDeque::new();
-    if n > 0 {
-        layer[0] = 0;
-        q.push_back(0);
-    }
-    while let Some(b) = q.pop_front() {
-        for &s in &succs[b] {
-            if layer[s] == usize::MAX {
-                layer[s] = layer[b] + 1;
-                q.push_back(s);
+    // 0 unseen, 1 on the stack, 2 done.
+    let mut state = vec![0u8; n];
+    let mut back = HashSet::new();
+    let mut post = Vec::with_capacity(n);
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
+        }
+        state[root] = 1;
+        let mut stack = vec![(root, 0usize)];
+        while let Some((b, i)) = stack.pop() {
+            if let Some(&s) = succs[b].get(i) {
+                stack.push((b, i + 1));
+                match state[s] {
+                    0 => {
+                        state[s] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => {
+                        back.insert((b, s));
+                    }
+                    _ => {}
+                }
+            } else {
+                state[b] = 2;
+                post.push(b);
             }
         }
     }
-    let reach_max = layer
-        .iter()
-        .filter(|l| **l != usize::MAX)
-        .max()
-        .copied()
-        .unwrap_or(0);
-    for l in layer.iter_mut() {
-        if *l == usize::MAX {
-            *l = reach_max + 1;
+    let mut layer = vec![0usize; n];
+    // Reverse postorder is a topological order of the remaining edges.
+    for &b in post.iter().rev() {
+        for &s in &succs[b] {
+            if !back.contains(&(b, s)) {
+                layer[s] = layer[s].max(layer[b] + 1);
+            }
         }
     }
+    layer
+}
+
+/// The fallback layout: layers from [`layers_of`], blocks centred in their
+/// layer; forward edges are straight lines from
+/// the bottom of one box to the top of the other, edges within a layer arc
+/// above it, back edges curve around the right-hand side, self-loops are a
+/// loop on the right of their block.
+pub fn simple(g: &Graph, engine: &str) -> Geometry {
+    let n = g.sizes.len();
+    let layer = layers_of(g);
     let layers = layer.iter().max().map_or(1, |m| m + 1);
-    let (gap_x, gap_y, margin) = (40.0, 60.0, 30.0);
+    let (gap_x, gap_y, margin) = (40.0, 60.0, 20.0);
     let mut row_w = vec![0.0f64; layers];
     let mut row_h = vec![0.0f64; layers];
     for b in 0..n {
@@ -293,21 +340,26 @@ pub fn simple(g: &Graph, engine: &str) -> Geometry {
     }
     let wmax = row_w.iter().copied().fold(0.0, f64::max);
     // Room on the right for back edges and self-loops.
-    let width = wmax + 2.0 * margin + 80.0;
+    let width = wmax + 2.0 * margin + 120.0;
     let mut y_of = vec![0.0; layers];
-    let mut y = margin + 20.0;
+    // Room above the first row for the labels of nested cycles.
+    let mut y = margin + 16.0 * (g.clusters.len().min(3) as f64);
     for l in 0..layers {
         y_of[l] = y + row_h[l] / 2.0;
         y += row_h[l] + gap_y;
     }
-    let mut x_next: Vec<f64> = row_w.iter().map(|w| margin + (wmax - w) / 2.0).collect();
+    // Room on the left for edges that skip rows.
+    let mut x_next: Vec<f64> = row_w
+        .iter()
+        .map(|w| margin + 40.0 + (wmax - w) / 2.0)
+        .collect();
     let mut centres = vec![(0.0, 0.0); n];
     for b in 0..n {
         let l = layer[b];
         centres[b] = (x_next[l] + g.sizes[b].0 / 2.0, y_of[l]);
         x_next[l] += g.sizes[b].0 + gap_x;
     }
-    let right = margin + wmax + 20.0;
+    let right = margin + 40.0 + wmax + 20.0;
     let edges = g
         .edges
         .iter()
@@ -328,6 +380,28 @@ pub fn simple(g: &Graph, engine: &str) -> Geometry {
                         (x + 8.0, y + 7.0),
                     ],
                     tip: (x, y + 6.0),
+                }
+            } else if layer[b] > layer[a] + 1 {
+                // Around the blocks of the rows in between, on the left.
+                let between = (0..n).filter(|&x| layer[x] > layer[a] && layer[x] < layer[b]);
+                let left = between
+                    .map(|x| centres[x].0 - g.sizes[x].0 / 2.0)
+                    .fold(ca.0.min(cb.0) - wa.max(wb), f64::min)
+                    - 16.0
+                    - spread;
+                let (y0, y1) = (ca.1 + ha, cb.1 - hb - 8.0);
+                let mid = (y0 + y1) / 2.0;
+                Spline {
+                    points: vec![
+                        (ca.0, y0),
+                        (ca.0, y0 + 30.0),
+                        (left, y0 + 20.0),
+                        (left, mid),
+                        (left, y1 - 20.0),
+                        (cb.0, y1 - 30.0),
+                        (cb.0, y1),
+                    ],
+                    tip: (cb.0, cb.1 - hb),
                 }
             } else if layer[b] > layer[a] {
                 let p = straight((ca.0, ca.1 + ha), (cb.0, cb.1 - hb - 8.0));
@@ -368,19 +442,20 @@ pub fn simple(g: &Graph, engine: &str) -> Geometry {
             members[p].extend(inner);
         }
     }
-    let depth = |mut c: usize| {
-        let mut d = 0.0;
-        while let Some(p) = g.clusters[c].parent {
-            d += 1.0;
-            c = p;
+    // Levels of cycles nested inside each cluster: outer boxes get more
+    // room, so that nested boxes and their labels do not touch.
+    let mut inner = vec![0usize; g.clusters.len()];
+    for c in (0..g.clusters.len()).rev() {
+        if let Some(p) = g.clusters[c].parent {
+            inner[p] = inner[p].max(inner[c] + 1);
         }
-        d
-    };
+    }
     let clusters = members
         .iter()
         .enumerate()
         .map(|(c, m)| {
-            let pad = 14.0 - 4.0 * depth(c);
+            let pad = 10.0 + 10.0 * inner[c] as f64;
+            let top = 16.0 * (inner[c] + 1) as f64 + 4.0;
             let x0 = m
                 .iter()
                 .map(|b| centres[*b].0 - g.sizes[*b].0 / 2.0)
@@ -397,15 +472,16 @@ pub fn simple(g: &Graph, engine: &str) -> Geometry {
                 .iter()
                 .map(|b| centres[*b].1 + g.sizes[*b].1 / 2.0)
                 .fold(f64::MIN, f64::max);
-            (x0 - pad, y0 - pad - 14.0, x1 - x0 + 2.0 * pad, y1 - y0 + 2.0 * pad + 14.0)
+            (x0 - pad, y0 - top, x1 - x0 + 2.0 * pad, y1 - y0 + top + pad)
         })
         .collect();
     Geometry {
         centres,
         edges,
         clusters,
+        cluster_labels: g.clusters.iter().map(|c| c.label.clone()).collect(),
         width: width + 40.0,
-        height: y + margin,
+        height: y - gap_y + margin + 20.0,
         engine: engine.to_string(),
     }
 }
