@@ -2,7 +2,8 @@
 # Installs what convcheck needs on a fresh Debian machine, only where missing:
 # libz3-dev (the checker links Debian's libz3), z3 (replays dumped SMT-LIB),
 # llvm-22 (opt-22, the oracle of the differential tests), chromium
-# (renders the HTML reports in the report tests) and graphviz (lays them out).
+# (renders the HTML reports in the report tests), graphviz (lays them out)
+# and clang-22 (compiles examples/kernels).
 # Uses sudo when not root. Safe to run repeatedly.
 set -euo pipefail
 
@@ -17,6 +18,9 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # Graphviz `dot` lays out the CFGs of the HTML reports (a simpler built-in
 # layout is used without it) and checks `--dot` output in html_report.rs.
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
+# clang-22 compiles examples/kernels (OpenCL C, HIP, CUDA) for the kernel
+# tests (required when CI=true) and scripts/build-kernels.sh.
+command -v clang-22 >/dev/null 2>&1 || need+=(clang-22)
 for extra in "$@"; do
   dpkg -s "$extra" >/dev/null 2>&1 || need+=("$extra")
 done

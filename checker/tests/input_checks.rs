@@ -5,7 +5,7 @@
 
 use std::process::{Command, Output};
 
-use checker::cli::{EXIT_BAD_INPUT, EXIT_OK};
+use checker::cli::Exit;
 use checker::cmd::refine::{parse_threads, MAX_THREADS};
 
 fn convcheck(args: &[&str]) -> Output {
@@ -27,7 +27,7 @@ fn rejected(extra: &[&str], needles: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
-        Some(i32::from(EXIT_BAD_INPUT)),
+        Some(i32::from(Exit::BadInput.code())),
         "{extra:?}: stdout {} stderr {err}",
         String::from_utf8_lossy(&out.stdout)
     );
@@ -93,7 +93,7 @@ fn values_that_do_not_fit_the_parameter_type_are_rejected() {
         let out = convcheck(&["run", CL05, "--threads", "1", "--arg", v]);
         assert_eq!(
             out.status.code(),
-            Some(i32::from(EXIT_OK)),
+            Some(i32::from(Exit::Ok.code())),
             "{v}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
