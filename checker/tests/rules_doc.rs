@@ -217,6 +217,7 @@ fn every_id_the_project_names_is_defined() {
         "checker",
         "semantics",
         "testgen",
+        "fuzz",
         "examples",
         "proofs",
         "scripts",
