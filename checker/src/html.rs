@@ -1,27 +1,33 @@
 //! Self-contained HTML reports (`convcheck run --report`, `convcheck
-//! refine --report`): the CFG of each program as SVG in a simple layered
-//! layout (layer = breadth-first distance from the entry block), each
-//! thread's path drawn over it in its own colour, the per-thread traces as
-//! text, and the communicating sets of the first difference. No scripts, no
-//! external resources: the page is one file that any browser shows.
+//! refine --report`) and annotated DOT (`--dot`). Each program's CFG is
+//! laid out by Graphviz `dot` when installed (a simple layered layout
+//! otherwise, and the page says which), with every edge's direction, back
+//! edges and self-loops, cycles and their headers, and each thread's path
+//! drawn along the edges ([`svg`]). Who communicates is a picture of its
+//! own ([`sets`]): per convergent operation, its dynamic instances with the
+//! threads of each communicating set grouped. `run` shows every behaviour
+//! (one section each); `refine` shows source and target side by side and,
+//! for a counterexample, the sets of the first difference side by side.
+//! No scripts, no external resources: the page is one file.
 
-use std::collections::VecDeque;
+pub mod dot;
+pub mod layout;
+pub mod sets;
+pub mod svg;
+
+use std::collections::HashMap;
 use std::fmt::Write;
 
-use semantics::cfg::Cfg;
-use semantics::ir::Function;
+use semantics::ir::{BlockId, Function, Module};
+use semantics::machine::launch::{Execution, Exploration};
 
-/// One program drawn in the report.
-pub struct Side<'a> {
-    pub title: String,
-    pub func: &'a Function,
-    /// Per thread, the block indices visited in order.
-    pub paths: Vec<Vec<usize>>,
-}
+use crate::refine::obs::CThread;
+use layout::Geometry;
+use sets::{from_cthreads, sets_svg, Instance};
+use svg::{cfg_svg, colour, place, shape, Shape};
 
-const COLOURS: [&str; 8] = [
-    "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
-];
+/// Behaviours drawn in a `run` report; the others are counted.
+pub const MAX_BEHAVIOURS_DRAWN: usize = 64;
 
 /// Escapes text for HTML and SVG.
 pub fn esc(s: &str) -> String {
@@ -31,182 +37,307 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Node positions: (x, y) centre per block.
-fn layout(cfg: &Cfg) -> (Vec<(f64, f64)>, f64, f64) {
-    let n = cfg.len();
-    let mut layer = vec![usize::MAX; n];
-    let mut q = VecDeque::new();
-    if n > 0 {
-        layer[0] = 0;
-        q.push_back(0);
+const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222} \
+.sides{display:flex;gap:2.5em;flex-wrap:wrap;align-items:flex-start} \
+pre{background:#f6f6f6;padding:.8em;overflow-x:auto} li.trace{font-family:monospace} \
+details{margin:.6em 0;border:1px solid #ddd;border-radius:6px;padding:.4em .8em} \
+summary{cursor:pointer;font-weight:bold} .engine{font-size:80%;color:#777} \
+.legend{font-size:85%;color:#555} h3{margin:.8em 0 .3em}";
+
+fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\n<style>{STYLE}</style></head><body>\n<h1>{t}</h1>\n\
+         <p class=\"legend\">Blocks in layout order; arrows are CFG edges, orange ones back edges \
+         (self-loops included) into an entry of a cycle; dashed boxes are cycles of LLVM's cycle \
+         hierarchy, headers have a thick border; each thread's path follows the edges in its colour, \
+         and <code>t1×2</code> in a block means thread 1 visited it twice. Under \"who \
+         communicates\", each row is a convergent operation and each box one dynamic instance \
+         with its communicating set: one disc per thread, under it the instance's name in the \
+         text report (<code>C2</code>: the block visit as numbered in the table; <code>#2</code>: \
+         the thread's convergent event 2). Rule and claim IDs: docs/RULES.md.</p>\n",
+        t = esc(title)
+    )
+}
+
+fn tail(text: &str) -> String {
+    format!(
+        "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n",
+        esc(text)
+    )
+}
+
+/// The CFG of `func` with `paths`, the engine line, and the traces.
+fn cfg_block(
+    shape: &Shape,
+    geo: &Geometry,
+    func: &Function,
+    paths: &[Vec<usize>],
+    id: &str,
+) -> String {
+    let mut s = cfg_svg(shape, geo, paths, id);
+    let _ = writeln!(
+        s,
+        "<div class=\"engine\">layout: {}</div>\n<ul class=\"traces\">",
+        esc(&geo.engine)
+    );
+    for (t, p) in paths.iter().enumerate() {
+        let names: Vec<String> = p.iter().map(|b| func.block_name(BlockId(*b))).collect();
+        let _ = writeln!(
+            s,
+            "<li class=\"trace\" style=\"color:{}\">thread {t}: {}</li>",
+            colour(t),
+            esc(&names.join(" "))
+        );
     }
-    while let Some(b) = q.pop_front() {
-        for s in &cfg.succs[b] {
-            if layer[s.0] == usize::MAX {
-                layer[s.0] = layer[b] + 1;
-                q.push_back(s.0);
+    s += "</ul>\n";
+    s
+}
+
+/// The "who communicates" picture, or `none` (why there is nothing).
+fn sets_block(instances: &[Instance], none: &str) -> String {
+    match sets_svg(instances) {
+        Some(svg) => format!("<h3>Who communicates</h3>\n{svg}"),
+        None => format!("<h3>Who communicates</h3>\n<p>({})</p>\n", esc(none)),
+    }
+}
+
+/// The communicating sets of one interpreter execution's convergent
+/// calls (one instance per dynamic instance, D-INST; members named by their
+/// block visit as in the table, `t1@C2` in the text), and the converged-with
+/// classes of block visits (D-MAX; the table's columns, as CU's tables
+/// group them).
+pub fn run_instances(m: &Module, e: &Execution, kernel: &str) -> (Vec<Instance>, Vec<Instance>) {
+    let labels = semantics::machine::render::labels(m, kernel, e);
+    let cols = semantics::machine::render::columns(e);
+    let col = |t: usize, p: usize| cols.get(t).and_then(|c| c.get(p)).copied().unwrap_or(0);
+    let label = |t: usize, p: usize| {
+        labels
+            .get(t)
+            .and_then(|l| l.get(p))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut order: Vec<semantics::machine::KeyId> = Vec::new();
+    let mut by_key: HashMap<semantics::machine::KeyId, Instance> = HashMap::new();
+    for (t, th) in e.threads.iter().enumerate() {
+        for ev in &th.events {
+            let f = &m.functions[ev.loc.func];
+            let place = if f.name == kernel {
+                format!("%{}", f.block_name(ev.loc.block))
+            } else {
+                format!("@{} %{}", f.name, f.block_name(ev.loc.block))
+            };
+            let inst = by_key.entry(ev.key).or_insert_with(|| {
+                order.push(ev.key);
+                Instance {
+                    op: format!("@{} in {place}", ev.callee),
+                    members: Vec::new(),
+                    order: col(t, ev.pos),
+                    note: String::new(),
+                }
+            });
+            inst.members.push((t, label(t, ev.pos)));
+            if let Some(r) = ev.result {
+                if !inst.note.is_empty() {
+                    inst.note += ", ";
+                }
+                let _ = write!(inst.note, "t{t} gets {r}");
             }
         }
     }
-    let reach_max = layer
-        .iter()
-        .filter(|l| **l != usize::MAX)
-        .max()
-        .copied()
-        .unwrap_or(0);
-    for l in layer.iter_mut() {
-        if *l == usize::MAX {
-            *l = reach_max + 1;
-        }
-    }
-    let layers = layer.iter().max().map_or(1, |m| m + 1);
-    let mut col = vec![0usize; n];
-    let mut width = vec![0usize; layers];
-    for b in 0..n {
-        col[b] = width[layer[b]];
-        width[layer[b]] += 1;
-    }
-    let wmax = width.iter().max().copied().unwrap_or(1).max(1);
-    let (dx, dy) = (150.0, 90.0);
-    let total_w = wmax as f64 * dx + 80.0;
-    let pos = (0..n)
-        .map(|b| {
-            let row_w = width[layer[b]] as f64 * dx;
-            let x0 = (total_w - row_w) / 2.0;
-            (
-                x0 + col[b] as f64 * dx + dx / 2.0,
-                40.0 + layer[b] as f64 * dy,
-            )
+    let calls = order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect();
+    let visits = e
+        .visit_classes()
+        .into_iter()
+        .filter_map(|class| {
+            let &(t, p) = class.first()?;
+            let v = &e.threads[t].trace[p];
+            let f = &m.functions[v.func];
+            Some(Instance {
+                op: if f.name == kernel {
+                    format!("%{}", f.block_name(v.block))
+                } else {
+                    format!("@{} %{}", f.name, f.block_name(v.block))
+                },
+                members: class.iter().map(|&(u, q)| (u, label(u, q))).collect(),
+                order: col(t, p),
+                note: String::new(),
+            })
         })
         .collect();
-    (pos, total_w, 40.0 + layers as f64 * dy)
+    (calls, visits)
 }
 
-/// The SVG of one program's CFG with the threads' paths.
-pub fn cfg_svg(side: &Side) -> String {
-    let cfg = Cfg::from_function(side.func);
-    let (pos, w, h) = layout(&cfg);
-    let mut s = String::new();
+/// Per thread, the blocks of function `k` it visited, in order.
+fn kernel_paths(e: &Execution, k: usize) -> Vec<Vec<usize>> {
+    e.threads
+        .iter()
+        .map(|th| {
+            th.trace
+                .iter()
+                .filter(|v| v.func == k)
+                .map(|v| v.block.0)
+                .collect()
+        })
+        .collect()
+}
+
+/// The page of `convcheck run --report`: every behaviour (up to
+/// [`MAX_BEHAVIOURS_DRAWN`]) in a section of its own with the CFG, each
+/// thread's path and who communicates.
+pub fn run_page(m: &Module, ex: &Exploration, text: &str) -> String {
+    let Some(k) = m.functions.iter().position(|f| f.name == ex.kernel) else {
+        return head("convcheck run") + &tail(text);
+    };
+    let func = &m.functions[k];
+    let title = format!("convcheck run @{}", func.name);
+    let mut s = head(&title);
+    let threads = ex
+        .behaviours
+        .iter()
+        .map(|b| b.execution.threads.len())
+        .max()
+        .unwrap_or(0);
+    let shape = shape(func, threads);
+    let geo = place(&shape);
+    let n = ex.behaviours.len();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}">"#
+        "<p>{n} distinct behaviour{} of {} execution{} explored{}.</p>",
+        if n == 1 { "" } else { "s" },
+        ex.explored,
+        if ex.explored == 1 { "" } else { "s" },
+        if ex.complete {
+            ""
+        } else {
+            " (INCOMPLETE: not every execution was explored)"
+        }
     );
-    s += r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>"##;
-    s.push('\n');
-    for (b, succs) in cfg.succs.iter().enumerate() {
-        for t in succs {
-            let (x1, y1) = pos[b];
-            let (x2, y2) = pos[t.0];
-            if y2 > y1 {
-                let _ = writeln!(
-                    s,
-                    r##"<line class="edge" x1="{x1:.0}" y1="{:.0}" x2="{x2:.0}" y2="{:.0}" stroke="#555" marker-end="url(#arrow)"/>"##,
-                    y1 + 14.0,
-                    y2 - 14.0
-                );
-            } else {
-                // Back or cross edge: a curve to the right.
-                let _ = writeln!(
-                    s,
-                    r##"<path class="edge back" d="M {:.0} {y1:.0} C {:.0} {y1:.0}, {:.0} {y2:.0}, {:.0} {y2:.0}" fill="none" stroke="#555" stroke-dasharray="4 3" marker-end="url(#arrow)"/>"##,
-                    x1 + 40.0,
-                    x1.max(x2) + 90.0,
-                    x1.max(x2) + 90.0,
-                    x2 + 40.0
-                );
+    for (i, b) in ex.behaviours.iter().enumerate().take(MAX_BEHAVIOURS_DRAWN) {
+        let e = &b.execution;
+        let inputs: Vec<String> = e
+            .inputs
+            .iter()
+            .map(|(name, vs)| {
+                let v: Vec<String> = vs.iter().map(|v| v.to_string()).collect();
+                format!("%{name} = {}", v.join(","))
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "<details class=\"behaviour\"{}><summary>Behaviour {} of {n}: {} ({} execution{}{}{})</summary>",
+            if i == 0 { " open" } else { "" },
+            i + 1,
+            esc(&semantics::machine::render::outcome_text(m, &e.outcome)),
+            b.count,
+            if b.count == 1 { "" } else { "s" },
+            if inputs.is_empty() { "" } else { "; " },
+            esc(&inputs.join("; "))
+        );
+        s += &cfg_block(&shape, &geo, func, &kernel_paths(e, k), &format!("b{i}"));
+        let (calls, visits) = run_instances(m, e, &ex.kernel);
+        s += &sets_block(&calls, "no convergent operation executed");
+        if let Some(svg) = sets_svg(&visits) {
+            let _ = writeln!(
+                s,
+                "<h3>Converged block visits (D-MAX: the table's columns)</h3>\n{svg}"
+            );
+        }
+        s += "</details>\n";
+    }
+    if n > MAX_BEHAVIOURS_DRAWN {
+        let _ = writeln!(
+            s,
+            "<p>{} more behaviours are not drawn (see the report below).</p>",
+            n - MAX_BEHAVIOURS_DRAWN
+        );
+    }
+    s + &tail(text)
+}
+
+/// The page of `convcheck refine --report`: source and target side by
+/// side with the counterexample's paths and who communicates (when there is
+/// a counterexample), and the sets of the first difference side by side.
+pub fn refine_page(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    verdict: &crate::refine::Verdict,
+    text: &str,
+) -> String {
+    let empty: &[CThread] = &[];
+    let (sp, tp) = match verdict {
+        crate::refine::Verdict::Counterexample(c) => {
+            (c.source.as_deref().unwrap_or(empty), &c.target[..])
+        }
+        _ => (empty, empty),
+    };
+    let title = format!("convcheck refine @{kernel}");
+    let mut s = head(&title);
+    if !matches!(verdict, crate::refine::Verdict::Counterexample(_)) {
+        s += "<p>No counterexample: no execution to draw (the verdict and its bounds are in the report below).</p>\n";
+    }
+    s += "<div class=\"sides\">\n";
+    for (side, m, threads) in [("source", src, sp), ("target", tgt, tp)] {
+        let Some(f) = m.functions.iter().find(|f| f.name == kernel) else {
+            continue;
+        };
+        let paths: Vec<Vec<usize>> = threads.iter().map(|t| t.blocks.clone()).collect();
+        let _ = writeln!(
+            s,
+            "<section class=\"side\"><h2>{side} @{}</h2>",
+            esc(kernel)
+        );
+        let sh = shape(f, threads.len());
+        s += &cfg_block(&sh, &place(&sh), f, &paths, side);
+        if !threads.is_empty() {
+            s += &sets_block(
+                &from_cthreads(threads),
+                "no convergent call observed with its communicating set: R-OBS observes \
+                 operations with modelled results (C-OPS) through their values",
+            );
+        }
+        s += "</section>\n";
+    }
+    s += "</div>\n";
+    if let crate::refine::Verdict::Counterexample(_) = verdict {
+        let d = first_difference(sp, tp);
+        if !d.lines.is_empty() {
+            s += "<h2>First difference</h2>\n<ul class=\"difference\">\n";
+            for l in &d.lines {
+                let _ = writeln!(s, "<li>{}</li>", esc(l));
+            }
+            s += "</ul>\n";
+            if let Some((t, i)) = d.conv {
+                s += "<div class=\"sides difference\">\n";
+                for (side, threads) in [("target", tp), ("source", sp)] {
+                    let me = (t, format!("#{i}"));
+                    let one: Vec<Instance> = from_cthreads(threads)
+                        .into_iter()
+                        .filter(|inst| inst.members.contains(&me))
+                        .collect();
+                    let _ = writeln!(
+                        s,
+                        "<section><h3>{side}: thread {t}'s convergent call #{i}</h3>{}</section>",
+                        sets_svg(&one).unwrap_or_else(|| "<p>(no such call)</p>".into())
+                    );
+                }
+                s += "</div>\n";
             }
         }
     }
-    let k = side.paths.len().max(1) as f64;
-    for (t, path) in side.paths.iter().enumerate() {
-        let off = (t as f64 - (k - 1.0) / 2.0) * 6.0;
-        let pts: Vec<String> = path
-            .iter()
-            .filter(|b| **b < pos.len())
-            .map(|b| format!("{:.0},{:.0}", pos[*b].0 + off, pos[*b].1 + off))
-            .collect();
-        let c = COLOURS[t % COLOURS.len()];
-        let _ = writeln!(
-            s,
-            r#"<polyline class="thread t{t}" points="{}" fill="none" stroke="{c}" stroke-width="3" stroke-opacity="0.6"><title>thread {t}</title></polyline>"#,
-            pts.join(" ")
-        );
-    }
-    for (b, (x, y)) in pos.iter().enumerate() {
-        let name = side.func.block_name(semantics::ir::BlockId(b));
-        let visitors: Vec<String> = side
-            .paths
-            .iter()
-            .enumerate()
-            .filter_map(|(t, p)| {
-                let n = p.iter().filter(|v| **v == b).count();
-                (n > 0).then(|| format!("t{t}×{n}"))
-            })
-            .collect();
-        let fill = if visitors.is_empty() {
-            "#fff"
-        } else {
-            "#ffe9a8"
-        };
-        let _ = writeln!(
-            s,
-            r##"<g class="block"><rect x="{:.0}" y="{:.0}" width="100" height="28" rx="6" fill="{fill}" stroke="#333"/><text x="{x:.0}" y="{:.0}" text-anchor="middle" font-family="monospace" font-size="13">{}</text><text x="{x:.0}" y="{:.0}" text-anchor="middle" font-family="monospace" font-size="10" fill="#444">{}</text></g>"##,
-            x - 50.0,
-            y - 14.0,
-            y + 4.0,
-            esc(&name),
-            y + 26.0,
-            esc(&visitors.join(" "))
-        );
-    }
-    s += "</svg>\n";
-    s
+    s + &tail(text)
 }
 
-/// The whole page: one CFG per side, the traces, the first difference's
-/// communicating sets, and the text report.
-pub fn page(title: &str, sides: &[Side], sets: &[String], text: &str) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title>\n<style>body{{font-family:sans-serif;margin:1.5em}} .sides{{display:flex;gap:2em;flex-wrap:wrap}} pre{{background:#f6f6f6;padding:.8em}} li.trace{{font-family:monospace}}</style></head><body>",
-        esc(title)
-    );
-    let _ = writeln!(s, "<h1>{}</h1>\n<div class=\"sides\">", esc(title));
-    for side in sides {
-        let _ = writeln!(
-            s,
-            "<section class=\"side\"><h2>{}</h2>\n{}<ul class=\"traces\">",
-            esc(&side.title),
-            cfg_svg(side)
-        );
-        for (t, p) in side.paths.iter().enumerate() {
-            let names: Vec<String> = p
-                .iter()
-                .map(|b| side.func.block_name(semantics::ir::BlockId(*b)))
-                .collect();
-            let c = COLOURS[t % COLOURS.len()];
-            let _ = writeln!(
-                s,
-                "<li class=\"trace\" style=\"color:{c}\">thread {t}: {}</li>",
-                esc(&names.join(" "))
-            );
-        }
-        s += "</ul></section>\n";
-    }
-    s += "</div>\n<h2>Communicating sets of the first difference</h2>\n<ul class=\"sets\">\n";
-    if sets.is_empty() {
-        s += "<li>(no difference)</li>\n";
-    }
-    for line in sets {
-        let _ = writeln!(s, "<li>{}</li>", esc(line));
-    }
-    let _ = writeln!(
-        s,
-        "</ul>\n<h2>Report</h2>\n<pre>{}</pre>\n</body></html>",
-        esc(text)
-    );
-    s
+/// The first observable difference between a counterexample's target and
+/// source traces (R-CEX), as text lines; `conv` names (thread, event) when
+/// it is a convergent event's callee or communicating set.
+pub struct Difference {
+    pub lines: Vec<String>,
+    pub conv: Option<(usize, usize)>,
 }
 
 fn fmt_set(set: &[(usize, usize)]) -> String {
@@ -217,17 +348,14 @@ fn fmt_set(set: &[(usize, usize)]) -> String {
 /// The first convergent event (by ordinal, then thread) whose callee or
 /// communicating set differs between the target and the source traces of
 /// a refinement counterexample (R-CEX), as two lines.
-pub fn first_difference(
-    src: &[crate::refine::obs::CThread],
-    tgt: &[crate::refine::obs::CThread],
-) -> Vec<String> {
+pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Difference {
     let most = tgt
         .iter()
         .chain(src)
         .map(|t| t.conv.len())
         .max()
         .unwrap_or(0);
-    let show = |side: &str, t: usize, i: usize, th: Option<&crate::refine::obs::CThread>| match th
+    let show = |side: &str, t: usize, i: usize, th: Option<&CThread>| match th
         .and_then(|th| th.conv.get(i))
     {
         Some(e) => format!(
@@ -247,10 +375,13 @@ pub fn first_difference(
                 _ => false,
             };
             if !same {
-                return vec![
-                    show("target", t, i, tgt.get(t)),
-                    show("source", t, i, src.get(t)),
-                ];
+                return Difference {
+                    lines: vec![
+                        show("target", t, i, tgt.get(t)),
+                        show("source", t, i, src.get(t)),
+                    ],
+                    conv: Some((t, i)),
+                };
             }
         }
     }
@@ -261,7 +392,7 @@ pub fn first_difference(
         .map(|t| t.calls.len())
         .max()
         .unwrap_or(0);
-    let call = |side: &str, t: usize, i: usize, th: Option<&crate::refine::obs::CThread>| match th
+    let call = |side: &str, t: usize, i: usize, th: Option<&CThread>| match th
         .and_then(|th| th.calls.get(i))
     {
         Some(e) => {
@@ -279,129 +410,63 @@ pub fn first_difference(
             let a = tgt.get(t).and_then(|th| th.calls.get(i));
             let b = src.get(t).and_then(|th| th.calls.get(i));
             if a != b {
-                return vec![
-                    call("target", t, i, tgt.get(t)),
-                    call("source", t, i, src.get(t)),
-                ];
+                return Difference {
+                    lines: vec![
+                        call("target", t, i, tgt.get(t)),
+                        call("source", t, i, src.get(t)),
+                    ],
+                    conv: None,
+                };
             }
         }
     }
-    Vec::new()
-}
-
-/// The page of `convcheck run --report`: the first behaviour's paths, and
-/// every convergent call of it with its communicating set (a single
-/// program has no "difference"; when there are several behaviours, the
-/// sets of the first call whose set differs between behaviours 1 and 2).
-pub fn run_page(
-    m: &semantics::ir::Module,
-    ex: &semantics::machine::launch::Exploration,
-    text: &str,
-) -> String {
-    let kernel = m.functions.iter().position(|f| f.name == ex.kernel);
-    let Some(k) = kernel else {
-        return page("convcheck run", &[], &[], text);
-    };
-    let func = &m.functions[k];
-    let sets_of = |e: &semantics::machine::launch::Execution| -> Vec<(String, String)> {
-        let sets = e.event_sets();
-        let mut out = Vec::new();
-        for (t, th) in e.threads.iter().enumerate() {
-            for (i, (ev, set)) in th.events.iter().zip(&sets[t]).enumerate() {
-                let members: Vec<String> =
-                    set.iter()
-                        .map(|(u, p)| {
-                            let name = e.threads[*u].trace.get(*p).map_or("?".to_string(), |v| {
-                                m.functions[v.func].block_name(v.block)
-                            });
-                            format!("t{u}:{name}")
-                        })
-                        .collect();
-                out.push((
-                    format!("thread {t}, convergent call #{i} @{}", ev.callee),
-                    format!("{{{}}}", members.join(", ")),
-                ));
-            }
-        }
-        out
-    };
-    let mut sides = Vec::new();
-    let mut lines = Vec::new();
-    if let Some(b0) = ex.behaviours.first() {
-        let e = &b0.execution;
-        let paths = e
-            .threads
-            .iter()
-            .map(|th| {
-                th.trace
-                    .iter()
-                    .filter(|v| v.func == k)
-                    .map(|v| v.block.0)
-                    .collect()
-            })
-            .collect();
-        sides.push(Side {
-            title: format!("@{} (behaviour 1 of {})", func.name, ex.behaviours.len()),
-            func,
-            paths,
-        });
-        let first = sets_of(e);
-        let second = ex.behaviours.get(1).map(|b| sets_of(&b.execution));
-        match second {
-            Some(second) => {
-                for (a, b) in first.iter().zip(&second) {
-                    if a != b {
-                        lines.push(format!("behaviour 1: {} with {}", a.0, a.1));
-                        lines.push(format!("behaviour 2: {} with {}", b.0, b.1));
-                        break;
-                    }
-                }
-            }
-            None => lines.extend(first.iter().map(|(a, b)| format!("{a} with {b}"))),
-        }
+    Difference {
+        lines: Vec::new(),
+        conv: None,
     }
-    page(
-        &format!("convcheck run @{}", func.name),
-        &sides,
-        &lines,
-        text,
-    )
 }
 
-/// The page of `convcheck refine --report`: source and target CFGs with
-/// the counterexample's paths (when there is one) and the first
-/// difference of communicating sets.
-pub fn refine_page(
-    src: &semantics::ir::Module,
-    tgt: &semantics::ir::Module,
+/// `run --dot`: one annotated `digraph` per behaviour (up to
+/// [`MAX_BEHAVIOURS_DRAWN`]), each with its threads' visits and edges.
+pub fn run_dot(m: &Module, ex: &Exploration) -> String {
+    let Some(k) = m.functions.iter().position(|f| f.name == ex.kernel) else {
+        return String::new();
+    };
+    let n = ex.behaviours.len();
+    let mut s = String::new();
+    for (i, b) in ex.behaviours.iter().enumerate().take(MAX_BEHAVIOURS_DRAWN) {
+        s += &dot::annotated(
+            &m.functions[k],
+            &kernel_paths(&b.execution, k),
+            &format!("@{}: behaviour {} of {n}", ex.kernel, i + 1),
+        );
+    }
+    if n == 0 {
+        s += &dot::annotated(&m.functions[k], &[], &format!("@{}", ex.kernel));
+    }
+    s
+}
+
+/// `refine --dot`: the source's and the target's annotated `digraph`, with
+/// the counterexample's paths when there is one.
+pub fn refine_dot(
+    src: &Module,
+    tgt: &Module,
     kernel: &str,
     verdict: &crate::refine::Verdict,
-    text: &str,
 ) -> String {
-    let (sp, tp, lines) = match verdict {
+    let (sp, tp): (&[CThread], &[CThread]) = match verdict {
         crate::refine::Verdict::Counterexample(c) => {
-            let blocks = |ts: &[crate::refine::obs::CThread]| -> Vec<Vec<usize>> {
-                ts.iter().map(|t| t.blocks.clone()).collect()
-            };
-            let s = c.source.as_deref().unwrap_or(&[]);
-            (blocks(s), blocks(&c.target), first_difference(s, &c.target))
+            (c.source.as_deref().unwrap_or(&[]), &c.target[..])
         }
-        _ => (Vec::new(), Vec::new(), Vec::new()),
+        _ => (&[], &[]),
     };
-    let mut sides = Vec::new();
-    if let Some(f) = src.functions.iter().find(|f| f.name == kernel) {
-        sides.push(Side {
-            title: format!("source @{kernel}"),
-            func: f,
-            paths: sp,
-        });
+    let mut s = String::new();
+    for (side, m, threads) in [("source", src, sp), ("target", tgt, tp)] {
+        if let Some(f) = m.functions.iter().find(|f| f.name == kernel) {
+            let paths: Vec<Vec<usize>> = threads.iter().map(|t| t.blocks.clone()).collect();
+            s += &dot::annotated(f, &paths, &format!("{side} @{kernel}"));
+        }
     }
-    if let Some(f) = tgt.functions.iter().find(|f| f.name == kernel) {
-        sides.push(Side {
-            title: format!("target @{kernel}"),
-            func: f,
-            paths: tp,
-        });
-    }
-    page(&format!("convcheck refine @{kernel}"), &sides, &lines, text)
+    s
 }

@@ -13,7 +13,10 @@ Reads textual LLVM IR (the subset documented in the README; `-` reads
 standard input) and answers questions about convergence: the cycle
 hierarchy LLVM computes, the static token rules, the executions a program
 allows in N threads, uniformity, and whether a transformed program refines
-the original.";
+the original.
+
+Rule IDs (S-CYCLE-1, D-MAX, M-OPER, ...) and claim IDs (CL-12, MC-07) in
+this help and in messages are defined in docs/RULES.md of the project.";
 
 #[derive(Parser)]
 #[command(name = "convcheck", version, about = ABOUT, long_about = None)]

@@ -32,6 +32,7 @@ fn args(stem: &str) -> Args {
         stats: false,
         no_replay: false,
         report: None,
+        dot: None,
         strategies: StrategiesArg::Canonical,
     }
 }

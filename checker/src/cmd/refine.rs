@@ -78,7 +78,8 @@ pub struct Args {
     /// defined in the source.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list.
+    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list;
+    /// each between 1 and 64.
     #[arg(long, default_value = "1..4")]
     pub threads: String,
     /// Maximum block visits per thread (K); executions longer than that are
@@ -115,6 +116,10 @@ pub struct Args {
     /// SVG with each thread's path, the first difference) to this file.
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Also write the CFGs of source and target as Graphviz DOT, annotated
+    /// (cycles, back edges, the counterexample's paths), to this file.
+    #[arg(long, value_name = "OUT.dot")]
+    pub dot: Option<PathBuf>,
     /// Print every solver query with its answer and time to stderr.
     #[arg(long)]
     pub stats: bool,
@@ -140,20 +145,39 @@ pub enum StrategiesArg {
     Mirror,
 }
 
-/// Parses `N`, `LO..HI` or `A,B,C`.
+/// The most threads `refine` checks (`--threads`), a fixed limit of the
+/// checker, named in `--help` and in the error.
+pub const MAX_THREADS: usize = 64;
+
+/// Parses `N`, `LO..HI` or `A,B,C` (each between 1 and [`MAX_THREADS`]).
 pub fn parse_threads(s: &str) -> Result<Vec<usize>, String> {
     let bad = || format!("bad --threads `{s}`: expected N, LO..HI or a comma list");
+    let too_many =
+        |n: usize| format!("bad --threads `{s}`: {n} threads; refine checks at most {MAX_THREADS}");
     let v: Vec<usize> = if let Some((a, b)) = s.split_once("..") {
         let a: usize = a.trim().parse().map_err(|_| bad())?;
         let b: usize = b.trim().parse().map_err(|_| bad())?;
+        // Checked before the range is built: `1..99999999999` must not
+        // allocate.
+        if b > MAX_THREADS {
+            return Err(too_many(b));
+        }
         (a..=b).collect()
     } else {
         s.split(',')
             .map(|x| x.trim().parse().map_err(|_| bad()))
             .collect::<Result<_, _>>()?
     };
-    if v.is_empty() || v.contains(&0) || v.iter().any(|n| *n > 64) {
+    if v.is_empty() {
         return Err(bad());
+    }
+    if v.contains(&0) {
+        return Err(format!(
+            "bad --threads `{s}`: a launch needs at least one thread"
+        ));
+    }
+    if let Some(n) = v.iter().find(|n| **n > MAX_THREADS) {
+        return Err(too_many(*n));
     }
     Ok(v)
 }
@@ -332,6 +356,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         let html =
             crate::html::refine_page(&src, &tgt, &kernel, &outcome.verdict, &render_text(&report));
         std::fs::write(out, html).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
+    }
+    if let Some(out) = &args.dot {
+        let dot = crate::html::refine_dot(&src, &tgt, &kernel, &outcome.verdict);
+        std::fs::write(out, dot).map_err(|e| invalid(format!("{}: {e}", out.display())))?;
     }
     let text = if args.json {
         format!("{}\n", render_json(&report))

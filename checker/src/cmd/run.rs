@@ -56,22 +56,27 @@ pub enum OobArg {
 pub struct Args {
     /// The LLVM IR file (`-`: standard input).
     pub file: PathBuf,
-    /// Number of threads.
+    /// Number of threads (at least 1).
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
-    /// Number of launch groups (contiguous, equal size).
+    /// Number of launch groups: contiguous, of equal size except that the
+    /// last may be smaller; 1 <= G <= threads, and the threads must fill
+    /// exactly G groups of ceil(threads/G) (e.g. 4 threads make 1, 2 or 4
+    /// groups, not 3).
     #[arg(long, default_value_t = 1)]
     pub groups: u32,
     /// Argument values: `name=v` (every thread) or `name=v0,v1,...` (one per
     /// thread). Arguments not given are enumerated over the input domain.
+    /// Each value must fit the parameter's type iN in its signed or
+    /// unsigned reading (-2^(N-1) ..= 2^N-1), as LLVM literals do.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     pub args: Vec<String>,
     /// The kernel, with or without `@` (default: the module's only
     /// definition). `--entry` is an old spelling of this flag.
     #[arg(long, alias = "entry", value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Per-thread instruction bound; executions exceeding it are reported
-    /// as cut.
+    /// Per-thread instruction bound (at least 1); executions exceeding it
+    /// are reported as cut.
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
     /// How `entry` of the kernel converges (D-ENTRY-LAUNCH).
@@ -87,6 +92,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "poison")]
     pub shuffle_oob: OobArg,
     /// Values tried for integer inputs that are not given (i1: false, true).
+    /// Each value must fit every integer parameter type (wider than i1) of
+    /// the kernel that is enumerated, in its signed or unsigned reading;
+    /// other inputs (results of unknown calls, input memory) of narrower
+    /// types take the value modulo 2^N.
     #[arg(
         long,
         value_delimiter = ',',
@@ -97,10 +106,10 @@ pub struct Args {
     /// Draw choices at random with this seed instead of enumerating.
     #[arg(long)]
     pub random: Option<u64>,
-    /// Executions to run in random mode.
-    #[arg(long, default_value_t = 1000)]
+    /// Executions to run in random mode (at least 1; needs --random).
+    #[arg(long, default_value_t = 1000, requires = "random")]
     pub runs: u64,
-    /// Stop after this many executions.
+    /// Stop after this many executions (at least 1).
     #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
     pub max_executions: u64,
     /// Answer Always / Sometimes / Never for CONDITION over all executions,
@@ -110,10 +119,17 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Also write a self-contained HTML page (CFG as SVG with each
-    /// thread's path, communicating sets) to this file.
+    /// Also write a self-contained HTML page to this file: every behaviour
+    /// (at most 64) with the CFG as SVG, each thread's path along the edges,
+    /// and who communicates (each convergent operation's instances with
+    /// their communicating sets).
     #[arg(long, value_name = "OUT.html")]
     pub report: Option<PathBuf>,
+    /// Also write the kernel's CFG as Graphviz DOT (as `opt -passes=dot-cfg`
+    /// does), annotated with cycles, back edges and each thread's visits and
+    /// edges: one `digraph` per behaviour (at most 64).
+    #[arg(long, value_name = "OUT.dot")]
+    pub dot: Option<PathBuf>,
     /// Run even if the static rules (S-*, `convcheck verify`) reject the
     /// program; the interpreter then reports what the dynamic rules derive
     /// (e.g. CL-07's contradiction I1 == I2).
@@ -152,8 +168,94 @@ fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValue
     Ok(out)
 }
 
+/// The numeric options that need no module: every count at least 1, and
+/// `--groups` a real split of `--threads` (issue 17: values are checked,
+/// never reinterpreted).
+fn check_counts(args: &Args) -> Result<(), CliError> {
+    let bad = |m: String| Err(CliError::bad_input(m));
+    if args.threads == 0 {
+        return bad("--threads 0: a launch needs at least one thread".into());
+    }
+    let (t, g) = (args.threads, args.groups);
+    if g == 0 || g > t {
+        return bad(format!(
+            "--groups {g}: between 1 and the number of threads ({t})"
+        ));
+    }
+    let size = t.div_ceil(g);
+    if t.div_ceil(size) != g {
+        return bad(format!(
+            "--groups {g}: {t} threads in contiguous groups of {size} (the last may be \
+             smaller) make {} groups, not {g}",
+            t.div_ceil(size)
+        ));
+    }
+    for (name, v) in [
+        ("--max-steps", args.max_steps),
+        ("--max-executions", args.max_executions),
+        ("--runs", args.runs),
+    ] {
+        if v == 0 {
+            return bad(format!("{name} 0: must be at least 1"));
+        }
+    }
+    if args.domain.is_empty() {
+        return bad("--domain: needs at least one value".into());
+    }
+    Ok(())
+}
+
+/// The checks that need the module: `--arg` and `--domain` values fit the
+/// kernel parameters' types (never wrapped; `query::fits`), and `--exists`
+/// names threads of the launch, functions and blocks of the module.
+pub fn check_against(
+    args: &Args,
+    module: &semantics::ir::Module,
+    opts: &Options,
+    cond: Option<&query::Cond>,
+) -> Result<(), CliError> {
+    if let Some(c) = cond {
+        query::check(module, opts.threads, c)
+            .map_err(|e| CliError::bad_input(format!("--exists: {e}")))?;
+    }
+    // An unknown kernel or parameter is reported by the launch itself.
+    let Ok(k) = semantics::machine::launch::find_kernel(module, opts) else {
+        return Ok(());
+    };
+    let f = &module.functions[k];
+    for p in &f.params {
+        let (Some(v), Some(bits)) = (p.value, p.ty.int_bits()) else {
+            continue;
+        };
+        let name = f.value(v).name.to_string();
+        let (lo, hi) = query::int_range(bits);
+        let given = match opts.args.get(&name) {
+            Some(ArgValues::Uniform(x)) => vec![*x],
+            Some(ArgValues::PerThread(xs)) => xs.clone(),
+            None if bits > 1 => {
+                if let Some(x) = args.domain.iter().find(|x| !query::fits(bits, **x)) {
+                    return Err(CliError::bad_input(format!(
+                        "--domain {x}: does not fit i{bits} (parameter %{name} of @{}; \
+                         signed or unsigned reading: {lo}..={hi})",
+                        f.name
+                    )));
+                }
+                continue;
+            }
+            None => continue,
+        };
+        if let Some(x) = given.iter().find(|x| !query::fits(bits, **x)) {
+            return Err(CliError::bad_input(format!(
+                "--arg {name}: {x} does not fit i{bits} (signed or unsigned reading: {lo}..={hi})"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Builds the interpreter options from the command line.
 pub fn options(args: &Args) -> Result<Options, CliError> {
+    check_counts(args)?;
     Ok(Options {
         entry: args
             .kernel
@@ -194,6 +296,13 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = load_module(&args.file)?;
     let opts = options(args)?;
+    let cond = match &args.exists {
+        Some(c) => {
+            Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)
+        }
+        None => None,
+    };
+    check_against(args, &module, &opts, cond.as_ref())?;
     if !args.no_verify {
         let report =
             semantics::rules::verify_module(&module, &semantics::rules::Options::default());
@@ -210,12 +319,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             ));
         }
     }
-    let cond = match &args.exists {
-        Some(c) => {
-            Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)
-        }
-        None => None,
-    };
     // Ctrl-C stops the enumeration after the current execution; what was
     // found so far is printed, marked interrupted (issue 4).
     let interrupted = ctrl_c_flag();
@@ -245,6 +348,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)
+            .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
+    }
+    if let Some(out) = &args.dot {
+        std::fs::write(out, crate::html::run_dot(&module, &ex))
             .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
     }
     let stopped = interrupted.load(Ordering::SeqCst);

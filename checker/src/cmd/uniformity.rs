@@ -1,4 +1,4 @@
-//! `convcheck uniformity`: the uniformity analysis (SEMANTICS.md §5, U-*).
+//! `convcheck uniformity`: the uniformity analysis (docs/RULES.md §5, U-*).
 //!
 //! Prints exactly what `opt -mtriple=amdgcn-- -passes='print<uniformity>'
 //! -disable-output FILE` writes (rule U-LLVM), but on stdout, so the two can

@@ -1,4 +1,4 @@
-//! `convcheck verify FILE`: the static rules S-* of SEMANTICS.md §3 (and
+//! `convcheck verify FILE`: the static rules S-* of docs/RULES.md §3 (and
 //! the P-PROG facts they rely on), every violation with its rule ID, sites
 //! and LLVM's own message (rule S-LLVM).
 //!
@@ -36,9 +36,10 @@ pub struct Args {
     #[arg(long)]
     pub llvm_compatible: bool,
     /// Check S-CYCLE-1..4 by brute force over every closed path of at most N
-    /// edges instead of over the cycle hierarchy (the oracle for
-    /// S-CYCLE-SUFF / MC-03; exponential, for small functions).
-    #[arg(long, value_name = "N")]
+    /// edges (N >= 1) instead of over the cycle hierarchy (the oracle for
+    /// S-CYCLE-SUFF / MC-03; exponential, for small functions). The verdict
+    /// is then bounded by N, and the output says so.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub closed_paths: Option<usize>,
 }
 
@@ -53,12 +54,28 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let report = verify_module(&m, &opts);
     let out = if args.json {
         let mut s = render_json(&file, &report);
+        if let Some(n) = args.closed_paths {
+            // The verdict is bounded: say so in the object (issue 17).
+            if let Ok(mut j) = serde_json::from_str::<serde_json::Value>(&s) {
+                j["bound"] = serde_json::json!({
+                    "closed_paths": n,
+                    "rules": "S-CYCLE-1..4",
+                });
+                s = j.to_string();
+            }
+        }
         s.push('\n');
         s
-    } else if args.llvm_compatible {
-        render_text(&file, &report)
     } else {
-        render_diagnostics(&file, &text, &m, &report)
+        let mut s = if args.llvm_compatible {
+            render_text(&file, &report)
+        } else {
+            render_diagnostics(&file, &text, &m, &report)
+        };
+        if let Some(n) = args.closed_paths {
+            s.push_str(&closed_paths_note(&file, n));
+        }
+        s
     };
     crate::cli::emit(&out)?;
     Ok(if report.is_valid() {
@@ -66,6 +83,18 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     } else {
         Exit::Negative
     })
+}
+
+/// The line naming the bound of `--closed-paths N`: S-CYCLE-1..4 were
+/// checked on closed paths of at most N edges only, so "valid" says nothing
+/// about longer ones (bounded is not proved).
+pub fn closed_paths_note(file: &str, n: usize) -> String {
+    format!(
+        "{file}: bound: S-CYCLE-1..4 checked only on closed paths of at most {n} edge{} \
+         (--closed-paths {n}); longer closed paths were not checked. Without \
+         --closed-paths every cycle is checked through the cycle hierarchy.\n",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// The name of a site's role in a diagnostic label.

@@ -118,8 +118,41 @@ impl Parser<'_> {
         String::from_utf8_lossy(&self.s[start..self.i]).into_owned()
     }
     fn number(&mut self) -> Result<i128, String> {
+        let at = self.i;
         let w = self.word();
-        w.parse().or_else(|_| self.err("a number"))
+        match w.parse() {
+            Ok(v) => Ok(v),
+            Err(_)
+                if !w.is_empty()
+                    && w.trim_start_matches('-')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit()) =>
+            {
+                Err(format!(
+                    "`{w}` at column {} is too large (at most 128 bits)",
+                    at + 1
+                ))
+            }
+            Err(_) => self.err("a number"),
+        }
+    }
+    /// A thread number, call/visit index or set size: a non-negative
+    /// integer that fits `usize` (never wrapped).
+    fn count(&mut self, what: &str) -> Result<usize, String> {
+        self.ws();
+        let at = self.i;
+        let w = self.word();
+        if w.is_empty() || !w.bytes().all(|b| b.is_ascii_digit()) {
+            self.i = at;
+            return self.err(what);
+        }
+        w.parse().map_err(|_| {
+            format!(
+                "{what} `{w}` at column {} is too large (at most {})",
+                at + 1,
+                usize::MAX
+            )
+        })
     }
     fn or(&mut self) -> Result<Cond, String> {
         let mut l = self.and()?;
@@ -152,7 +185,7 @@ impl Parser<'_> {
         if !self.eat("t") {
             return self.err("a reference tT@NAME or tT%NAME");
         }
-        let thread = self.number()? as usize;
+        let thread = self.count("a thread number")?;
         let call = if self.eat("@") {
             true
         } else if self.eat("%") {
@@ -165,7 +198,7 @@ impl Parser<'_> {
             return self.err("a name");
         }
         let k = if self.eat("[") {
-            let k = self.number()? as usize;
+            let k = self.count("an index")?;
             if !self.eat("]") {
                 return self.err("`]`");
             }
@@ -214,7 +247,7 @@ impl Parser<'_> {
             let Some(cmp) = cmp else {
                 return self.err("a comparison");
             };
-            return Ok(Cond::Size(r, cmp, self.number()? as usize));
+            return Ok(Cond::Size(r, cmp, self.count("a set size")?));
         }
         let l = self.reference()?;
         if self.eat("!~") {
@@ -259,6 +292,116 @@ pub fn parse(text: &str) -> Result<Cond, String> {
         return p.err("end of condition");
     }
     Ok(c)
+}
+
+/// Whether `v` is a value of `iN` (N = `bits`) in its signed or unsigned
+/// reading, as LLVM accepts integer literals: `-2^(N-1) <= v < 2^N`.
+pub fn fits(bits: u32, v: i128) -> bool {
+    let (lo, hi) = int_range(bits);
+    (lo..=hi).contains(&v)
+}
+
+/// The literals [`fits`] accepts for `iN`, clamped to `i128`.
+pub fn int_range(bits: u32) -> (i128, i128) {
+    let bits = bits.max(1);
+    let lo = if bits >= 128 {
+        i128::MIN
+    } else {
+        -(1i128 << (bits - 1))
+    };
+    let hi = if bits >= 127 {
+        i128::MAX
+    } else {
+        (1i128 << bits) - 1
+    };
+    (lo, hi)
+}
+
+/// The references of a condition.
+fn refs(c: &Cond, out: &mut Vec<(Ref, Option<Option<i128>>)>) {
+    match c {
+        Cond::Or(a, b) | Cond::And(a, b) => {
+            refs(a, out);
+            refs(b, out);
+        }
+        Cond::Not(a) => refs(a, out),
+        Cond::Outcome(_) => {}
+        Cond::Conv(a, b, _) | Cond::Before(a, b) => {
+            out.push((a.clone(), None));
+            out.push((b.clone(), None));
+        }
+        Cond::Value(r, v, _) => out.push((r.clone(), Some(*v))),
+        Cond::Size(r, _, _) | Cond::Exists(r) => out.push((r.clone(), None)),
+    }
+}
+
+/// Checks a parsed condition against the launch before anything runs, so
+/// that a typo is an error rather than a silent `Never`: every thread
+/// number is below `threads`, every `@NAME` is a function of the module,
+/// every `%NAME` a block of one of its definitions, and every compared
+/// VALUE fits the callee's return type (signed or unsigned reading, see
+/// [`fits`]); comparing the result of a `void` function is an error.
+pub fn check(module: &crate::ir::Module, threads: u32, c: &Cond) -> Result<(), String> {
+    let mut all = Vec::new();
+    refs(c, &mut all);
+    for (r, value) in all {
+        let (Ref::Call { thread, name, k } | Ref::Visit { thread, name, k }) = &r;
+        let sigil = if matches!(r, Ref::Call { .. }) {
+            '@'
+        } else {
+            '%'
+        };
+        let shown = format!("t{thread}{sigil}{name}[{k}]");
+        if *thread >= threads as usize {
+            return Err(format!(
+                "{shown}: thread {thread} does not exist; the launch has {threads} thread{} (t0..t{})",
+                if threads == 1 { "" } else { "s" },
+                threads.saturating_sub(1)
+            ));
+        }
+        match &r {
+            Ref::Call { name, .. } => {
+                let Some(f) = module.functions.iter().find(|f| &f.name == name) else {
+                    return Err(format!("{shown}: the module has no function @{name}"));
+                };
+                if let Some(Some(v)) = value {
+                    match f.ret_ty.int_bits() {
+                        Some(bits) if fits(bits, v) => {}
+                        Some(bits) => {
+                            let (lo, hi) = int_range(bits);
+                            return Err(format!(
+                                "{shown} == {v}: {v} does not fit @{name}'s return type i{bits} \
+                                 (signed or unsigned reading: {lo}..={hi})"
+                            ));
+                        }
+                        None => {
+                            return Err(format!(
+                                "{shown} == {v}: @{name} does not return an integer"
+                            ))
+                        }
+                    }
+                }
+            }
+            Ref::Visit { name, .. } => {
+                if value.is_some() {
+                    return Err(format!(
+                        "{shown}: a block visit has no value; compare a call (tT@NAME)"
+                    ));
+                }
+                let known = module
+                    .functions
+                    .iter()
+                    .filter(|f| f.is_definition)
+                    .any(|f| f.blocks.iter().any(|b| b.name.to_string() == *name));
+                if !known {
+                    return Err(format!(
+                        "{shown}: no function of the module has a block %{name}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The visit a reference names, and for calls the event index.
@@ -438,5 +581,55 @@ mod tests {
         assert!(parse("t0@f ==").is_err());
         assert!(parse("t0 f").is_err());
         assert!(parse("ub extra").is_err());
+    }
+
+    /// Issue 17 item 4: literals that do not fit are errors, never wrapped.
+    #[test]
+    fn fits_accepts_signed_and_unsigned_readings() {
+        assert!(fits(8, 255) && fits(8, -128) && !fits(8, 256) && !fits(8, -129));
+        assert!(fits(1, 1) && fits(1, -1) && fits(1, 0) && !fits(1, 2));
+        assert!(fits(32, 4_294_967_295) && !fits(32, 99_999_999_999_999_999_999_999));
+        assert!(fits(128, i128::MIN) && fits(127, i128::MAX) && !fits(127, i128::MIN));
+    }
+
+    #[test]
+    fn too_large_numbers_are_errors_not_wrapped() {
+        let e = parse("t0@f[99999999999999999999] ~ t1@f").expect_err("index too large");
+        assert!(e.contains("too large"), "{e}");
+        let e = parse("t99999999999999999999@f ~ t1@f").expect_err("thread too large");
+        assert!(e.contains("too large"), "{e}");
+        assert!(parse("t-1@f ~ t1@f").is_err());
+        let e = parse("t0@f == 999999999999999999999999999999999999999999")
+            .expect_err("value beyond 128 bits");
+        assert!(e.contains("too large"), "{e}");
+    }
+
+    /// `--exists` references are checked against the module and launch.
+    #[test]
+    fn check_names_threads_functions_blocks_and_widths() {
+        let m = crate::parse::parse_module(
+            "t.ll",
+            "declare i8 @f() convergent\ndeclare void @g() convergent\n\
+             define void @k() {\nentry:\n  %x = call i8 @f()\n  call void @g()\n  br label %B\nB:\n  ret void\n}\n",
+        )
+        .expect("test module parses");
+        let ok = |c: &str| check(&m, 2, &parse(c).expect("parses"));
+        assert_eq!(
+            ok("t0@f ~ t1@f && t1%B < t0%B && t0@f == 255 && t0@f == -128"),
+            Ok(())
+        );
+        let e = ok("t2@f ~ t1@f").expect_err("thread 2 of 2");
+        assert!(
+            e.contains("thread 2 does not exist") && e.contains("2 threads"),
+            "{e}"
+        );
+        let e = ok("exists(t0@nosuch)").expect_err("unknown function");
+        assert!(e.contains("no function @nosuch"), "{e}");
+        let e = ok("exists(t0%C)").expect_err("unknown block");
+        assert!(e.contains("block %C"), "{e}");
+        let e = ok("t0@f == 256").expect_err("does not fit i8");
+        assert!(e.contains("i8"), "{e}");
+        assert!(ok("t0@g == 1").is_err());
+        assert!(ok("t0%B == 1").is_err());
     }
 }
