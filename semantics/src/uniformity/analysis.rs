@@ -5,11 +5,9 @@
 //! (U-EXIT), and to every definition of an irreducible cycle that fails the
 //! diverged entry criterion (U-MCONV), until nothing changes (U-FIX).
 
-use super::cfg_facts::{
-    cycle_contains, cycle_contains_cycle, dominates, exit_blocks, properly_dominates,
-};
+use super::cfg_facts::{properly_dominates, CycleFacts};
 use super::sources;
-use super::sync::{join_points, DivergenceDescriptor, ModifiedPostOrder};
+use super::sync::{DivergenceDescriptor, JoinPropagator, ModifiedPostOrder};
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
 
@@ -28,6 +26,10 @@ pub struct Analysis<'a> {
     pub cfg: &'a Cfg,
     pub dt: &'a DomTree,
     pub ci: &'a CycleInfo,
+    /// Cycle membership and exits, computed once.
+    pub facts: CycleFacts<'a>,
+    /// The sync-dependence propagator's reusable state.
+    prop: JoinPropagator,
     /// The modified post-order the sync-dependence propagator walks.
     mpo: ModifiedPostOrder,
     /// Users of each value, one entry per use, in LLVM's use-list order.
@@ -47,6 +49,9 @@ pub struct Analysis<'a> {
     pub divergent_exit_cycles: Vec<CycleId>,
     /// Cycles assumed divergent by the diverged entry criterion (U-MCONV).
     pub assumed_divergent: Vec<CycleId>,
+    /// Membership flags of `assumed_divergent` and `divergent_exit_cycles`.
+    is_assumed: Vec<bool>,
+    has_divergent_exit: Vec<bool>,
     /// (definition, user outside the cycle, cycle) triples (D-TEMPORAL).
     pub temporal: Vec<(InstRef, InstRef, CycleId)>,
 }
@@ -60,7 +65,8 @@ impl<'a> Analysis<'a> {
         dt: &'a DomTree,
         ci: &'a CycleInfo,
     ) -> Analysis<'a> {
-        let mpo = ModifiedPostOrder::compute(cfg, ci);
+        let facts = CycleFacts::new(cfg, ci);
+        let mpo = ModifiedPostOrder::compute_with(&facts);
         let users = use_lists(func);
         let mut a = Analysis {
             module,
@@ -68,6 +74,8 @@ impl<'a> Analysis<'a> {
             cfg,
             dt,
             ci,
+            facts,
+            prop: JoinPropagator::new(cfg.len()),
             mpo,
             users,
             div_args: vec![false; func.params.len()],
@@ -85,6 +93,8 @@ impl<'a> Analysis<'a> {
             worklist: Vec::new(),
             divergent_exit_cycles: Vec::new(),
             assumed_divergent: Vec::new(),
+            is_assumed: vec![false; ci.cycles.len()],
+            has_divergent_exit: vec![false; ci.cycles.len()],
             temporal: Vec::new(),
         };
         for b in func.block_ids() {
@@ -178,7 +188,7 @@ impl<'a> Analysis<'a> {
         if !self.dt.is_in_tree(block) {
             return;
         }
-        let desc: DivergenceDescriptor = join_points(self.cfg, self.ci, &self.mpo, block);
+        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, &self.mpo, block);
         let mut div_cycles: Vec<CycleId> = Vec::new();
         for &join in &desc.join_blocks {
             let cycle = self.ci.innermost[join.0];
@@ -190,14 +200,11 @@ impl<'a> Analysis<'a> {
         }
         div_cycles.sort_by_key(|c| std::cmp::Reverse(self.ci.cycles[c.0].depth));
         for c in div_cycles {
-            if self
-                .assumed_divergent
-                .iter()
-                .any(|&d| cycle_contains_cycle(self.ci, d, c))
-            {
+            if self.inside_assumed_divergent(c) {
                 continue;
             }
             self.assumed_divergent.push(c);
+            self.is_assumed[c.0] = true;
             let blocks = self.ci.cycles[c.0].blocks.clone();
             for b in blocks {
                 for i in 0..self.func.block(b).insts.len() {
@@ -210,6 +217,18 @@ impl<'a> Analysis<'a> {
                 self.propagate_cycle_exit_divergence(exit, branch_cycle);
             }
         }
+    }
+
+    /// Whether `c` or a cycle containing it is assumed divergent.
+    fn inside_assumed_divergent(&self, c: CycleId) -> bool {
+        let mut x = Some(c);
+        while let Some(id) = x {
+            if self.is_assumed[id.0] {
+                return true;
+            }
+            x = self.ci.cycles[id.0].parent;
+        }
+        false
     }
 
     /// Rule U-PHI (`taintAndPushPhiNodes`): the phis of a join block become
@@ -244,16 +263,8 @@ impl<'a> Analysis<'a> {
 
     /// `getExtDivCycle`: paths that diverged outside an irreducible cycle
     /// and join inside it make the outermost such cycle divergent.
-    fn ext_div_cycle(&self, mut cycle: CycleId, branch: BlockId) -> Option<CycleId> {
-        if cycle_contains(self.ci, cycle, branch) {
-            return None;
-        }
-        while let Some(p) = self.ci.cycles[cycle.0].parent {
-            if cycle_contains(self.ci, p, branch) {
-                break;
-            }
-            cycle = p;
-        }
+    fn ext_div_cycle(&self, cycle: CycleId, branch: BlockId) -> Option<CycleId> {
+        let cycle = self.facts.outermost_without(cycle, branch)?;
         if self.ci.cycles[cycle.0].is_reducible() {
             return None;
         }
@@ -270,14 +281,7 @@ impl<'a> Analysis<'a> {
         if properly_dominates(self.dt, branch, join) {
             return None;
         }
-        let mut c = Some(cycle);
-        while let Some(id) = c {
-            if cycle_contains(self.ci, id, branch) {
-                break;
-            }
-            c = self.ci.cycles[id.0].parent;
-        }
-        let mut c = c?;
+        let mut c = self.facts.innermost_with(cycle, branch)?;
         if self.ci.cycles[c.0].is_reducible() {
             return None;
         }
@@ -297,24 +301,19 @@ impl<'a> Analysis<'a> {
     /// containing the branch but not the exit has a divergent exit.
     fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId) {
         let exit_depth = self.ci.innermost[exit.0].map_or(0, |c| self.ci.cycles[c.0].depth);
-        let mut div = Some(inner);
-        let mut outer = inner;
-        while let Some(c) = div {
-            if self.ci.cycles[c.0].depth <= exit_depth {
-                break;
-            }
-            outer = c;
-            div = self.ci.cycles[c.0].parent;
-        }
-        if self.divergent_exit_cycles.contains(&outer) {
+        // The ancestor of `inner` one level below the exit's depth (LLVM
+        // walks parents while deeper than the exit).
+        let outer = if self.ci.cycles[inner.0].depth > exit_depth {
+            self.facts.ancestor_at_depth(inner, exit_depth + 1)
+        } else {
+            inner
+        };
+        if self.has_divergent_exit[outer.0] {
             return;
         }
         self.divergent_exit_cycles.push(outer);
-        if self
-            .assumed_divergent
-            .iter()
-            .any(|&c| cycle_contains_cycle(self.ci, c, outer))
-        {
+        self.has_divergent_exit[outer.0] = true;
+        if self.inside_assumed_divergent(outer) {
             return;
         }
         self.analyze_cycle_exit_divergence(outer);
@@ -324,7 +323,7 @@ impl<'a> Analysis<'a> {
     /// from the cycle, and uses outside the cycle of values defined in
     /// blocks that dominate an exit, become divergent (D-TEMPORAL).
     fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId) {
-        let exits = exit_blocks(self.ci, self.cfg, cycle);
+        let exits = self.facts.exit_blocks(cycle).to_vec();
         for &e in &exits {
             for (i, inst) in self.func.block(e).insts.iter().enumerate() {
                 let InstKind::Phi { incoming, .. } = &inst.kind else {
@@ -336,16 +335,17 @@ impl<'a> Analysis<'a> {
                             ValueDef::Inst { block, .. } => Some(block),
                             ValueDef::Arg(_) => None,
                         })
-                        .is_some_and(|b| cycle_contains(self.ci, cycle, b))
+                        .is_some_and(|b| self.facts.contains(cycle, b))
                 });
                 if uses_cycle_value {
                     self.mark_divergent(InstRef { block: e, index: i });
                 }
             }
         }
+        let dominates_exit = ExitDominance::new(self.dt, &exits);
         let blocks = self.ci.cycles[cycle.0].blocks.clone();
         for b in blocks {
-            if !exits.iter().any(|&e| dominates(self.dt, b, e)) {
+            if !dominates_exit.holds(self.dt, b) {
                 continue;
             }
             for i in 0..self.func.block(b).insts.len() {
@@ -355,7 +355,7 @@ impl<'a> Analysis<'a> {
                 let def = InstRef { block: b, index: i };
                 for k in 0..self.users[v.0].len() {
                     let u = self.users[v.0][k];
-                    if cycle_contains(self.ci, cycle, u.block) {
+                    if self.facts.contains(cycle, u.block) {
                         continue;
                     }
                     self.mark_divergent(u);
@@ -363,6 +363,43 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
+    }
+}
+
+/// Whether a block dominates at least one of a set of blocks, in
+/// O(log(set size)) per question: the dominator-tree preorder numbers of
+/// the set, sorted, searched for one inside the block's subtree interval.
+struct ExitDominance {
+    /// Some block of the set is outside the tree (dominated by every block).
+    any_unreachable: bool,
+    starts: Vec<u32>,
+}
+
+impl ExitDominance {
+    fn new(dt: &DomTree, blocks: &[BlockId]) -> ExitDominance {
+        let mut starts: Vec<u32> = blocks
+            .iter()
+            .filter_map(|&b| dt.preorder_interval(b).map(|(i, _)| i))
+            .collect();
+        starts.sort_unstable();
+        ExitDominance {
+            any_unreachable: blocks.iter().any(|&b| !dt.is_in_tree(b)),
+            starts,
+        }
+    }
+
+    /// `any(|e| DT.dominates(b, e))` over the set.
+    fn holds(&self, dt: &DomTree, b: BlockId) -> bool {
+        if self.any_unreachable {
+            return true;
+        }
+        let Some((lo, hi)) = dt.preorder_interval(b) else {
+            // A block outside the tree dominates only itself, and every
+            // block of the set is in the tree and so different from it.
+            return false;
+        };
+        let k = self.starts.partition_point(|&s| s < lo);
+        k < self.starts.len() && self.starts[k] <= hi
     }
 }
 
