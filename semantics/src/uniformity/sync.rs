@@ -12,8 +12,6 @@
 //! different labels is a join. A reducible cycle's header forwards its label
 //! straight to the cycle's exits, so the cycle is crossed in one step.
 
-use std::collections::BinaryHeap;
-
 use super::cfg_facts::CycleFacts;
 use crate::cfg::{Cfg, CycleId, CycleInfo};
 use crate::ir::BlockId;
@@ -168,11 +166,10 @@ pub struct JoinPropagator {
     labels: Vec<u32>,
     /// Blocks whose label was set by the current query.
     touched: Vec<usize>,
-    /// Whether a block's modified-post-order index is in `fresh`.
-    in_fresh: Vec<bool>,
-    /// Indices (in the modified post-order) of blocks with a fresh label;
-    /// the largest is processed first.
-    fresh: BinaryHeap<usize>,
+    /// Indices (in the modified post-order) of blocks with a fresh label,
+    /// as a bit set; the largest is processed first (LLVM's
+    /// `FreshLabels.find_last()`).
+    fresh: FreshSet,
     /// Query number at which a block was last added to each result list.
     join_stamp: Vec<u32>,
     exit_stamp: Vec<u32>,
@@ -184,8 +181,7 @@ impl JoinPropagator {
         JoinPropagator {
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
-            in_fresh: vec![false; n],
-            fresh: BinaryHeap::new(),
+            fresh: FreshSet::new(n),
             join_stamp: vec![0; n],
             exit_stamp: vec![0; n],
             query: 0,
@@ -219,10 +215,7 @@ impl JoinPropagator {
         }
         if old != succ.0 as u32 {
             if let Some(i) = mpo.index[succ.0] {
-                if !self.in_fresh[i] {
-                    self.in_fresh[i] = true;
-                    self.fresh.push(i);
-                }
+                self.fresh.insert(i);
             }
         }
         if old == NO_LABEL {
@@ -255,9 +248,7 @@ impl JoinPropagator {
         for b in self.touched.drain(..) {
             self.labels[b] = NO_LABEL;
         }
-        while let Some(i) = self.fresh.pop() {
-            self.in_fresh[i] = false;
-        }
+        self.fresh.clear();
         let term_cycle = ci.innermost[term.0];
 
         // The largest ancestor cycle of the branch's cycle that is
@@ -287,15 +278,14 @@ impl JoinPropagator {
             }
         }
 
-        while let Some(&idx) = self.fresh.peek() {
+        while let Some(idx) = self.fresh.last() {
             let block = mpo.order[idx];
             if self.fresh.len() == 1
                 && irreducible_ancestor.is_none_or(|c| !facts.contains(c, block))
             {
                 break;
             }
-            self.fresh.pop();
-            self.in_fresh[idx] = false;
+            self.fresh.remove(idx);
             if idx == term_idx {
                 continue;
             }
@@ -352,4 +342,66 @@ pub fn join_points(
     term: BlockId,
 ) -> DivergenceDescriptor {
     JoinPropagator::new(cfg.len()).join_points(&CycleFacts::new(cfg, ci), mpo, term)
+}
+
+/// A set of indices below `n` as bits, with its size and an upper bound on
+/// its largest element so that `last` scans each word at most once between
+/// insertions above the bound.
+struct FreshSet {
+    words: Vec<u64>,
+    len: usize,
+    /// No element lies in a word above this one.
+    top_word: usize,
+}
+
+impl FreshSet {
+    fn new(n: usize) -> FreshSet {
+        FreshSet {
+            words: vec![0; n.div_ceil(64).max(1)],
+            len: 0,
+            top_word: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn insert(&mut self, i: usize) {
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        if self.words[w] & bit == 0 {
+            self.words[w] |= bit;
+            self.len += 1;
+            self.top_word = self.top_word.max(w);
+        }
+    }
+
+    fn remove(&mut self, i: usize) {
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        if self.words[w] & bit != 0 {
+            self.words[w] &= !bit;
+            self.len -= 1;
+        }
+    }
+
+    /// The largest element.
+    fn last(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        loop {
+            let w = self.words[self.top_word];
+            if w != 0 {
+                return Some(self.top_word * 64 + 63 - w.leading_zeros() as usize);
+            }
+            self.top_word = self.top_word.checked_sub(1)?;
+        }
+    }
+
+    fn clear(&mut self) {
+        while let Some(i) = self.last() {
+            self.remove(i);
+        }
+        self.top_word = 0;
+    }
 }
