@@ -7,11 +7,10 @@
 //! to LLVM's hash order (`ugen::headers_agree`). Sizes 60 to 1,500 blocks;
 //! `make bench-uniformity` times 1k to 20k.
 
-mod unif_support;
+use testgen::support::ugen;
 
 use semantics::uniformity;
 use testgen::uniformity::gen_hard_kernel;
-use unif_support::ugen;
 
 fn check(funcs: &[testgen::uniformity::UFunc], opt: &std::path::Path) -> usize {
     let (module, text) = ugen::module_of(funcs);
