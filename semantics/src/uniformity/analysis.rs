@@ -18,6 +18,36 @@ pub struct InstRef {
     pub index: usize,
 }
 
+/// Why an instruction was first marked divergent: the link `--explain`
+/// follows (rules as named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Rule U-SOURCE: a divergence source.
+    Source,
+    /// Rule U-FIX: reads this divergent value (data dependence).
+    Operand(ValueId),
+    /// Rules U-BRANCH, U-PHI: a phi at `join`, a join of the divergent
+    /// branch ending `branch`.
+    Join { branch: BlockId, join: BlockId },
+    /// Rule U-MCONV: defined in `cycle`, assumed divergent because the
+    /// divergent branch ending `branch` joins at `join` inside it.
+    AssumedCycle {
+        cycle: CycleId,
+        branch: BlockId,
+        join: BlockId,
+    },
+    /// Rule U-EXIT: a phi at an exit of `cycle` reading a value of it; the
+    /// cycle's divergent exit comes from the branch ending `branch`.
+    ExitPhi { cycle: CycleId, branch: BlockId },
+    /// Rules U-EXIT, D-TEMPORAL: uses `def`, defined in `cycle`, outside it
+    /// after the divergent exit from the branch ending `branch`.
+    Temporal {
+        def: InstRef,
+        cycle: CycleId,
+        branch: BlockId,
+    },
+}
+
 /// Every piece of state the analysis keeps (the members of LLVM's
 /// `GenericUniformityAnalysisImpl`).
 pub struct Analysis<'a> {
@@ -41,6 +71,9 @@ pub struct Analysis<'a> {
     pub div_insts: Vec<Vec<bool>>,
     /// Blocks whose terminator is divergent (rule U-BRANCH).
     pub div_term: Vec<bool>,
+    /// Why each instruction (per block; the terminator last) was first
+    /// marked divergent.
+    why: Vec<Vec<Option<Reason>>>,
     /// Always-uniform instructions (rule U-SOURCE), never marked.
     uniform_override: Vec<Vec<bool>>,
     /// Divergent instructions whose consequences are not yet propagated.
@@ -85,6 +118,11 @@ impl<'a> Analysis<'a> {
                 .map(|b| vec![false; b.insts.len()])
                 .collect(),
             div_term: vec![false; func.blocks.len()],
+            why: func
+                .blocks
+                .iter()
+                .map(|b| vec![None; b.insts.len() + 1])
+                .collect(),
             uniform_override: func
                 .blocks
                 .iter()
@@ -101,7 +139,7 @@ impl<'a> Analysis<'a> {
             for (i, inst) in func.block(b).insts.iter().enumerate() {
                 let r = InstRef { block: b, index: i };
                 if sources::is_source_of_divergence(module, inst) {
-                    a.mark_divergent(r);
+                    a.mark_divergent(r, Reason::Source);
                 } else if sources::is_always_uniform(module, func, inst) {
                     a.uniform_override[b.0][i] = true;
                 }
@@ -128,10 +166,11 @@ impl<'a> Analysis<'a> {
 
     /// `markDivergent(Instruction)`: marks `r` unless it is always uniform,
     /// and queues it when that changed something.
-    fn mark_divergent(&mut self, r: InstRef) {
+    fn mark_divergent(&mut self, r: InstRef, why: Reason) {
         if self.is_terminator(r) {
             if !self.div_term[r.block.0] {
                 self.div_term[r.block.0] = true;
+                self.why[r.block.0][r.index] = Some(why);
                 self.worklist.push(r);
             }
             return;
@@ -140,7 +179,13 @@ impl<'a> Analysis<'a> {
             return;
         }
         self.div_insts[r.block.0][r.index] = true;
+        self.why[r.block.0][r.index] = Some(why);
         self.worklist.push(r);
+    }
+
+    /// Why `r` was first marked divergent (`None` if it is uniform).
+    pub fn reason(&self, r: InstRef) -> Option<Reason> {
+        self.why[r.block.0][r.index]
     }
 
     /// Whether value `v` is divergent at its definition.
@@ -156,7 +201,7 @@ impl<'a> Analysis<'a> {
     fn push_users(&mut self, v: ValueId) {
         for k in 0..self.users[v.0].len() {
             let u = self.users[v.0][k];
-            self.mark_divergent(u);
+            self.mark_divergent(u, Reason::Operand(v));
         }
     }
 
@@ -189,32 +234,37 @@ impl<'a> Analysis<'a> {
             return;
         }
         let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, &self.mpo, block);
-        let mut div_cycles: Vec<CycleId> = Vec::new();
+        let mut div_cycles: Vec<(CycleId, BlockId)> = Vec::new();
         for &join in &desc.join_blocks {
             let cycle = self.ci.innermost[join.0];
             if let Some(c) = self.outermost_divergent_cycle(cycle, block, join) {
-                div_cycles.push(c);
+                div_cycles.push((c, join));
                 continue;
             }
-            self.taint_phis(join);
+            self.taint_phis(join, block);
         }
-        div_cycles.sort_by_key(|c| std::cmp::Reverse(self.ci.cycles[c.0].depth));
-        for c in div_cycles {
+        div_cycles.sort_by_key(|(c, _)| std::cmp::Reverse(self.ci.cycles[c.0].depth));
+        for (c, join) in div_cycles {
             if self.inside_assumed_divergent(c) {
                 continue;
             }
             self.assumed_divergent.push(c);
             self.is_assumed[c.0] = true;
             let blocks = self.ci.cycles[c.0].blocks.clone();
+            let why = Reason::AssumedCycle {
+                cycle: c,
+                branch: block,
+                join,
+            };
             for b in blocks {
                 for i in 0..self.func.block(b).insts.len() {
-                    self.mark_divergent(InstRef { block: b, index: i });
+                    self.mark_divergent(InstRef { block: b, index: i }, why);
                 }
             }
         }
         if let Some(branch_cycle) = self.ci.innermost[block.0] {
             for &exit in &desc.cycle_exit_blocks {
-                self.propagate_cycle_exit_divergence(exit, branch_cycle);
+                self.propagate_cycle_exit_divergence(exit, branch_cycle, block);
             }
         }
     }
@@ -233,7 +283,7 @@ impl<'a> Analysis<'a> {
 
     /// Rule U-PHI (`taintAndPushPhiNodes`): the phis of a join block become
     /// divergent, except those that merge one value and undefs.
-    fn taint_phis(&mut self, join: BlockId) {
+    fn taint_phis(&mut self, join: BlockId, branch: BlockId) {
         for (i, inst) in self.func.block(join).insts.iter().enumerate() {
             let InstKind::Phi { incoming, .. } = &inst.kind else {
                 continue;
@@ -241,10 +291,13 @@ impl<'a> Analysis<'a> {
             if has_constant_or_undef_value(inst.result, incoming) {
                 continue;
             }
-            self.mark_divergent(InstRef {
-                block: join,
-                index: i,
-            });
+            self.mark_divergent(
+                InstRef {
+                    block: join,
+                    index: i,
+                },
+                Reason::Join { branch, join },
+            );
         }
     }
 
@@ -299,7 +352,7 @@ impl<'a> Analysis<'a> {
 
     /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
     /// containing the branch but not the exit has a divergent exit.
-    fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId) {
+    fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId, branch: BlockId) {
         let exit_depth = self.ci.innermost[exit.0].map_or(0, |c| self.ci.cycles[c.0].depth);
         // The ancestor of `inner` one level below the exit's depth (LLVM
         // walks parents while deeper than the exit).
@@ -316,13 +369,13 @@ impl<'a> Analysis<'a> {
         if self.inside_assumed_divergent(outer) {
             return;
         }
-        self.analyze_cycle_exit_divergence(outer);
+        self.analyze_cycle_exit_divergence(outer, branch);
     }
 
     /// `analyzeCycleExitDivergence`: phis in exit blocks that read values
     /// from the cycle, and uses outside the cycle of values defined in
     /// blocks that dominate an exit, become divergent (D-TEMPORAL).
-    fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId) {
+    fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId, branch: BlockId) {
         let exits = self.facts.exit_blocks(cycle).to_vec();
         for &e in &exits {
             for (i, inst) in self.func.block(e).insts.iter().enumerate() {
@@ -338,7 +391,10 @@ impl<'a> Analysis<'a> {
                         .is_some_and(|b| self.facts.contains(cycle, b))
                 });
                 if uses_cycle_value {
-                    self.mark_divergent(InstRef { block: e, index: i });
+                    self.mark_divergent(
+                        InstRef { block: e, index: i },
+                        Reason::ExitPhi { cycle, branch },
+                    );
                 }
             }
         }
@@ -358,7 +414,7 @@ impl<'a> Analysis<'a> {
                     if self.facts.contains(cycle, u.block) {
                         continue;
                     }
-                    self.mark_divergent(u);
+                    self.mark_divergent(u, Reason::Temporal { def, cycle, branch });
                     self.temporal.push((def, u, cycle));
                 }
             }

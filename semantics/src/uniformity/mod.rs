@@ -18,6 +18,7 @@
 
 pub mod analysis;
 pub mod cfg_facts;
+pub mod explain;
 pub mod llvm_text;
 pub mod oracle;
 pub mod sources;
