@@ -43,6 +43,7 @@ fn analyse(file: &str) -> Value {
     let args = Args {
         file: examples_dir().join(file),
         json: true,
+        explain: None,
     };
     let text = render(&args).unwrap_or_else(|e| panic!("{file}: {}", e.message));
     serde_json::from_str(&text).expect("convcheck uniformity --json prints JSON")
@@ -96,6 +97,7 @@ fn check_against_opt(file: &str) {
     let ours = render(&Args {
         file: path,
         json: false,
+        explain: None,
     })
     .unwrap_or_else(|e| panic!("{file}: {}", e.message));
     let named = |s: &str| -> Vec<String> {
@@ -181,6 +183,7 @@ fn controlled_loop_matches_opt_exactly() {
         let ours = render(&Args {
             file: path,
             json: false,
+            explain: None,
         })
         .expect("analyses");
         assert_eq!(out.stderr, ours);

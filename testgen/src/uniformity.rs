@@ -515,3 +515,160 @@ pub fn arb_launch_sized(max_blocks: usize) -> impl Strategy<Value = (UFunc, u32)
     (arb_function_sized(max_blocks), any::<bool>())
         .prop_map(|(u, three)| (u, if three { 3 } else { 2 }))
 }
+
+/// The hard shape for the uniformity benchmark and scale tests (issue 15):
+/// a kernel of `n` blocks (at least 3) chained `b0 -> b1 -> ... -> b(n-1)`,
+/// where about 25% of the blocks also branch back to a random earlier block
+/// (many nested and overlapping cycles) and about 10% jump forward into the
+/// middle of later blocks (making many of those cycles irreducible). Branch
+/// conditions compare thread-id-dependent or uniform values; blocks with
+/// several predecessors start with a phi; every block defines values read
+/// by the blocks it dominates, so values defined in cycles are used after
+/// them.
+///
+/// Linear in `n`: operands come from the block itself and its three
+/// nearest dominators.
+pub fn gen_hard_kernel(seed: u64, name: &str, n: usize) -> UFunc {
+    let n = n.max(3);
+    let mut rng = Rng::new(seed);
+    let mut succs: Vec<Vec<usize>> = Vec::with_capacity(n);
+    for b in 0..n {
+        if b + 1 == n {
+            succs.push(Vec::new());
+        } else if b > 0 && rng.chance(25) {
+            succs.push(vec![b + 1, 1 + rng.below(b)]);
+        } else if b > 0 && b + 2 < n && rng.chance(13) {
+            let far = (b + 2 + rng.below(64)).min(n - 1);
+            succs.push(vec![b + 1, far]);
+        } else {
+            succs.push(vec![b + 1]);
+        }
+    }
+    let (idom, reach) = idoms(&succs);
+    let mut preds = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    let nargs = 2;
+    let mut defined: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut next = 0usize;
+    // Values available at the end of `b`: its own, then three dominators'.
+    let near = |b: usize, defined: &[Vec<usize>]| -> Vec<UOp> {
+        let mut out: Vec<UOp> = (0..nargs).map(UOp::Arg).collect();
+        let mut x = Some(b);
+        for _ in 0..4 {
+            let Some(d) = x else { break };
+            out.extend(defined[d].iter().map(|&v| UOp::Val(v)));
+            x = idom[d];
+        }
+        out
+    };
+    // Blocks in index order: every dominator of a block reachable along the
+    // chain has a smaller index, so its values exist already.
+    let mut phi_slot: Vec<Option<usize>> = vec![None; n];
+    let mut bodies: Vec<Vec<UInst>> = Vec::with_capacity(n);
+    let mut conds: Vec<Option<usize>> = vec![None; n];
+    for b in 0..n {
+        let mut insts = Vec::new();
+        if preds[b].len() > 1 && reach[b] {
+            phi_slot[b] = Some(next);
+            defined[b].push(next);
+            next += 1;
+        }
+        let avail = match idom[b] {
+            Some(d) if reach[b] => near(d, &defined),
+            _ => (0..nargs).map(UOp::Arg).collect(),
+        };
+        let mut avail = avail;
+        avail.extend(defined[b].iter().map(|&v| UOp::Val(v)));
+        if b == 0 || rng.chance(8) {
+            insts.push(UInst::Tid { dst: next });
+            defined[b].push(next);
+            avail.push(UOp::Val(next));
+            next += 1;
+        }
+        for _ in 0..(1 + rng.below(2)) {
+            let a = avail[rng.below(avail.len())];
+            let c = if rng.chance(30) {
+                UOp::Const(rng.below(8) as i32)
+            } else {
+                avail[rng.below(avail.len())]
+            };
+            insts.push(UInst::Add { dst: next, a, b: c });
+            defined[b].push(next);
+            avail.push(UOp::Val(next));
+            next += 1;
+        }
+        if rng.chance(5) {
+            let a = avail[rng.below(avail.len())];
+            insts.push(UInst::ReadFirstLane { dst: next, a });
+            defined[b].push(next);
+            avail.push(UOp::Val(next));
+            next += 1;
+        }
+        if succs[b].len() == 2 {
+            // Half of the conditions read a uniform argument only.
+            let a = if rng.chance(50) {
+                UOp::Arg(rng.below(nargs))
+            } else {
+                avail[rng.below(avail.len())]
+            };
+            insts.push(UInst::Cmp {
+                dst: next,
+                a,
+                b: UOp::Const(rng.below(16) as i32),
+            });
+            conds[b] = Some(next);
+            next += 1;
+        }
+        if b + 1 == n {
+            let v = avail[rng.below(avail.len())];
+            insts.push(UInst::Store { v });
+        }
+        bodies.push(insts);
+    }
+    let mut blocks = Vec::with_capacity(n);
+    for (b, body) in bodies.into_iter().enumerate() {
+        let mut insts = Vec::with_capacity(body.len() + 1);
+        if let Some(dst) = phi_slot[b] {
+            let incoming = preds[b]
+                .iter()
+                .map(|&p| {
+                    let avail = if reach[p] {
+                        near(p, &defined)
+                    } else {
+                        (0..nargs).map(UOp::Arg).collect()
+                    };
+                    let op = if rng.chance(15) {
+                        UOp::Const(rng.below(4) as i32)
+                    } else {
+                        avail[rng.below(avail.len())]
+                    };
+                    (op, p)
+                })
+                .collect();
+            insts.push(UInst::Phi { dst, incoming });
+        }
+        insts.extend(body);
+        let term = match succs[b].as_slice() {
+            [] => UTerm::Ret,
+            [t] => UTerm::Br(*t),
+            [t, f] => UTerm::CondBr {
+                cond: conds[b].expect("a two-way block got a Cmp above"),
+                t: *t,
+                f: *f,
+            },
+            _ => unreachable!("gen_hard_kernel makes at most two successors"),
+        };
+        blocks.push(UBlock { insts, term });
+    }
+    UFunc {
+        name: name.to_string(),
+        kernel: true,
+        inreg: vec![false; nargs],
+        blocks,
+        num_values: next,
+    }
+}

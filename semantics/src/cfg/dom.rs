@@ -332,6 +332,12 @@ impl DomTree {
     pub fn is_in_tree(&self, b: BlockId) -> bool {
         self.in_tree[b.0]
     }
+    /// The entry and exit times of `b` in a depth-first walk of the tree
+    /// (`None` outside the tree): `a` dominates a block `b` of the tree iff
+    /// `b`'s entry time lies in `a`'s interval.
+    pub fn preorder_interval(&self, b: BlockId) -> Option<(u32, u32)> {
+        self.in_tree[b.0].then(|| self.euler[b.0])
+    }
 
     /// Children of each block in the tree, in block order.
     pub fn children(&self) -> Vec<Vec<BlockId>> {

@@ -5,11 +5,9 @@
 //! (U-EXIT), and to every definition of an irreducible cycle that fails the
 //! diverged entry criterion (U-MCONV), until nothing changes (U-FIX).
 
-use super::cfg_facts::{
-    cycle_contains, cycle_contains_cycle, dominates, exit_blocks, properly_dominates,
-};
+use super::cfg_facts::{properly_dominates, CycleFacts};
 use super::sources;
-use super::sync::{join_points, DivergenceDescriptor, ModifiedPostOrder};
+use super::sync::{DivergenceDescriptor, JoinPropagator, ModifiedPostOrder};
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
 
@@ -20,6 +18,36 @@ pub struct InstRef {
     pub index: usize,
 }
 
+/// Why an instruction was first marked divergent: the link `--explain`
+/// follows (rules as named).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// Rule U-SOURCE: a divergence source.
+    Source,
+    /// Rule U-FIX: reads this divergent value (data dependence).
+    Operand(ValueId),
+    /// Rules U-BRANCH, U-PHI: a phi at `join`, a join of the divergent
+    /// branch ending `branch`.
+    Join { branch: BlockId, join: BlockId },
+    /// Rule U-MCONV: defined in `cycle`, assumed divergent because the
+    /// divergent branch ending `branch` joins at `join` inside it.
+    AssumedCycle {
+        cycle: CycleId,
+        branch: BlockId,
+        join: BlockId,
+    },
+    /// Rule U-EXIT: a phi at an exit of `cycle` reading a value of it; the
+    /// cycle's divergent exit comes from the branch ending `branch`.
+    ExitPhi { cycle: CycleId, branch: BlockId },
+    /// Rules U-EXIT, D-TEMPORAL: uses `def`, defined in `cycle`, outside it
+    /// after the divergent exit from the branch ending `branch`.
+    Temporal {
+        def: InstRef,
+        cycle: CycleId,
+        branch: BlockId,
+    },
+}
+
 /// Every piece of state the analysis keeps (the members of LLVM's
 /// `GenericUniformityAnalysisImpl`).
 pub struct Analysis<'a> {
@@ -28,6 +56,10 @@ pub struct Analysis<'a> {
     pub cfg: &'a Cfg,
     pub dt: &'a DomTree,
     pub ci: &'a CycleInfo,
+    /// Cycle membership and exits, computed once.
+    pub facts: CycleFacts<'a>,
+    /// The sync-dependence propagator's reusable state.
+    prop: JoinPropagator,
     /// The modified post-order the sync-dependence propagator walks.
     mpo: ModifiedPostOrder,
     /// Users of each value, one entry per use, in LLVM's use-list order.
@@ -39,6 +71,9 @@ pub struct Analysis<'a> {
     pub div_insts: Vec<Vec<bool>>,
     /// Blocks whose terminator is divergent (rule U-BRANCH).
     pub div_term: Vec<bool>,
+    /// Why each instruction (per block; the terminator last) was first
+    /// marked divergent.
+    why: Vec<Vec<Option<Reason>>>,
     /// Always-uniform instructions (rule U-SOURCE), never marked.
     uniform_override: Vec<Vec<bool>>,
     /// Divergent instructions whose consequences are not yet propagated.
@@ -47,6 +82,9 @@ pub struct Analysis<'a> {
     pub divergent_exit_cycles: Vec<CycleId>,
     /// Cycles assumed divergent by the diverged entry criterion (U-MCONV).
     pub assumed_divergent: Vec<CycleId>,
+    /// Membership flags of `assumed_divergent` and `divergent_exit_cycles`.
+    is_assumed: Vec<bool>,
+    has_divergent_exit: Vec<bool>,
     /// (definition, user outside the cycle, cycle) triples (D-TEMPORAL).
     pub temporal: Vec<(InstRef, InstRef, CycleId)>,
 }
@@ -60,7 +98,8 @@ impl<'a> Analysis<'a> {
         dt: &'a DomTree,
         ci: &'a CycleInfo,
     ) -> Analysis<'a> {
-        let mpo = ModifiedPostOrder::compute(cfg, ci);
+        let facts = CycleFacts::new(cfg, ci);
+        let mpo = ModifiedPostOrder::compute_with(&facts);
         let users = use_lists(func);
         let mut a = Analysis {
             module,
@@ -68,6 +107,8 @@ impl<'a> Analysis<'a> {
             cfg,
             dt,
             ci,
+            facts,
+            prop: JoinPropagator::new(cfg.len()),
             mpo,
             users,
             div_args: vec![false; func.params.len()],
@@ -77,6 +118,11 @@ impl<'a> Analysis<'a> {
                 .map(|b| vec![false; b.insts.len()])
                 .collect(),
             div_term: vec![false; func.blocks.len()],
+            why: func
+                .blocks
+                .iter()
+                .map(|b| vec![None; b.insts.len() + 1])
+                .collect(),
             uniform_override: func
                 .blocks
                 .iter()
@@ -85,13 +131,15 @@ impl<'a> Analysis<'a> {
             worklist: Vec::new(),
             divergent_exit_cycles: Vec::new(),
             assumed_divergent: Vec::new(),
+            is_assumed: vec![false; ci.cycles.len()],
+            has_divergent_exit: vec![false; ci.cycles.len()],
             temporal: Vec::new(),
         };
         for b in func.block_ids() {
             for (i, inst) in func.block(b).insts.iter().enumerate() {
                 let r = InstRef { block: b, index: i };
                 if sources::is_source_of_divergence(module, inst) {
-                    a.mark_divergent(r);
+                    a.mark_divergent(r, Reason::Source);
                 } else if sources::is_always_uniform(module, func, inst) {
                     a.uniform_override[b.0][i] = true;
                 }
@@ -118,10 +166,11 @@ impl<'a> Analysis<'a> {
 
     /// `markDivergent(Instruction)`: marks `r` unless it is always uniform,
     /// and queues it when that changed something.
-    fn mark_divergent(&mut self, r: InstRef) {
+    fn mark_divergent(&mut self, r: InstRef, why: Reason) {
         if self.is_terminator(r) {
             if !self.div_term[r.block.0] {
                 self.div_term[r.block.0] = true;
+                self.why[r.block.0][r.index] = Some(why);
                 self.worklist.push(r);
             }
             return;
@@ -130,7 +179,13 @@ impl<'a> Analysis<'a> {
             return;
         }
         self.div_insts[r.block.0][r.index] = true;
+        self.why[r.block.0][r.index] = Some(why);
         self.worklist.push(r);
+    }
+
+    /// Why `r` was first marked divergent (`None` if it is uniform).
+    pub fn reason(&self, r: InstRef) -> Option<Reason> {
+        self.why[r.block.0][r.index]
     }
 
     /// Whether value `v` is divergent at its definition.
@@ -146,7 +201,7 @@ impl<'a> Analysis<'a> {
     fn push_users(&mut self, v: ValueId) {
         for k in 0..self.users[v.0].len() {
             let u = self.users[v.0][k];
-            self.mark_divergent(u);
+            self.mark_divergent(u, Reason::Operand(v));
         }
     }
 
@@ -178,43 +233,57 @@ impl<'a> Analysis<'a> {
         if !self.dt.is_in_tree(block) {
             return;
         }
-        let desc: DivergenceDescriptor = join_points(self.cfg, self.ci, &self.mpo, block);
-        let mut div_cycles: Vec<CycleId> = Vec::new();
+        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, &self.mpo, block);
+        let mut div_cycles: Vec<(CycleId, BlockId)> = Vec::new();
         for &join in &desc.join_blocks {
             let cycle = self.ci.innermost[join.0];
             if let Some(c) = self.outermost_divergent_cycle(cycle, block, join) {
-                div_cycles.push(c);
+                div_cycles.push((c, join));
                 continue;
             }
-            self.taint_phis(join);
+            self.taint_phis(join, block);
         }
-        div_cycles.sort_by_key(|c| std::cmp::Reverse(self.ci.cycles[c.0].depth));
-        for c in div_cycles {
-            if self
-                .assumed_divergent
-                .iter()
-                .any(|&d| cycle_contains_cycle(self.ci, d, c))
-            {
+        div_cycles.sort_by_key(|(c, _)| std::cmp::Reverse(self.ci.cycles[c.0].depth));
+        for (c, join) in div_cycles {
+            if self.inside_assumed_divergent(c) {
                 continue;
             }
             self.assumed_divergent.push(c);
+            self.is_assumed[c.0] = true;
             let blocks = self.ci.cycles[c.0].blocks.clone();
+            let why = Reason::AssumedCycle {
+                cycle: c,
+                branch: block,
+                join,
+            };
             for b in blocks {
                 for i in 0..self.func.block(b).insts.len() {
-                    self.mark_divergent(InstRef { block: b, index: i });
+                    self.mark_divergent(InstRef { block: b, index: i }, why);
                 }
             }
         }
         if let Some(branch_cycle) = self.ci.innermost[block.0] {
             for &exit in &desc.cycle_exit_blocks {
-                self.propagate_cycle_exit_divergence(exit, branch_cycle);
+                self.propagate_cycle_exit_divergence(exit, branch_cycle, block);
             }
         }
     }
 
+    /// Whether `c` or a cycle containing it is assumed divergent.
+    fn inside_assumed_divergent(&self, c: CycleId) -> bool {
+        let mut x = Some(c);
+        while let Some(id) = x {
+            if self.is_assumed[id.0] {
+                return true;
+            }
+            x = self.ci.cycles[id.0].parent;
+        }
+        false
+    }
+
     /// Rule U-PHI (`taintAndPushPhiNodes`): the phis of a join block become
     /// divergent, except those that merge one value and undefs.
-    fn taint_phis(&mut self, join: BlockId) {
+    fn taint_phis(&mut self, join: BlockId, branch: BlockId) {
         for (i, inst) in self.func.block(join).insts.iter().enumerate() {
             let InstKind::Phi { incoming, .. } = &inst.kind else {
                 continue;
@@ -222,10 +291,13 @@ impl<'a> Analysis<'a> {
             if has_constant_or_undef_value(inst.result, incoming) {
                 continue;
             }
-            self.mark_divergent(InstRef {
-                block: join,
-                index: i,
-            });
+            self.mark_divergent(
+                InstRef {
+                    block: join,
+                    index: i,
+                },
+                Reason::Join { branch, join },
+            );
         }
     }
 
@@ -244,16 +316,8 @@ impl<'a> Analysis<'a> {
 
     /// `getExtDivCycle`: paths that diverged outside an irreducible cycle
     /// and join inside it make the outermost such cycle divergent.
-    fn ext_div_cycle(&self, mut cycle: CycleId, branch: BlockId) -> Option<CycleId> {
-        if cycle_contains(self.ci, cycle, branch) {
-            return None;
-        }
-        while let Some(p) = self.ci.cycles[cycle.0].parent {
-            if cycle_contains(self.ci, p, branch) {
-                break;
-            }
-            cycle = p;
-        }
+    fn ext_div_cycle(&self, cycle: CycleId, branch: BlockId) -> Option<CycleId> {
+        let cycle = self.facts.outermost_without(cycle, branch)?;
         if self.ci.cycles[cycle.0].is_reducible() {
             return None;
         }
@@ -270,14 +334,7 @@ impl<'a> Analysis<'a> {
         if properly_dominates(self.dt, branch, join) {
             return None;
         }
-        let mut c = Some(cycle);
-        while let Some(id) = c {
-            if cycle_contains(self.ci, id, branch) {
-                break;
-            }
-            c = self.ci.cycles[id.0].parent;
-        }
-        let mut c = c?;
+        let mut c = self.facts.innermost_with(cycle, branch)?;
         if self.ci.cycles[c.0].is_reducible() {
             return None;
         }
@@ -295,36 +352,31 @@ impl<'a> Analysis<'a> {
 
     /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
     /// containing the branch but not the exit has a divergent exit.
-    fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId) {
+    fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId, branch: BlockId) {
         let exit_depth = self.ci.innermost[exit.0].map_or(0, |c| self.ci.cycles[c.0].depth);
-        let mut div = Some(inner);
-        let mut outer = inner;
-        while let Some(c) = div {
-            if self.ci.cycles[c.0].depth <= exit_depth {
-                break;
-            }
-            outer = c;
-            div = self.ci.cycles[c.0].parent;
-        }
-        if self.divergent_exit_cycles.contains(&outer) {
+        // The ancestor of `inner` one level below the exit's depth (LLVM
+        // walks parents while deeper than the exit).
+        let outer = if self.ci.cycles[inner.0].depth > exit_depth {
+            self.facts.ancestor_at_depth(inner, exit_depth + 1)
+        } else {
+            inner
+        };
+        if self.has_divergent_exit[outer.0] {
             return;
         }
         self.divergent_exit_cycles.push(outer);
-        if self
-            .assumed_divergent
-            .iter()
-            .any(|&c| cycle_contains_cycle(self.ci, c, outer))
-        {
+        self.has_divergent_exit[outer.0] = true;
+        if self.inside_assumed_divergent(outer) {
             return;
         }
-        self.analyze_cycle_exit_divergence(outer);
+        self.analyze_cycle_exit_divergence(outer, branch);
     }
 
     /// `analyzeCycleExitDivergence`: phis in exit blocks that read values
     /// from the cycle, and uses outside the cycle of values defined in
     /// blocks that dominate an exit, become divergent (D-TEMPORAL).
-    fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId) {
-        let exits = exit_blocks(self.ci, self.cfg, cycle);
+    fn analyze_cycle_exit_divergence(&mut self, cycle: CycleId, branch: BlockId) {
+        let exits = self.facts.exit_blocks(cycle).to_vec();
         for &e in &exits {
             for (i, inst) in self.func.block(e).insts.iter().enumerate() {
                 let InstKind::Phi { incoming, .. } = &inst.kind else {
@@ -336,16 +388,20 @@ impl<'a> Analysis<'a> {
                             ValueDef::Inst { block, .. } => Some(block),
                             ValueDef::Arg(_) => None,
                         })
-                        .is_some_and(|b| cycle_contains(self.ci, cycle, b))
+                        .is_some_and(|b| self.facts.contains(cycle, b))
                 });
                 if uses_cycle_value {
-                    self.mark_divergent(InstRef { block: e, index: i });
+                    self.mark_divergent(
+                        InstRef { block: e, index: i },
+                        Reason::ExitPhi { cycle, branch },
+                    );
                 }
             }
         }
+        let dominates_exit = ExitDominance::new(self.dt, &exits);
         let blocks = self.ci.cycles[cycle.0].blocks.clone();
         for b in blocks {
-            if !exits.iter().any(|&e| dominates(self.dt, b, e)) {
+            if !dominates_exit.holds(self.dt, b) {
                 continue;
             }
             for i in 0..self.func.block(b).insts.len() {
@@ -355,14 +411,51 @@ impl<'a> Analysis<'a> {
                 let def = InstRef { block: b, index: i };
                 for k in 0..self.users[v.0].len() {
                     let u = self.users[v.0][k];
-                    if cycle_contains(self.ci, cycle, u.block) {
+                    if self.facts.contains(cycle, u.block) {
                         continue;
                     }
-                    self.mark_divergent(u);
+                    self.mark_divergent(u, Reason::Temporal { def, cycle, branch });
                     self.temporal.push((def, u, cycle));
                 }
             }
         }
+    }
+}
+
+/// Whether a block dominates at least one of a set of blocks, in
+/// O(log(set size)) per question: the dominator-tree preorder numbers of
+/// the set, sorted, searched for one inside the block's subtree interval.
+struct ExitDominance {
+    /// Some block of the set is outside the tree (dominated by every block).
+    any_unreachable: bool,
+    starts: Vec<u32>,
+}
+
+impl ExitDominance {
+    fn new(dt: &DomTree, blocks: &[BlockId]) -> ExitDominance {
+        let mut starts: Vec<u32> = blocks
+            .iter()
+            .filter_map(|&b| dt.preorder_interval(b).map(|(i, _)| i))
+            .collect();
+        starts.sort_unstable();
+        ExitDominance {
+            any_unreachable: blocks.iter().any(|&b| !dt.is_in_tree(b)),
+            starts,
+        }
+    }
+
+    /// `any(|e| DT.dominates(b, e))` over the set.
+    fn holds(&self, dt: &DomTree, b: BlockId) -> bool {
+        if self.any_unreachable {
+            return true;
+        }
+        let Some((lo, hi)) = dt.preorder_interval(b) else {
+            // A block outside the tree dominates only itself, and every
+            // block of the set is in the tree and so different from it.
+            return false;
+        };
+        let k = self.starts.partition_point(|&s| s < lo);
+        k < self.starts.len() && self.starts[k] <= hi
     }
 }
 

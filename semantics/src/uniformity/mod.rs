@@ -18,6 +18,7 @@
 
 pub mod analysis;
 pub mod cfg_facts;
+pub mod explain;
 pub mod llvm_text;
 pub mod oracle;
 pub mod sources;
@@ -121,7 +122,13 @@ pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
             llvm_text::inst(f, &b.insts[r.index])
         }
     };
-    let cycle_text = |c| cfg_facts::print_cycle(&ci, &cfg, c);
+    // One text per cycle: the temporal-divergence list repeats cycles.
+    let mut cycle_texts: Vec<Option<String>> = vec![None; ci.cycles.len()];
+    let mut cycle_text = |c: crate::cfg::CycleId| -> String {
+        cycle_texts[c.0]
+            .get_or_insert_with(|| cfg_facts::print_cycle(&ci, &cfg, c))
+            .clone()
+    };
     FunctionUniformity {
         function: f.name.clone(),
         computed,
