@@ -118,7 +118,16 @@ pub struct Args {
     /// (e.g. CL-07's contradiction I1 == I2).
     #[arg(long)]
     pub no_verify: bool,
+    /// Stop the enumeration after this many seconds (checked after every
+    /// execution) and print what was found so far, marked partial (as
+    /// Ctrl-C does); exit status 2 (no verdict) when it fires.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
 }
+
+/// Exit status when `--time-limit` stopped the enumeration: no verdict
+/// (the project-wide scheme: 2 = partial results where a verdict was asked).
+pub const EXIT_TIME_LIMIT: u8 = 2;
 
 fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValues>, CliError> {
     let mut out = BTreeMap::new();
@@ -213,6 +222,16 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     // Ctrl-C stops the enumeration after the current execution; what was
     // found so far is printed, marked interrupted (issue 4).
     let interrupted = ctrl_c_flag();
+    let limit = match args.time_limit {
+        Some(t) if t.is_finite() && t >= 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(CliError::bad_input(format!(
+                "--time-limit {t}: expected a number of seconds >= 0"
+            )))
+        }
+        None => None,
+    };
+    let mut timed_out = false;
     // A progress spinner on stderr once the enumeration runs longer than a
     // second.
     let start = std::time::Instant::now();
@@ -229,6 +248,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
                 b.tick();
             }
         }
+        if limit.is_some_and(|l| start.elapsed() >= l) {
+            timed_out = true;
+            return false;
+        }
         !interrupted.load(Ordering::SeqCst)
     };
     let result = explore_with(&module, &opts, &mut progress);
@@ -242,10 +265,31 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
     }
     let stopped = interrupted.load(Ordering::SeqCst);
-    let banner = "INTERRUPTED (Ctrl-C): partial results, not every execution was explored";
+    let timed_out = timed_out && !stopped;
+    let banner = if timed_out {
+        format!(
+            "TIME LIMIT ({} s): partial results, not every execution was explored",
+            args.time_limit.unwrap_or_default()
+        )
+    } else {
+        "INTERRUPTED (Ctrl-C): partial results, not every execution was explored".to_string()
+    };
     if stopped {
         eprintln!("convcheck: interrupted; printing what was found so far");
     }
+    if timed_out {
+        eprintln!("convcheck: time limit reached; printing what was found so far");
+    }
+    let partial = stopped || timed_out;
+    let status = |verdict: u8| {
+        if stopped {
+            EXIT_INTERRUPTED
+        } else if timed_out {
+            EXIT_TIME_LIMIT
+        } else {
+            verdict
+        }
+    };
     let modes = format!(
         "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
         opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob
@@ -256,10 +300,11 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             let mut j = render::json(&module, &ex);
             j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
             j["interrupted"] = serde_json::json!(stopped);
+            j["time_limit_reached"] = serde_json::json!(timed_out);
             emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
         } else {
-            if stopped {
-                emitln(banner)?;
+            if partial {
+                emitln(&banner)?;
             }
             emitln(&answer.to_string())?;
             if let Some(w) = witness {
@@ -275,29 +320,28 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             emit(&render::counts(&ex))?;
             emitln(&modes)?;
         }
-        return Ok(if stopped {
-            EXIT_INTERRUPTED
-        } else if answer == Answer::Never {
+        return Ok(status(if answer == Answer::Never {
             EXIT_NEGATIVE
         } else {
             EXIT_OK
-        });
+        }));
     }
     if args.json {
         let mut j = render::json(&module, &ex);
         j["interrupted"] = serde_json::json!(stopped);
+        j["time_limit_reached"] = serde_json::json!(timed_out);
         emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
     } else {
-        if stopped {
-            emitln(banner)?;
+        if partial {
+            emitln(&banner)?;
         }
         emit(&render::text(&module, &ex))?;
         emitln(&modes)?;
-        if stopped {
-            emitln(banner)?;
+        if partial {
+            emitln(&banner)?;
         }
     }
-    Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
+    Ok(status(EXIT_OK))
 }
 
 /// A flag set by the first Ctrl-C (SIGINT); the exploration polls it after
