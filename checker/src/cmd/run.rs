@@ -123,6 +123,11 @@ pub struct Args {
     /// Ctrl-C does); exit status 2 (no verdict) when it fires.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
+    /// Turn off the exact reductions of the enumeration (memoized states,
+    /// memoization): every execution is run and counted. The set of distinct
+    /// behaviours is the same; only the counts differ.
+    #[arg(long)]
+    pub no_reduce: bool,
 }
 
 /// Exit status when `--time-limit` stopped the enumeration: no verdict
@@ -193,6 +198,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             None => ChooserMode::Exhaustive,
         },
         max_executions: args.max_executions,
+        reduce: !args.no_reduce,
     })
 }
 
