@@ -1,7 +1,8 @@
 //! `convcheck run --time-limit SECONDS` (issue 11 item 2): the enumeration
 //! stops when the time is spent, what was found so far is printed, marked
-//! partial, and the exit status is 2 (no verdict), in text, JSON and
-//! `--exists` alike.
+//! partial and INCOMPLETE, with the exit status of an incomplete
+//! enumeration: 0 for the listing, 2 (no verdict) for an `--exists`
+//! question answered Always / Never over part of the executions.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -32,7 +33,7 @@ fn big_launch() -> Vec<String> {
 }
 
 #[test]
-fn time_limit_prints_partial_results_exit_2() {
+fn time_limit_prints_partial_results() {
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
         .args(big_launch())
@@ -41,7 +42,7 @@ fn time_limit_prints_partial_results_exit_2() {
     assert!(start.elapsed() < Duration::from_secs(30));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         stdout.starts_with("TIME LIMIT (1 s): partial results"),
         "{stdout}"
@@ -59,12 +60,12 @@ fn time_limit_in_json_and_exists() {
         .args(&a)
         .output()
         .expect("convcheck runs");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(0));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(j["time_limit_reached"], true);
     assert_eq!(j["complete"], false);
     let mut a = big_launch();
-    a.extend(["--exists".into(), "finished".into()]);
+    a.extend(["--exists".into(), "contradiction".into()]);
     let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
         .args(&a)
         .output()
