@@ -276,10 +276,13 @@ pub fn load_module(path: &Path) -> Result<Module, CliError> {
 }
 
 /// The deepest nesting of brackets (`(`, `[`, `{`, `<`) and pointer stars
-/// the CLI passes to the parser and printers, which recurse on it (issue
-/// 11 item 1: deep nesting must end in an error, not a stack overflow).
-/// LLVM's own tests nest at most a few dozen levels.
-pub const MAX_NESTING: usize = 256;
+/// the CLI passes to the parser and printers (issue 11 item 1: deep
+/// nesting must end in an error, not a stack overflow): the parser's own
+/// bound on types, constants and metadata ([`semantics::parse::MAX_NESTING`]),
+/// applied to every bracket of the text before parsing, so that no
+/// recursion of a later stage sees more. LLVM's own tests nest at most a
+/// few dozen levels.
+pub const MAX_NESTING: usize = semantics::parse::MAX_NESTING;
 
 /// The place (1-based line and byte column) where `text` nests deeper
 /// than [`MAX_NESTING`], outside comments and strings.
