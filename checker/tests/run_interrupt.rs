@@ -18,7 +18,7 @@ fn ctrl_c_prints_partial_results_marked_interrupted() {
     // seconds even in release builds).
     let child = Command::new(env!("CARGO_BIN_EXE_convcheck"))
         .args(["run", &file, "--threads", "4", "--domain", "0,1,2,3,4"])
-        .args(["--max-executions", "1000000000"])
+        .args(["--max-executions", "1000000000", "--no-reduce"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -135,6 +135,17 @@ pub struct Args {
     /// (e.g. CL-07's contradiction I1 == I2).
     #[arg(long)]
     pub no_verify: bool,
+    /// Stop the enumeration after this many seconds (checked after every
+    /// execution) and print what was found so far, marked partial and
+    /// INCOMPLETE (as Ctrl-C does); with --exists, Always / Never over the
+    /// partial results is no verdict (exit 2).
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
+    /// Turn off the exact reductions of the enumeration (memoized states,
+    /// memoization): every execution is run and counted. The set of distinct
+    /// behaviours is the same; only the counts differ.
+    #[arg(long)]
+    pub no_reduce: bool,
 }
 
 fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValues>, CliError> {
@@ -290,6 +301,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             None => ChooserMode::Exhaustive,
         },
         max_executions: args.max_executions,
+        reduce: !args.no_reduce,
     })
 }
 
@@ -322,6 +334,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // Ctrl-C stops the enumeration after the current execution; what was
     // found so far is printed, marked interrupted (issue 4).
     let interrupted = ctrl_c_flag();
+    let limit = match args.time_limit {
+        Some(t) if t.is_finite() && t >= 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(CliError::bad_input(format!(
+                "--time-limit {t}: expected a number of seconds >= 0"
+            )))
+        }
+        None => None,
+    };
+    let mut timed_out = false;
     // A progress spinner on stderr once the enumeration runs longer than a
     // second.
     let start = std::time::Instant::now();
@@ -337,6 +359,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 ));
                 b.tick();
             }
+        }
+        if limit.is_some_and(|l| start.elapsed() >= l) {
+            timed_out = true;
+            return false;
         }
         !interrupted.load(Ordering::SeqCst)
     };
@@ -355,10 +381,22 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             .map_err(|e| CliError::bad_input(format!("{}: {e}", out.display())))?;
     }
     let stopped = interrupted.load(Ordering::SeqCst);
-    let banner = "INTERRUPTED (Ctrl-C): partial results, not every execution was explored";
+    let timed_out = timed_out && !stopped;
+    let banner = if timed_out {
+        format!(
+            "TIME LIMIT ({} s): partial results, not every execution was explored",
+            args.time_limit.unwrap_or_default()
+        )
+    } else {
+        "INTERRUPTED (Ctrl-C): partial results, not every execution was explored".to_string()
+    };
     if stopped {
         eprintln!("convcheck: interrupted; printing what was found so far");
     }
+    if timed_out {
+        eprintln!("convcheck: time limit reached; printing what was found so far");
+    }
+    let partial = stopped || timed_out;
     let modes = modes_line(args);
     if let Some(cond) = cond {
         let (answer, witness) = query::answer(&module, &cond, &ex);
@@ -366,10 +404,11 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             let mut j = render::json(&module, &ex);
             j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
             j["interrupted"] = serde_json::json!(stopped);
+            j["time_limit_reached"] = serde_json::json!(timed_out);
             emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
         } else {
-            if stopped {
-                emitln(banner)?;
+            if partial {
+                emitln(&banner)?;
             }
             emitln(&answer.to_string())?;
             if let Some(w) = witness {
@@ -388,8 +427,9 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         return Ok(if stopped {
             Exit::Interrupted
         } else if !ex.complete && answer != Answer::Sometimes {
-            // Always / Never over part of the executions is no verdict; a
-            // witness of Sometimes is one whatever was left unexplored.
+            // Always / Never over part of the executions (budget or
+            // --time-limit) is no verdict; a witness of Sometimes is one
+            // whatever was left unexplored.
             Exit::NoVerdict
         } else if answer == Answer::Never {
             Exit::Negative
@@ -400,15 +440,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if args.json {
         let mut j = render::json(&module, &ex);
         j["interrupted"] = serde_json::json!(stopped);
+        j["time_limit_reached"] = serde_json::json!(timed_out);
         emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
     } else {
-        if stopped {
-            emitln(banner)?;
+        if partial {
+            emitln(&banner)?;
         }
         emit(&render::text(&module, &ex))?;
         emitln(&modes)?;
-        if stopped {
-            emitln(banner)?;
+        if partial {
+            emitln(&banner)?;
         }
     }
     Ok(if stopped { Exit::Interrupted } else { Exit::Ok })

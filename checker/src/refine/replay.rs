@@ -258,6 +258,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         int_domain: vec![0, 1, 2],
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
+        reduce: true,
     }
 }
 

@@ -65,6 +65,12 @@ impl Chooser {
         c
     }
 
+    /// Whether the next choice replays a recorded one (the state it is
+    /// made in has been visited before, on this same path).
+    pub fn replaying(&self) -> bool {
+        matches!(self.mode, ChooserMode::Exhaustive) && self.log.len() < self.prefix.len()
+    }
+
     /// Ends the current execution and prepares the next one; `false` when
     /// every choice sequence has been explored (exhaustive) or the run
     /// budget is spent (random).

@@ -2,7 +2,7 @@
 //! every execution through the [`Chooser`] and collects the distinct
 //! behaviours (R-BEHAV).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use im::{HashMap as IMap, HashSet as ISet, Vector};
 
@@ -131,6 +131,10 @@ pub struct Exploration {
     pub explored: u64,
     /// Schedules discarded because a thread reached a fired instance (M-OPER).
     pub pruned: u64,
+    /// Executions abandoned at a state already explored (memoization).
+    pub merged: u64,
+    /// Whether the exact reductions were on (`Options::reduce`).
+    pub reduced: bool,
     pub cut: u64,
     pub ub: u64,
     pub contradictions: u64,
@@ -216,6 +220,8 @@ pub fn explore_with(
         behaviours: Vec::new(),
         explored: 0,
         pruned: 0,
+        merged: 0,
+        reduced: opts.reduce && opts.chooser == super::ChooserMode::Exhaustive,
         cut: 0,
         ub: 0,
         contradictions: 0,
@@ -237,11 +243,14 @@ pub fn explore_with(
             .collect(),
     };
     let mut index: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashSet<u128> = HashSet::new();
     loop {
         let (mut m, inputs) = launch(&prog, opts, &mut chooser)?;
-        let end = run_execution(&prog, opts, &mut chooser, &mut m)?;
+        let end = run_execution(&prog, opts, &mut chooser, &mut m, &mut seen)?;
         if end == ExecEnd::Killed {
             ex.pruned += 1;
+        } else if end == ExecEnd::Merged {
+            ex.merged += 1;
         } else {
             ex.explored += 1;
             let exec = record(&m, end, inputs);
@@ -270,7 +279,7 @@ pub fn explore_with(
             ex.complete = false;
             break;
         }
-        if ex.explored + ex.pruned >= opts.max_executions {
+        if ex.explored + ex.pruned + ex.merged >= opts.max_executions {
             ex.complete = false;
             break;
         }
@@ -306,7 +315,6 @@ fn launch(
         keys: Keys::default(),
         fired: ISet::new(),
         memo: IMap::new(),
-        next_fresh: 0,
         hierarchy,
     };
     for (i, g) in module.globals.iter().enumerate() {

@@ -11,6 +11,7 @@
 //! | scheduler: firing communicating sets           | [`sched`]     | M-OPER, C-OPS, D-ANCHOR |
 //! | literal maximal convergence, order checks      | [`dmax`]      | D-MAX, D-ORDER, D-CW |
 //! | the one source of nondeterminism               | [`chooser`]   | — |
+//! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
 //! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
 //!
@@ -30,6 +31,7 @@ pub mod dmax;
 pub mod launch;
 pub mod program;
 pub mod query;
+pub mod reduce;
 pub mod render;
 pub mod sched;
 pub mod state;
@@ -111,6 +113,9 @@ pub struct Options {
     /// Stop after this many executions (the exploration is then reported
     /// incomplete).
     pub max_executions: u64,
+    /// Apply the exact reductions of [`reduce`] (memoized states); `false` runs the
+    /// plain enumeration, the oracle the reductions are tested against.
+    pub reduce: bool,
 }
 
 /// Default per-thread step bound.
@@ -133,6 +138,7 @@ impl Default for Options {
             int_domain: vec![0, 1, 2],
             chooser: ChooserMode::Exhaustive,
             max_executions: DEFAULT_MAX_EXECUTIONS,
+            reduce: true,
         }
     }
 }

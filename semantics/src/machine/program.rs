@@ -226,8 +226,27 @@ pub struct FuncInfo {
     pub headers: Vec<Vec<Vec<BlockId>>>,
     /// `is_header[h][b]`.
     pub is_header: Vec<Vec<bool>>,
-    /// `reach[b][c]`: `c` is reachable from `b` along at least one edge.
-    pub reach: Vec<Vec<bool>>,
+    // Reachability between blocks is computed on demand
+    // ([`FuncInfo::reachable_from`]), so the static facts stay linear in the
+    // size of the function (issue 17 item 8: a block-by-block matrix made
+    // `run` quadratic in the number of blocks).
+}
+
+impl FuncInfo {
+    /// Blocks reachable from `b` along at least one edge (`b` itself only
+    /// when it lies on a cycle), by depth-first search: time and memory
+    /// linear in the size of the CFG.
+    pub fn reachable_from(&self, b: BlockId) -> Vec<bool> {
+        let mut seen = vec![false; self.cfg.len()];
+        let mut stack: Vec<BlockId> = self.cfg.succs[b.0].clone();
+        while let Some(c) = stack.pop() {
+            if !seen[c.0] {
+                seen[c.0] = true;
+                stack.extend(self.cfg.succs[c.0].iter().copied());
+            }
+        }
+        seen
+    }
 }
 
 /// The launched module with its static facts.
@@ -238,41 +257,33 @@ pub struct Program<'m> {
     pub kernel: usize,
     /// Per function (empty info for declarations).
     pub funcs: Vec<Option<FuncInfo>>,
-    /// `may_enter[f][g]`: a call from `f` can (transitively) run code of
-    /// defined function `g`, `f` itself included.
-    pub may_enter: Vec<Vec<bool>>,
+    /// `callees[f]`: the defined functions `f` calls directly (the call
+    /// graph, linear in the number of call sites).
+    pub callees: Vec<Vec<usize>>,
+    /// Function index by name, for resolving callees.
+    pub by_name: HashMap<String, usize>,
     /// Object id of each global (by name).
     pub globals: HashMap<String, u32>,
 }
 
 impl<'m> Program<'m> {
     pub fn new(module: &'m Module, kernel: usize) -> Program<'m> {
-        let n = module.functions.len();
         let funcs: Vec<Option<FuncInfo>> = module
             .functions
             .iter()
             .map(|f| f.has_body().then(|| func_info(f)))
             .collect();
-        let mut may_enter = vec![vec![false; n]; n];
-        for (i, f) in module.functions.iter().enumerate() {
-            may_enter[i][i] = f.has_body();
-            for g in direct_callees(module, f) {
-                may_enter[i][g] = true;
-            }
-        }
-        // Transitive closure (Floyd-Warshall on booleans).
-        #[allow(clippy::needless_range_loop)] // indices are block numbers
-        for k in 0..n {
-            for i in 0..n {
-                if may_enter[i][k] {
-                    for j in 0..n {
-                        if may_enter[k][j] {
-                            may_enter[i][j] = true;
-                        }
-                    }
-                }
-            }
-        }
+        let callees: Vec<Vec<usize>> = module
+            .functions
+            .iter()
+            .map(|f| direct_callees(module, f))
+            .collect();
+        let by_name = module
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i))
+            .collect();
         let globals = module
             .globals
             .iter()
@@ -283,7 +294,8 @@ impl<'m> Program<'m> {
             module,
             kernel,
             funcs,
-            may_enter,
+            callees,
+            by_name,
             globals,
         }
     }
@@ -306,10 +318,11 @@ impl<'m> Program<'m> {
         for at in frames {
             let info = self.info(at.func);
             let f = self.func(at.func);
-            let mut blocks: Vec<BlockId> = vec![at.block];
-            blocks.extend(f.block_ids().filter(|c| info.reach[at.block.0][c.0]));
+            let reach = info.reachable_from(at.block);
+            let blocks = std::iter::once(at.block)
+                .chain(f.block_ids().filter(|c| reach[c.0] && *c != at.block));
             for b in blocks {
-                let from = if b == at.block && !info.reach[b.0][b.0] {
+                let from = if b == at.block && !reach[b.0] {
                     at.index
                 } else {
                     0
@@ -319,16 +332,33 @@ impl<'m> Program<'m> {
                 }
                 for inst in &f.block(b).insts[from.min(f.block(b).insts.len())..] {
                     if let InstKind::Call(c) = &inst.kind {
-                        if let Some(g) = c
-                            .callee_name()
-                            .and_then(|n| self.module.functions.iter().position(|x| x.name == n))
-                        {
-                            if self.may_enter[g][target.func] {
+                        if let Some(g) = c.callee_name().and_then(|n| self.by_name.get(n)) {
+                            if self.may_enter(*g, target.func) {
                                 return true;
                             }
                         }
                     }
                 }
+            }
+        }
+        false
+    }
+
+    /// Whether a call of `g` can (transitively) run code of defined function
+    /// `target` (`g` itself included): a search of the call graph, linear
+    /// in its size.
+    pub fn may_enter(&self, g: usize, target: usize) -> bool {
+        if !self.module.functions[g].has_body() {
+            return false;
+        }
+        let mut seen = vec![false; self.callees.len()];
+        let mut stack = vec![g];
+        while let Some(f) = stack.pop() {
+            if f == target {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[f], true) {
+                stack.extend(self.callees[f].iter().copied());
             }
         }
         false
@@ -380,22 +410,11 @@ fn func_info(f: &Function) -> FuncInfo {
         headers.push(hs);
         is_header.push(ih);
     }
-    let mut reach = vec![vec![false; n]; n];
-    for (b, row) in reach.iter_mut().enumerate() {
-        let mut stack: Vec<BlockId> = cfg.succs[b].clone();
-        while let Some(c) = stack.pop() {
-            if !row[c.0] {
-                row[c.0] = true;
-                stack.extend(cfg.succs[c.0].iter().copied());
-            }
-        }
-    }
     FuncInfo {
         cfg,
         hierarchies,
         headers,
         is_header,
-        reach,
     }
 }
 

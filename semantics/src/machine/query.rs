@@ -391,7 +391,7 @@ pub fn check(module: &crate::ir::Module, threads: u32, c: &Cond) -> Result<(), S
                 let known = module
                     .functions
                     .iter()
-                    .filter(|f| f.is_definition)
+                    .filter(|f| f.has_body())
                     .any(|f| f.blocks.iter().any(|b| b.name.to_string() == *name));
                 if !known {
                     return Err(format!(

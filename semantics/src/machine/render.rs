@@ -273,15 +273,21 @@ pub fn hierarchies(module: &Module, ex: &Exploration) -> String {
 /// The counts line(s) (R-BOUND).
 pub fn counts(ex: &Exploration) -> String {
     format!(
-        "executions explored: {}, distinct behaviours: {}, cut: {}, undefined behaviour: {}, contradictions: {}, pruned schedules: {}{}\ninput domain: {}\n",
+        "executions explored: {}, distinct behaviours: {}, cut: {}, undefined behaviour: {}, contradictions: {}, pruned schedules: {}{}{}\ninput domain: {}\n{}",
         ex.explored,
         ex.behaviours.len(),
         ex.cut,
         ex.ub,
         ex.contradictions,
         ex.pruned,
+        if ex.reduced { format!(", merged (state already explored): {}", ex.merged) } else { String::new() },
         if ex.complete { "" } else { " (INCOMPLETE: budget, random mode or interrupted)" },
-        ex.domain
+        ex.domain,
+        if ex.reduced {
+            "reductions: memoized states (counts are of representative executions; --no-reduce: every execution)\n"
+        } else {
+            ""
+        }
     )
 }
 
@@ -365,6 +371,8 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "ub": ex.ub,
         "contradictions": ex.contradictions,
         "pruned": ex.pruned,
+        "merged": ex.merged,
+        "reduced": ex.reduced,
         "complete": ex.complete,
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),

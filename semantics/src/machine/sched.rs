@@ -10,9 +10,9 @@
 //! that afterwards reaches an instance that already fired marks the
 //! schedule impossible (the execution is discarded as pruned).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use super::chooser::Chooser;
+use super::chooser::{Chooser, ChooserMode};
 use super::program::{classify, CalleeKind, Program, Reduce};
 use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Resume, Status, ThreadEnd};
 use super::step::{run_thread, Ctx, Stop};
@@ -28,6 +28,9 @@ pub enum ExecEnd {
     Killed,
     /// The rules contradict themselves (D-INST, D-ORDER).
     Contradiction { rule: &'static str, detail: String },
+    /// Memoization: the search reached a state whose continuations it has
+    /// already explored; the execution is abandoned.
+    Merged,
 }
 
 /// A set that may fire.
@@ -49,6 +52,7 @@ pub fn run_execution(
     opts: &Options,
     chooser: &mut Chooser,
     m: &mut Machine,
+    seen: &mut HashSet<u128>,
 ) -> Result<ExecEnd, RunError> {
     let n = m.threads.len();
     loop {
@@ -75,10 +79,19 @@ pub fn run_execution(
         if cands.is_empty() {
             return Ok(ExecEnd::Done);
         }
-        let pick = cands
-            .iter()
-            .position(|c| is_safe(prog, m, c))
-            .unwrap_or_else(|| chooser.choose(cands.len()));
+        let safe = cands.iter().position(|c| is_safe(prog, m, c));
+        // Memoization (see `reduce`): a state where the search branches and
+        // that an earlier path already reached has been explored.
+        let branches = cands.len() > 1
+            || matches!(&cands[0], Candidate::Anchor { members } if members.len() > 1);
+        if opts.reduce && safe.is_none() && branches && !chooser.replaying() {
+            if let ChooserMode::Exhaustive = chooser.mode() {
+                if !seen.insert(super::reduce::fingerprint(m)) {
+                    return Ok(ExecEnd::Merged);
+                }
+            }
+        }
+        let pick = safe.unwrap_or_else(|| chooser.choose(cands.len()));
         fire(prog, opts, chooser, m, &cands[pick]);
     }
 }
@@ -174,8 +187,15 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
                     chosen.push(*t);
                 }
             }
-            let k = m.keys.intern(KeyNode::Fresh(m.next_fresh));
-            m.next_fresh += 1;
+            let lowest = chosen[0];
+            let Status::Waiting(p) = &m.threads[lowest].status else {
+                unreachable!("M-OPER: members of a firing set are waiting");
+            };
+            let k = m.keys.intern(KeyNode::Fresh {
+                loc: p.loc,
+                tid: m.threads[lowest].tid,
+                event: p.event as u32,
+            });
             m.fired.insert(k);
             for t in chosen {
                 let th = &mut m.threads[t];

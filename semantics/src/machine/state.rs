@@ -47,8 +47,11 @@ pub enum KeyNode {
     /// is the D-LOOP iteration count (0 for every other rule).
     Inst { loc: Loc, parent: KeyId, n: u32 },
     /// An anchor instance whose set was chosen by the scheduler (D-ANCHOR,
-    /// mode `all`): a fresh identity.
-    Fresh(u32),
+    /// mode `all`): a fresh identity, named by its lowest member `tid` and
+    /// the ordinal `event` of the call among that thread's convergent
+    /// calls (unique, since a thread makes each call once; and independent
+    /// of the order in which sets fired, which memoization needs).
+    Fresh { loc: Loc, tid: u32, event: u32 },
 }
 
 /// Hash-consing table of keys.
@@ -58,6 +61,9 @@ pub struct Keys {
     nodes: Vector<KeyNode>,
     /// Node -> key id.
     ids: HashMap<KeyNode, KeyId>,
+    /// Key id -> digest of the key's tree (memoization): equal for equal trees
+    /// whatever order the keys were interned in.
+    canon: Vector<u128>,
 }
 
 impl Keys {
@@ -66,9 +72,24 @@ impl Keys {
             return *id;
         }
         let id = KeyId(self.nodes.len() as u32);
+        let mut f = super::reduce::Fp::new();
+        match node {
+            KeyNode::Block {
+                func,
+                block,
+                parent,
+            } => f.add(&(1u8, func, block, self.canon(parent))),
+            KeyNode::Inst { loc, parent, n } => f.add(&(2u8, loc, self.canon(parent), n)),
+            other => f.add(&(3u8, other)),
+        }
         self.nodes.push_back(node);
         self.ids.insert(node, id);
+        self.canon.push_back(f.finish());
         id
+    }
+    /// The structural digest of `k` (memoization).
+    pub fn canon(&self, k: KeyId) -> u128 {
+        self.canon[k.0 as usize]
     }
     pub fn node(&self, k: KeyId) -> KeyNode {
         self.nodes[k.0 as usize]
@@ -242,8 +263,6 @@ pub struct Machine {
     /// Uninterpreted functions (P-INPUT readnone calls, C-OPS unknown
     /// convergent calls): argument tuple -> chosen result.
     pub memo: HashMap<String, Val>,
-    /// Next fresh anchor identity (D-ANCHOR `all`).
-    pub next_fresh: u32,
     /// Chosen cycle hierarchy per function (D-HIER).
     pub hierarchy: Vec<usize>,
 }

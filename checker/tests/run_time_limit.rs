@@ -1,0 +1,107 @@
+//! `convcheck run --time-limit SECONDS` (issue 11 item 2): the enumeration
+//! stops when the time is spent, what was found so far is printed, marked
+//! partial and INCOMPLETE, with the exit status of an incomplete
+//! enumeration: 0 for the listing, 2 (no verdict) for an `--exists`
+//! question answered Always / Never over part of the executions.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn big_launch() -> Vec<String> {
+    let file = format!(
+        "{}/../examples/refine/cl11-unroll-anchor-remainder.src.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    // Far more executions than one second allows (the plain enumeration
+    // is forced, so that this stays true whatever the reductions achieve).
+    [
+        "run",
+        &file,
+        "--threads",
+        "4",
+        "--domain",
+        "0,1,2,3,4",
+        "--max-executions",
+        "1000000000",
+        "--no-reduce",
+        "--time-limit",
+        "1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn time_limit_prints_partial_results() {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(big_launch())
+        .output()
+        .expect("convcheck runs");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.starts_with("TIME LIMIT (1 s): partial results"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("behaviour 1 ("), "{stdout}");
+    assert!(stdout.contains("(INCOMPLETE"), "{stdout}");
+    assert!(stderr.contains("time limit reached"), "{stderr}");
+}
+
+#[test]
+fn time_limit_in_json_and_exists() {
+    let mut a = big_launch();
+    a.push("--json".into());
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(&a)
+        .output()
+        .expect("convcheck runs");
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["time_limit_reached"], true);
+    assert_eq!(j["complete"], false);
+    let mut a = big_launch();
+    a.extend(["--exists".into(), "contradiction".into()]);
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(&a)
+        .output()
+        .expect("convcheck runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("TIME LIMIT"), "{stdout}");
+}
+
+#[test]
+fn a_negative_time_limit_is_bad_input() {
+    let file = format!(
+        "{}/../examples/interp/cl21-maximal-convergence.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(["run", &file, "--time-limit=-1"])
+        .output()
+        .expect("convcheck runs");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--time-limit"));
+}
+
+/// A launch that finishes within the limit is unaffected (exit 0, complete).
+#[test]
+fn time_limit_not_reached_is_a_normal_run() {
+    let file = format!(
+        "{}/../examples/interp/cl21-maximal-convergence.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(["run", &file, "--time-limit", "60", "--json"])
+        .output()
+        .expect("convcheck runs");
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["time_limit_reached"], false);
+    assert_eq!(j["complete"], true);
+}
