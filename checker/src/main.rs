@@ -36,6 +36,8 @@ enum Command {
     Uniformity(cmd::uniformity::Args),
     /// Check that a target program refines a source program (R-REF).
     Refine(cmd::refine::Args),
+    /// Run opt on a file and check that each convergent function's result refines it.
+    Validate(cmd::validate::Args),
     /// Check every claim of the documents (proofs/*.claim) and print the table.
     Prove(cmd::prove::Args),
     /// The main demonstration: the suite's headline, a counterexample and a proof.
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Uniformity(a) => cmd::uniformity::run(a),
         Command::Refine(a) => cmd::refine::run(a),
+        Command::Validate(a) => cmd::validate::run(a),
         Command::Prove(a) => cmd::prove::run(a),
         Command::Demo(a) => cmd::demo::run(a),
     })
