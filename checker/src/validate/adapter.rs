@@ -63,7 +63,7 @@ pub fn check_function(
             pair.tgt_path
         }
     };
-    let Ok((result, timed_out)) = joined else {
+    let Ok((result, timed_out, queries)) = joined else {
         // The panic message went to stderr through the panic hook.
         r.reason = "internal error: the check panicked".into();
         r.internal = Some(r.reason.clone());
@@ -95,7 +95,8 @@ pub fn check_function(
         }
         Ok(PairResult::Unsupported { role, message }) => {
             r.verdict = FnVerdict::Unsupported;
-            r.reason = format!("in the {role} ({}): {message}", location(role));
+            let m = if role == "source" { pair.src } else { pair.tgt };
+            r.reason = format!("in the {role}: {}", place(location(role), m, &message));
         }
         Ok(PairResult::Checked {
             outcome,
@@ -109,7 +110,7 @@ pub fn check_function(
                 opts,
                 outcome: &outcome,
                 replay: replay.as_ref(),
-                queries: 0,
+                queries,
                 src_module: inlined.as_deref().map_or(pair.src, |b| &b.0),
                 tgt_module: inlined.as_deref().map_or(pair.tgt, |b| &b.1),
                 inlined: inlined.is_some(),
@@ -150,9 +151,31 @@ pub fn check_function(
     r
 }
 
+/// `file:line:col: construct (where)` for refine's "construct at @k %b
+/// line N" (the column is the instruction's on that line); other messages
+/// as `file: message`.
+fn place(file: &str, m: &Module, message: &str) -> String {
+    let parsed = message.rsplit_once(" line ").and_then(|(head, line)| {
+        let line: u32 = line.trim().parse().ok()?;
+        let (construct, at) = head.rsplit_once(" at ")?;
+        Some((construct, at, line))
+    });
+    let Some((construct, at, line)) = parsed else {
+        return format!("{file}: {message}");
+    };
+    let col = m
+        .functions
+        .iter()
+        .flat_map(|f| &f.blocks)
+        .flat_map(|b| &b.insts)
+        .find(|i| i.span.line == line)
+        .map_or(1, |i| i.span.col);
+    format!("{file}:{line}:{col}: {construct} ({at})")
+}
+
 /// Runs the check with a watchdog that, once `time_limit` has passed,
 /// interrupts this thread's Z3 context until the check returns. Returns
-/// the result and whether the limit was reached.
+/// the result, whether the limit was reached and the number of queries.
 fn guarded(
     pair: &Pair,
     kernel: &str,
@@ -160,7 +183,7 @@ fn guarded(
     replay: bool,
     time_limit: Option<Duration>,
     start: Instant,
-) -> (Result<PairResult, RefineError>, bool) {
+) -> (Result<PairResult, RefineError>, bool, usize) {
     let ctx = z3::Context::thread_local();
     let done = AtomicBool::new(false);
     let fired = AtomicBool::new(false);
@@ -197,7 +220,7 @@ fn guarded(
             None,
         );
         done.store(true, Ordering::Release);
-        r
+        (r, session.log.len())
     });
-    (result, fired.load(Ordering::Acquire))
+    (result.0, fired.load(Ordering::Acquire), result.1)
 }
