@@ -156,6 +156,12 @@ fn shell_words(s: &str) -> Result<Vec<String>, String> {
                 has = true;
                 cur.extend(chars.next());
             }
+            '>' if has && !cur.is_empty() && cur.chars().all(|d| d.is_ascii_digit()) => {
+                // `2>&1`, `2> file`: the descriptor belongs to the redirection.
+                cur.clear();
+                has = false;
+                out.push(c.to_string());
+            }
             '|' | '<' | '>' => {
                 if has {
                     out.push(std::mem::take(&mut cur));
@@ -288,6 +294,12 @@ mod tests {
         assert_eq!(
             run_line_args(t).unwrap(),
             vec!["-mtriple", "amdgcn-amd-amdhsa", "-passes=sink"]
+        );
+        let t = "; RUN: opt -S -passes=loop-fusion -pass-remarks-analysis=loop-fusion \\\n\
+                 ; RUN:   -disable-output < %s 2>&1 | FileCheck %s\n";
+        assert_eq!(
+            run_line_args(t).unwrap(),
+            vec!["-passes=loop-fusion", "-pass-remarks-analysis=loop-fusion"]
         );
         assert!(run_line_args("; RUN: llc %s\n").is_err());
         assert!(run_line_args("; RUN: opt -load %p/x.so %s\n").is_err());
