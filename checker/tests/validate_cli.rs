@@ -21,13 +21,14 @@ fn tmp_dir(tag: &str) -> PathBuf {
 }
 
 /// A fake opt: a shell script that writes `body`'s output to opt's `-o`
-/// file. `$in` is the input file, `$out` the output file.
+/// file. `$in` is the input file, `$out` the output file, `$all` every
+/// argument.
 fn fake_opt(tag: &str, body: &str) -> PathBuf {
     let p = tmp_dir(tag).join("opt");
     std::fs::write(
         &p,
         format!(
-            "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) out=\"$2\"; shift;; -*) ;; \
+            "#!/bin/sh\nall=\"$*\"\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) out=\"$2\"; shift;; -*) ;; \
              *) in=\"$1\";; esac; shift; done\n{body}\n"
         ),
     )
@@ -346,4 +347,48 @@ fn keep_dir_holds_the_output() {
     assert!(Path::new(&d)
         .join("cl02-reduction-merge-divergent.src.opt.ll")
         .is_file());
+}
+
+/// `--bisect`: a fake opt whose `sink` step makes CL-01's wrong transform
+/// (every other pass is the identity); bisection names `sink` and checks its
+/// before/after pair on its own (a counterexample again).
+#[test]
+fn bisect_names_the_breaking_pass() {
+    let tgt = example("cl01-texture-sink-divergent", "tgt");
+    let opt = fake_opt(
+        "bisect",
+        &format!(
+            "case \"$all\" in\n\
+             *-print-pipeline-passes*) echo 'instcombine,function(sink,simplifycfg),verify'; exit 0;;\n\
+             *-O2*|*'=function(sink'*) cp '{tgt}' \"$out\";;\n\
+             *) cp \"$in\" \"$out\";;\n\
+             esac"
+        ),
+    );
+    let keep = tmp_dir("bisect-keep");
+    let o = validate(&[
+        &example("cl01-texture-sink-divergent", "src"),
+        "--opt",
+        &opt.display().to_string(),
+        "--threads",
+        "1..2",
+        "--bisect",
+        "--keep",
+        &keep.display().to_string(),
+        "--json",
+        "--",
+        "-O2",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let b = &v["functions"][0]["bisect"];
+    assert_eq!(b["pass"], "function(sink)", "{v}");
+    assert_eq!(b["pair_verdict"], "counterexample", "{v}");
+    assert!(
+        b["before"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("step-001.ll")),
+        "{b}"
+    );
 }

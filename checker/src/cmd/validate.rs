@@ -19,7 +19,7 @@ use crate::cmd::refine::{
 use crate::refine::DEFAULT_MAX_STEPS;
 use crate::validate::adapter::Pair;
 use crate::validate::render::{render_json, render_text, Validation};
-use crate::validate::{check_all, match_functions, opt, FnResult, FnVerdict, RunSettings};
+use crate::validate::{bisect, check_all, match_functions, opt, FnResult, FnVerdict, RunSettings};
 
 /// Run opt on FILE and check, for every function that contains or reaches
 /// a convergent operation (C-CONV), that opt's version refines the original
@@ -87,6 +87,11 @@ pub struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+    /// For each counterexample, name the first pass of the pipeline after
+    /// which the function stops refining (opt's -print-pipeline-passes,
+    /// run pass by pass) and check that pass's before/after pair.
+    #[arg(long)]
+    pub bisect: bool,
 }
 
 fn bad(message: impl Into<String>) -> CliError {
@@ -192,7 +197,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             ..Default::default()
         },
     };
-    let results: Vec<FnResult> = match &tgt {
+    let mut results: Vec<FnResult> = match &tgt {
         Ok(t) => {
             let bar = progress_bar(matching.checked.len());
             let on_done = |_: usize, _: usize, r: &FnResult| {
@@ -232,9 +237,40 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
                 text: None,
                 counterexample: None,
                 internal: None,
+                bisect: None,
             })
             .collect(),
     };
+    if args.bisect {
+        let dir = match &args.keep {
+            Some(d) => d.join(format!("{stem}.bisect")),
+            None => std::env::temp_dir().join(format!(
+                "convcheck-validate-{}-{stem}.bisect",
+                std::process::id()
+            )),
+        };
+        let pipeline = bisect::pipeline_text(&opt_path, &opt_args, &args.file);
+        let b = bisect::Bisector {
+            opt: &opt_path,
+            base: bisect::base_args(&opt_args),
+            original: &src,
+            original_path: &file,
+            opts: &ropts,
+            replay: !args.no_replay,
+            time_limit,
+            dir,
+        };
+        for r in results
+            .iter_mut()
+            .filter(|r| r.verdict == FnVerdict::Counterexample)
+        {
+            r.bisect = Some(
+                pipeline
+                    .clone()
+                    .and_then(|p| b.bisect(&args.file, &p, &r.name)),
+            );
+        }
+    }
     let v = Validation {
         file: file.clone(),
         opt_argv: &argv,

@@ -55,6 +55,7 @@ pub fn check_function(
         text: None,
         counterexample: None,
         internal: None,
+        bisect: None,
     };
     let location = |role: &str| {
         if role == "source" {

@@ -7,9 +7,11 @@
 //! | --- | --- |
 //! | locating and running opt, `; RUN:` lines | [`opt`] |
 //! | the single coupling to the refinement checker | [`adapter`] |
+//! | `--bisect`: the first pass that breaks refinement | [`bisect`] |
 //! | text and JSON output | [`render`] |
 
 pub mod adapter;
+pub mod bisect;
 pub mod opt;
 pub mod render;
 
@@ -68,6 +70,8 @@ pub struct FnResult {
     pub counterexample: Option<serde_json::Value>,
     /// Our own error (exit status 70), when there was one.
     pub internal: Option<String>,
+    /// `--bisect` on a counterexample: the pass found, or why none.
+    pub bisect: Option<Result<bisect::Found, String>>,
 }
 
 /// Rule C-CONV through calls: the defined functions of `m` that contain a

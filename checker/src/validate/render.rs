@@ -97,6 +97,34 @@ pub fn render_text(v: &Validation) -> String {
             let _ = writeln!(s, "\n== counterexample for @{} ==", r.name);
             s.push_str(t);
         }
+        match &r.bisect {
+            None => {}
+            Some(Err(e)) => {
+                let _ = writeln!(s, "\n== bisect @{}: no pass found: {e} ==", r.name);
+            }
+            Some(Ok(f)) => {
+                let _ = writeln!(
+                    s,
+                    "\n== bisect @{}: first pass after which it stops refining: {} ==",
+                    r.name, f.pass
+                );
+                let _ = writeln!(s, "before: {}", f.before.display());
+                let _ = writeln!(s, "after:  {}", f.after.display());
+                let why = if f.pair.reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", f.pair.reason)
+                };
+                let _ = writeln!(
+                    s,
+                    "that pass's pair on its own: {}{why}",
+                    f.pair.verdict.name()
+                );
+                if let Some(t) = &f.pair.text {
+                    s.push_str(t);
+                }
+            }
+        }
     }
     s
 }
@@ -123,6 +151,20 @@ pub fn render_json(v: &Validation) -> Value {
             });
             if let Some(c) = &r.counterexample {
                 f["counterexample"] = c.clone();
+            }
+            match &r.bisect {
+                None => {}
+                Some(Err(e)) => f["bisect"] = json!({ "error": e }),
+                Some(Ok(b)) => {
+                    f["bisect"] = json!({
+                        "pass": b.pass,
+                        "before": b.before.display().to_string(),
+                        "after": b.after.display().to_string(),
+                        "pair_verdict": b.pair.verdict.name(),
+                        "pair_reason": b.pair.reason,
+                        "counterexample": b.pair.counterexample,
+                    })
+                }
             }
             f
         })
