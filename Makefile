@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify bench-refine
+.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
 
 setup:
 	@scripts/setup.sh
@@ -35,3 +35,8 @@ bench-verify: build
 
 bench-refine: build
 	@scripts/bench-refine.sh
+
+# convcheck validate over examples/kernels and generated token programs with
+# -O2/-O3 and single passes (minutes; prints the README's table).
+validate-campaign: setup
+	@scripts/validate-campaign.sh
