@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
+.PHONY: demo test setup build fuzz bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
 
 setup:
 	@scripts/setup.sh
@@ -21,7 +21,9 @@ demo: build
 PROPTEST_RNG_SEED ?= 20261122
 export PROPTEST_RNG_SEED
 
+# CI also keeps clippy clean (issue 11 item 8).
 test: setup
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
 	$(CARGO) test --workspace --release
 
 bench-cycles: build
@@ -36,7 +38,16 @@ bench-verify: build
 bench-refine: build
 	@scripts/bench-refine.sh
 
-# convcheck validate over examples/kernels and generated token programs with
-# -O2/-O3 and single passes (minutes; prints the README's table).
+# convcheck validate over examples/kernels and generated convergent programs
+# with -O2/-O3 and single passes (minutes; prints the README's table).
 validate-campaign: setup
 	@scripts/validate-campaign.sh
+
+# The fuzzer (not part of `make test`, which runs a fixed-seed slice of
+# 3,000 inputs): FUZZ_INPUTS mutated inputs through every subcommand;
+# summary in target/fuzz/summary.txt, findings saved next to it.
+FUZZ_INPUTS ?= 1000000
+FUZZ_SEED ?= 20261124
+fuzz: setup
+	$(CARGO) build --release --bin convcheck --bin convcheck-fuzz
+	target/release/convcheck-fuzz --inputs $(FUZZ_INPUTS) --seed $(FUZZ_SEED) --out target/fuzz

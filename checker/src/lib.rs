@@ -6,7 +6,9 @@
 //! | conditions: solver-independent terms, evaluation, SMT-LIB text | [`vc`] |
 //! | the one Z3 user: queries, answers, models, dumps | [`smt`] |
 //! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
-//! | conventions every subcommand follows (exit status, loading) | [`cli`] |
+//! | the built-in claims and examples, embedded (demo/prove from anywhere) | [`builtin`] |
+//! | conventions every subcommand follows (exit status, loading, panic hook) | [`cli`] |
+//! | LLVM-style diagnostics: `file:line:col: error:`, source line, caret | [`diag`] |
 //! | one module per subcommand | [`cmd`] |
 //! | self-contained HTML reports (CFG as SVG, thread paths) | [`html`] |
 //! | the spec-validation suite: claim files, checks, meta-claims | [`prove`] |
@@ -15,9 +17,11 @@
 //! | translation validation of opt pipelines (issue 14) | [`validate`] |
 
 pub mod agree;
+pub mod builtin;
 pub mod cegis;
 pub mod cli;
 pub mod cmd;
+pub mod diag;
 pub mod html;
 pub mod prove;
 pub mod refine;

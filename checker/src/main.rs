@@ -1,22 +1,22 @@
 //! `convcheck`: the command-line front of the semantics and the checker.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
-use checker::cli;
+use checker::cli::{self, Exit, EXIT_HELP};
 use checker::cmd;
 
-/// Executable semantics and model checker for GPU convergence in LLVM IR.
-///
-/// Reads textual LLVM IR (the subset documented in the README) and answers
-/// questions about convergence: the cycle hierarchy LLVM computes, the static
-/// token rules, the executions a program allows in N threads, uniformity, and
-/// whether a transformed program refines the original.
-///
-/// Exit status: 0 success, 1 negative verdict (violations, counterexample),
-/// 2 bad input (parse error, unsupported construct), 70 internal error.
+/// What `-h` and `--help` both say about the tool.
+const ABOUT: &str = "Executable semantics and model checker for GPU convergence in LLVM IR.
+
+Reads textual LLVM IR (the subset documented in the README; `-` reads
+standard input) and answers questions about convergence: the cycle
+hierarchy LLVM computes, the static token rules, the executions a program
+allows in N threads, uniformity, and whether a transformed program refines
+the original.";
+
 #[derive(Parser)]
-#[command(name = "convcheck", version, about, long_about)]
+#[command(name = "convcheck", version, about = ABOUT, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,17 +44,50 @@ enum Command {
     Demo(cmd::demo::Args),
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    cli::finish(match &cli.command {
-        Command::Parse(a) => cmd::parse::run(a),
-        Command::Cycles(a) => cmd::cycles::run(a),
-        Command::Verify(a) => cmd::verify::run(a),
-        Command::Run(a) => cmd::run::run(a),
-        Command::Uniformity(a) => cmd::uniformity::run(a),
-        Command::Refine(a) => cmd::refine::run(a),
-        Command::Validate(a) => cmd::validate::run(a),
-        Command::Prove(a) => cmd::prove::run(a),
-        Command::Demo(a) => cmd::demo::run(a),
+/// The command with the exit-status table after every `--help` (and `-h`),
+/// below what a subcommand already prints there.
+fn command() -> clap::Command {
+    Cli::command().after_help(EXIT_HELP).mut_subcommands(|sub| {
+        let before = sub
+            .get_after_help()
+            .map(|h| format!("{h}\n\n"))
+            .unwrap_or_default();
+        sub.after_help(format!("{before}{EXIT_HELP}"))
     })
+}
+
+fn main() -> ExitCode {
+    cli::install_panic_hook();
+    // A deliberate bug, for the test of the panic hook (exit 70).
+    if std::env::var_os("CONVCHECK_INTERNAL_TEST_PANIC").is_some() {
+        panic!("CONVCHECK_INTERNAL_TEST_PANIC is set: a deliberate internal error");
+    }
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to stdout with status 0; a usage error
+            // is bad input (3), not clap's 2 (which means "no verdict" here).
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::BadInput.into()
+            } else {
+                Exit::Ok.into()
+            };
+        }
+    };
+    let (result, json) = match &cli.command {
+        Command::Parse(a) => (cmd::parse::run(a), false),
+        Command::Cycles(a) => (cmd::cycles::run(a), false),
+        Command::Verify(a) => (cmd::verify::run(a), a.json),
+        Command::Run(a) => (cmd::run::run(a), a.json),
+        Command::Uniformity(a) => (cmd::uniformity::run(a), a.json),
+        Command::Refine(a) => (cmd::refine::run(a), a.json),
+        Command::Validate(a) => (cmd::validate::run(a), a.json),
+        Command::Prove(a) => (cmd::prove::run(a), false),
+        Command::Demo(a) => (cmd::demo::run(a), false),
+    };
+    cli::finish(result, json)
 }

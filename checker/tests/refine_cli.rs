@@ -1,9 +1,12 @@
 //! `checker::cmd::refine::run` exit statuses (issue 6 "Verdicts and exit
-//! status"): 0 refines, 1 counterexample, 3 invalid input (static rule,
-//! parse error, unsupported construct), and the `--threads` syntax.
+//! status", and the project-wide scheme of `checker::cli::Exit`): 0
+//! refines, 1 counterexample, 2 no verdict (unsupported construct), 3
+//! invalid input (static rule, parse error, unreadable file), and the
+//! `--threads` syntax.
 
 use std::path::{Path, PathBuf};
 
+use checker::cli::Exit;
 use checker::cmd::refine::{
     parse_threads, run, Args, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
 };
@@ -34,22 +37,29 @@ fn args(stem: &str) -> Args {
 
 #[test]
 fn exit_statuses() {
-    assert_eq!(run(&args("cl02-reduction-merge-uniform")).ok(), Some(0));
-    assert_eq!(run(&args("cl02-reduction-merge-divergent")).ok(), Some(1));
+    assert_eq!(
+        run(&args("cl02-reduction-merge-uniform")).ok(),
+        Some(Exit::Ok)
+    );
+    assert_eq!(
+        run(&args("cl02-reduction-merge-divergent")).ok(),
+        Some(Exit::Negative)
+    );
     let mut a = args("cl01-texture-sink-uniform");
     a.observe = ObserveArg::Sets;
     a.json = true;
-    assert_eq!(run(&a).ok(), Some(1));
+    assert_eq!(run(&a).ok(), Some(Exit::Negative));
     // CL-18: the target breaks S-CYCLE-1.
     let e = run(&args("cl18-anchor-hoist-loop")).expect_err("invalid target");
-    assert_eq!(e.status, 3);
+    assert_eq!(e.status, Exit::BadInput);
     assert!(
         e.message.contains("S-CYCLE-1") && e.message.contains("target"),
         "{}",
         e.message
     );
     // Calls of defined functions are inlined (F-20 fixed); recursion is
-    // still outside the encoding (exit 3).
+    // still outside the encoding: no verdict (exit 2, the project-wide
+    // scheme: an unsupported construct in readable input).
     let rec = std::env::temp_dir().join(format!("refine-rec-{}.ll", std::process::id()));
     std::fs::write(
         &rec,
@@ -63,7 +73,7 @@ fn exit_statuses() {
     a.kernel = Some("k".into());
     let e = run(&a).expect_err("unsupported");
     let _ = std::fs::remove_file(&rec);
-    assert_eq!(e.status, 3);
+    assert_eq!(e.status, Exit::NoVerdict);
     assert!(
         e.message.contains("unsupported") && e.message.contains("recursive"),
         "{}",
@@ -71,7 +81,7 @@ fn exit_statuses() {
     );
     let mut a = args("cl02-reduction-merge-uniform");
     a.src = PathBuf::from("/nonexistent.ll");
-    assert_eq!(run(&a).expect_err("unreadable").status, 3);
+    assert_eq!(run(&a).expect_err("unreadable").status, Exit::BadInput);
 }
 
 #[test]
@@ -79,7 +89,7 @@ fn dump_smt_writes_replayable_queries() {
     let dir = std::env::temp_dir().join(format!("refine-dump-{}", std::process::id()));
     let mut a = args("cl30-sink-divergent-branch");
     a.dump_smt = Some(dir.clone());
-    assert_eq!(run(&a).ok(), Some(1));
+    assert_eq!(run(&a).ok(), Some(Exit::Negative));
     let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
     assert!(n > 0, "no SMT-LIB files in {}", dir.display());
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,9 +1,9 @@
-//! `convcheck verify`: exit statuses (0 valid, 1 violations, 2 bad input)
+//! `convcheck verify`: exit statuses (0 valid, 1 violations, 3 bad input)
 //! and the options reaching the library.
 
 use std::path::PathBuf;
 
-use checker::cli::{EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK};
+use checker::cli::Exit;
 use checker::cmd::verify::{run, Args};
 
 fn tmp(name: &str, text: &str) -> PathBuf {
@@ -40,28 +40,28 @@ declare token @llvm.experimental.convergence.loop()
 #[test]
 fn verify_exit_statuses() {
     let valid = tmp("valid.ll", VALID);
-    assert_eq!(run(&args(valid.clone())).ok(), Some(EXIT_OK));
+    assert_eq!(run(&args(valid.clone())).ok(), Some(Exit::Ok));
     let mut j = args(valid);
     j.json = true;
     j.llvm_compatible = true;
-    assert_eq!(run(&j).ok(), Some(EXIT_OK));
+    assert_eq!(run(&j).ok(), Some(Exit::Ok));
 
     let cl07 =
         testgen::oracle::workspace_root().join("examples/cl07-infinite-loop-outer-anchor.ll");
-    assert_eq!(run(&args(cl07.clone())).ok(), Some(EXIT_NEGATIVE));
+    assert_eq!(run(&args(cl07.clone())).ok(), Some(Exit::Negative));
     let mut p = args(cl07);
     p.closed_paths = Some(6);
-    assert_eq!(run(&p).ok(), Some(EXIT_NEGATIVE));
+    assert_eq!(run(&p).ok(), Some(Exit::Negative));
 
     let bad = tmp("bad.ll", "define void @f( {\n");
     assert_eq!(
         run(&args(bad)).err().map(|e| e.status),
-        Some(EXIT_BAD_INPUT)
+        Some(Exit::BadInput)
     );
     let missing = PathBuf::from("/nonexistent/definitely-missing.ll");
     assert_eq!(
         run(&args(missing)).err().map(|e| e.status),
-        Some(EXIT_BAD_INPUT)
+        Some(Exit::BadInput)
     );
 }
 

@@ -94,6 +94,7 @@ fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Ca
         Inst {
             result: Some(id),
             kind: InstKind::Call(call),
+            meta: Default::default(),
             span: Span::default(),
         },
     );
@@ -142,6 +143,7 @@ fn declare(m: &mut Module, name: &str) {
         trailer: Vec::new(),
         blocks: Vec::new(),
         values: Vec::new(),
+        md: Vec::new(),
         span: Span::default(),
     });
 }

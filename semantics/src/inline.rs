@@ -370,9 +370,15 @@ impl Work<'_> {
                     .result
                     .and_then(|r| vmap.get(&r))
                     .and_then(|o| o.as_local());
+                // Debug records name the callee's locals: dropped; the
+                // attachments refer to module metadata and stay valid.
                 out.push(Inst {
                     result,
                     kind,
+                    meta: crate::ir::InstMeta {
+                        attachments: x.meta.attachments.clone(),
+                        dbg_records: Vec::new(),
+                    },
                     span: x.span,
                 });
                 orig.push(Origin {
@@ -388,6 +394,7 @@ impl Work<'_> {
         };
         let clone_term = |gb: usize| -> Terminator {
             let mut t = g.blocks[gb].term.clone();
+            t.meta.dbg_records.clear();
             for_each_target_mut(&mut t.kind, &mut |d| *d = bmap[d.0]);
             for_each_term_operand_mut(&mut t.kind, &mut |op| {
                 if let Operand::Local(v) = op {
@@ -474,6 +481,7 @@ impl Work<'_> {
                                 })
                                 .collect(),
                         },
+                        meta: Default::default(),
                         span: inst.span,
                     });
                     orig.push(o_call.clone());

@@ -2,7 +2,7 @@
 //! permutation of every block (every DFS order) on small CFGs, plus
 //! hand-checked cases and a cost check on 40-block CFGs.
 
-mod common;
+use testgen::support::small_cfg as common;
 
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use semantics::cfg::{all_hierarchies, all_hierarchies_checked, Cfg, CycleInfo};

@@ -3,7 +3,7 @@
 //! (STYLE 13), on generated CFGs with unreachable blocks, infinite loops,
 //! irreducible regions and (for this test only) edges back to the entry.
 
-mod common;
+use testgen::support::small_cfg as common;
 
 use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use semantics::cfg::{Cfg, DomTree};

@@ -5,7 +5,7 @@
 //! Remaining text differences are counted and printed (classified in
 //! proofs/FINDINGS.md).
 
-mod unif_support;
+use testgen::support as unif_support;
 
 use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@
 //! LLVM 22 itself leaves to hash order (see `ugen::headers_agree` and
 //! proofs/FINDINGS.md, "print<uniformity> is not deterministic").
 
-mod unif_support;
+use testgen::support as unif_support;
 
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::uniformity;

@@ -8,7 +8,7 @@
 //!   unless always uniform; every phi of a join of a divergent branch that
 //!   merges different values is divergent (U-PHI).
 
-mod unif_support;
+use testgen::support as unif_support;
 
 use proptest::prelude::{prop_assert, prop_assert_eq, proptest, ProptestConfig};
 use semantics::cfg::{Cfg, CycleInfo};

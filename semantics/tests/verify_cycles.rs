@@ -4,7 +4,7 @@
 //! up to 2n+2 edges, enough to reach any two blocks of a cycle and return),
 //! on generated programs with reducible and irreducible CFGs.
 
-mod support;
+use testgen::support::token_prog as support;
 
 use std::collections::BTreeSet;
 

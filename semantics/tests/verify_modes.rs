@@ -5,7 +5,7 @@
 //! S-6: the documents' closed paths include unreachable code).
 //! Any other disagreement is a new finding or a bug and fails this test.
 
-mod support;
+use testgen::support::token_prog as support;
 
 use semantics::ir::InstKind;
 use semantics::rules::{verify_module, Options, Report, RuleId};

@@ -6,7 +6,7 @@
 //! accept/reject verdicts agree and LLVM's first message is among ours.
 //! Both are also checked explicitly per function.
 
-mod support;
+use testgen::support::token_prog as support;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -21,6 +21,11 @@
 //!   interpreter/SMT agreement (MC-07, M-AGREE).
 //! - [`uniformity`]: whole programs (values, phis, thread ids, stores) for
 //!   the uniformity analysis (rules U-*).
+//! - `support` (feature `test-support`, test-only): helpers that build
+//!   `semantics` IR directly for the semantics crate's tests.
+//!
+//! The product (`checker::prove::meta`) uses [`cfg`], [`tokens`],
+//! [`uniformity`], [`refine_family`] and [`sample`]; the rest serves tests.
 
 pub mod cfg;
 pub mod defects;
@@ -29,6 +34,8 @@ pub mod inputs;
 pub mod modules;
 pub mod oracle;
 pub mod refine_family;
+#[cfg(feature = "test-support")]
+pub mod support;
 pub mod tokens;
 pub mod uniformity;
 

@@ -56,6 +56,27 @@ pub fn skip_or_fail<T>(test_name: &str, what: &str) -> Option<T> {
     None
 }
 
+/// `$CLANG` if set and non-empty, else `clang-22` found on `PATH`.
+pub fn find_clang() -> Option<PathBuf> {
+    if let Some(p) = env::var_os("CLANG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let path = env::var_os("PATH")?;
+    env::split_paths(&path)
+        .map(|dir| dir.join("clang-22"))
+        .find(|cand| cand.is_file())
+}
+
+/// [`find_clang`], or SKIP/fail by the CI rule.
+pub fn clang_or_skip(test_name: &str) -> Option<PathBuf> {
+    find_clang().or_else(|| {
+        skip_or_fail(
+            test_name,
+            "clang-22 (set CLANG, or run scripts/setup.sh clang-22)",
+        )
+    })
+}
+
 /// [`find_opt`], or SKIP/fail by the CI rule.
 pub fn opt_or_skip(test_name: &str) -> Option<PathBuf> {
     find_opt().or_else(|| skip_or_fail(test_name, "opt-22 (set OPT or put opt-22 on PATH)"))

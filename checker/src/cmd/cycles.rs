@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use semantics::cfg::{all_hierarchies, Cfg, CycleInfo};
 
-use crate::cli::{self, CliError};
+use crate::cli::{self, CliError, Exit};
 
 /// Print the cycle hierarchy of each defined function.
 ///
@@ -16,7 +16,7 @@ use crate::cli::{self, CliError};
 /// convcheck writes it to stdout), so the two can be diffed.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The textual LLVM IR file.
+    /// The textual LLVM IR file (`-`: standard input).
     pub file: PathBuf,
     /// Print every cycle hierarchy the CFG admits over all depth-first
     /// orders (rule D-HIER), numbered, LLVM's first. Reducible CFGs have one.
@@ -27,15 +27,22 @@ pub struct Args {
     pub limit: usize,
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = cli::load_module(&args.file)?;
+    cli::emit(&render(&module, args.all_hierarchies, args.limit))?;
+    Ok(Exit::Ok)
+}
+
+/// The output of the subcommand on a parsed module: each defined
+/// function's cycle hierarchy (or, with `all`, up to `limit` of them).
+pub fn render(module: &semantics::ir::Module, all: bool, limit: usize) -> String {
     let mut out = String::new();
     for f in module.functions.iter().filter(|f| f.is_definition) {
         let cfg = Cfg::from_function(f);
         let _ = writeln!(out, "CycleInfo for function: {}", f.name);
-        if args.all_hierarchies {
-            let hs = all_hierarchies(&cfg, args.limit);
-            let capped = if hs.len() >= args.limit {
+        if all {
+            let hs = all_hierarchies(&cfg, limit);
+            let capped = if hs.len() >= limit {
                 " (limit reached)"
             } else {
                 ""
@@ -58,6 +65,5 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             out.push_str(&CycleInfo::compute(&cfg).print(&cfg));
         }
     }
-    cli::emit(&out)?;
-    Ok(cli::EXIT_OK)
+    out
 }

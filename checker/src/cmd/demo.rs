@@ -6,16 +6,16 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, Exit};
 use crate::prove::format::Kind;
 use crate::prove::{recorded_findings, render_table, summary, ClaimResult, Status};
 
 /// Run the claims suite and show one counterexample and one proof.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The claims directory (the built-in one by default).
-    #[arg(default_value = "proofs")]
-    pub dir: PathBuf,
+    /// The claims directory (default: `./proofs` in the repository, else
+    /// the copy built into the binary).
+    pub dir: Option<PathBuf>,
 }
 
 /// The report of the first refine check of `id` whose verdict starts with
@@ -28,9 +28,10 @@ fn refine_detail<'a>(results: &'a [ClaimResult], id: &str, verdict: &str) -> Opt
         .map(|(_, o, _)| o.detail.as_str())
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
-    let results = crate::cmd::prove::run_suite(&args.dir, None)?;
-    let findings = std::fs::read_to_string(args.dir.join("FINDINGS.md")).unwrap_or_default();
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    let dir = crate::builtin::claims_dir(args.dir.as_deref())?;
+    let results = crate::cmd::prove::run_suite(&dir, None)?;
+    let findings = std::fs::read_to_string(dir.join("FINDINGS.md")).unwrap_or_default();
     let n_findings = recorded_findings(&findings).len();
     print!("{}", render_table(&results, false));
     println!();
@@ -38,7 +39,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     println!("{}", summary(&results));
     println!(
         "{n_findings} findings recorded in {} (documents vs LLVM 22 vs this tool)",
-        args.dir.join("FINDINGS.md").display()
+        dir.join("FINDINGS.md").display()
     );
     println!();
     println!(
@@ -55,8 +56,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         None => println!("(no proof obtained: see the table above)"),
     }
     Ok(if results.iter().any(|r| r.status == Status::Disagrees) {
-        EXIT_NEGATIVE
+        Exit::Negative
     } else {
-        EXIT_OK
+        Exit::Ok
     })
 }

@@ -1,5 +1,5 @@
 //! One module per `convcheck` subcommand. Each exposes a clap `Args` struct
-//! and `run(&Args) -> Result<u8, CliError>` returning the exit status.
+//! and `run(&Args) -> Result<Exit, CliError>` returning the exit status.
 
 pub mod cycles;
 pub mod demo;

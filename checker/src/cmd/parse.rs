@@ -3,23 +3,23 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{self, CliError};
+use crate::cli::{self, CliError, Exit};
 
 /// Parse an LLVM IR file and pretty-print it, or report where and why it is
 /// outside the accepted subset.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The textual LLVM IR file (`-` for stdin is not supported; pass a path).
+    /// The textual LLVM IR file (`-`: standard input).
     pub file: PathBuf,
     /// Only check that the file parses; print nothing on success.
     #[arg(long)]
     pub quiet: bool,
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = cli::load_module(&args.file)?;
     if !args.quiet {
         cli::emit(&semantics::ir::print::print_module(&module))?;
     }
-    Ok(cli::EXIT_OK)
+    Ok(Exit::Ok)
 }

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, Exit};
 use crate::prove::format::{load_dir, Claim};
 use crate::prove::{
     check_finding_classes, check_links, default_jobs, recorded_findings, render_table, run_claims,
@@ -22,9 +22,9 @@ use crate::prove::{
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
     /// The directory of claim files (`*.claim`) and FINDINGS.md; paths in
-    /// the claims are relative to its parent directory.
-    #[arg(default_value = "proofs")]
-    pub dir: PathBuf,
+    /// the claims are relative to its parent directory. Default: `./proofs`
+    /// in the repository, else the copy built into the binary.
+    pub dir: Option<PathBuf>,
     /// Only the claims whose ID starts with this prefix (e.g. `CL-1`).
     #[arg(long)]
     pub only: Option<String>,
@@ -100,14 +100,15 @@ fn progress_bar(len: usize) -> indicatif::ProgressBar {
     pb
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    let dir = crate::builtin::claims_dir(args.dir.as_deref())?;
     if args.check_format {
-        let claims = load(&args.dir)?;
+        let claims = load(&dir)?;
         println!("{} claim files are well-formed", claims.len());
-        return Ok(EXIT_OK);
+        return Ok(Exit::Ok);
     }
-    let claims = selected(load(&args.dir)?, args.only.as_deref());
-    let base = base_of(&args.dir);
+    let claims = selected(load(&dir)?, args.only.as_deref());
+    let base = base_of(&dir);
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     // Claims may finish out of order on several workers; each is printed
     // as soon as it and every claim before it are done, so the table is
@@ -142,8 +143,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     pb.finish_and_clear();
     println!("{}", summary(&results));
     Ok(if results.iter().any(|r| r.status == Status::Disagrees) {
-        EXIT_NEGATIVE
+        Exit::Negative
     } else {
-        EXIT_OK
+        Exit::Ok
     })
 }

@@ -1,17 +1,18 @@
 //! `convcheck refine SRC TGT`: does the target refine the source (R-REF),
 //! within bounds (R-BOUND)?
 //!
-//! Exit status: 0 refines within bounds, 1 counterexample, 2 unknown or
-//! vacuous, 3 invalid input (parse error, unsupported construct, a static
-//! rule broken by the source or the target), 70 internal error (including a
-//! counterexample the reference interpreter does not reproduce, R-CEX).
+//! Exit status ([`Exit`]): 0 refines within bounds, 1 counterexample, 2
+//! unknown or vacuous, or a construct outside the supported subset, 3
+//! invalid input (parse error, a static rule broken by the source or the
+//! target, bad arguments), 70 internal error (including a counterexample
+//! the reference interpreter does not reproduce, R-CEX).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use semantics::ir::Module;
 
-use crate::cli::{CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{CliError, Exit};
 use crate::refine::encode::Observe;
 use crate::refine::replay::Replayed;
 use crate::refine::report::{render_json, render_text, Report};
@@ -22,9 +23,9 @@ use crate::refine::{
 use crate::smt::{QueryRecord, Session};
 
 /// Exit status of an unknown or vacuous verdict.
-pub const EXIT_UNKNOWN: u8 = 2;
+pub const EXIT_UNKNOWN: Exit = Exit::NoVerdict;
 /// Exit status of invalid input.
-pub const EXIT_INVALID: u8 = 3;
+pub const EXIT_INVALID: Exit = Exit::BadInput;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObserveArg {
@@ -69,9 +70,9 @@ pub enum UncontrolledArg {
 /// never a proof beyond the stated bounds.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The source program (.ll).
+    /// The source program (.ll; `-`: standard input).
     pub src: PathBuf,
-    /// The target (transformed) program (.ll).
+    /// The target (transformed) program (.ll; `-`: standard input).
     pub tgt: PathBuf,
     /// The kernel to launch (without `@`); default: the only function
     /// defined in the source.
@@ -152,19 +153,16 @@ pub fn parse_threads(s: &str) -> Result<Vec<usize>, String> {
 }
 
 fn invalid(message: String) -> CliError {
-    CliError {
-        status: EXIT_INVALID,
-        message,
-    }
+    CliError::new(EXIT_INVALID, message)
 }
 
 fn load(path: &std::path::Path) -> Result<Module, CliError> {
-    crate::cli::load_module(path).map_err(|e| invalid(e.message))
+    crate::cli::load_module(path)
 }
 
-fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
+pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliError> {
     if let Some(k) = given {
-        return Ok(k.trim_start_matches('@').to_string());
+        return Ok(crate::cli::function_name(k).to_string());
     }
     let defs: Vec<&str> = m
         .functions
@@ -236,7 +234,7 @@ impl Args {
 }
 
 /// Runs the subcommand.
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let threads = parse_threads(&args.threads).map_err(invalid)?;
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
@@ -292,8 +290,8 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             )))
         }
         PairResult::Unsupported { role, message } => {
-            return Err(invalid(format!(
-                "invalid input: unsupported in the {role} ({}): {message}",
+            return Err(CliError::no_verdict(format!(
+                "no verdict: unsupported in the {role} ({}): {message}",
                 path(role)
             )))
         }
@@ -327,10 +325,10 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             "R-CEX: the reference interpreter does not confirm the counterexample: {e}"
         )));
     }
-    print!("{text}");
+    crate::cli::emit(&text)?;
     Ok(match outcome.verdict {
-        Verdict::Refines { .. } => EXIT_OK,
-        Verdict::Counterexample(_) => EXIT_NEGATIVE,
+        Verdict::Refines { .. } => Exit::Ok,
+        Verdict::Counterexample(_) => Exit::Negative,
         Verdict::Unknown(_) | Verdict::Vacuous(_) => EXIT_UNKNOWN,
     })
 }

@@ -14,11 +14,11 @@ use std::sync::Arc;
 
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
-    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, ShuffleOob,
-    Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
+    explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, RunError,
+    ShuffleOob, Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
-use crate::cli::{emit, emitln, load_module, CliError, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{emit, emitln, load_module, CliError, Exit};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum EnvArg {
@@ -54,7 +54,7 @@ pub enum OobArg {
 #[derive(clap::Args, Debug)]
 #[command(after_help = query::HELP)]
 pub struct Args {
-    /// The LLVM IR file.
+    /// The LLVM IR file (`-`: standard input).
     pub file: PathBuf,
     /// Number of threads.
     #[arg(long, default_value_t = 2)]
@@ -66,9 +66,10 @@ pub struct Args {
     /// thread). Arguments not given are enumerated over the input domain.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     pub args: Vec<String>,
-    /// The kernel (default: the module's only definition).
-    #[arg(long)]
-    pub entry: Option<String>,
+    /// The kernel, with or without `@` (default: the module's only
+    /// definition). `--entry` is an old spelling of this flag.
+    #[arg(long, alias = "entry", value_name = "NAME")]
+    pub kernel: Option<String>,
     /// Per-thread instruction bound; executions exceeding it are reported
     /// as cut.
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
@@ -154,7 +155,10 @@ fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValue
 /// Builds the interpreter options from the command line.
 pub fn options(args: &Args) -> Result<Options, CliError> {
     Ok(Options {
-        entry: args.entry.clone(),
+        entry: args
+            .kernel
+            .as_deref()
+            .map(|k| crate::cli::function_name(k).to_string()),
         threads: args.threads,
         groups: args.groups,
         args: parse_args(&args.args, args.threads)?,
@@ -187,21 +191,23 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
     })
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = load_module(&args.file)?;
     let opts = options(args)?;
     if !args.no_verify {
         let report =
             semantics::rules::verify_module(&module, &semantics::rules::Options::default());
         if !report.is_valid() {
+            // A valid program is required: bad input (exit 3), with every
+            // violation as a diagnostic.
+            let (name, text) = crate::cli::read_input(&args.file)?;
             eprint!(
                 "{}",
-                semantics::rules::render_text(&args.file.display().to_string(), &report)
+                crate::cmd::verify::render_diagnostics(&name, &text, &module, &report)
             );
-            return Err(CliError {
-                status: EXIT_NEGATIVE,
-                message: "the program breaks the static rules; --no-verify runs it anyway".into(),
-            });
+            return Err(CliError::bad_input(
+                "the program breaks the static rules; --no-verify runs it anyway",
+            ));
         }
     }
     let cond = match &args.exists {
@@ -235,7 +241,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let ex = result.map_err(|e| CliError::bad_input(e.to_string()))?;
+    let ex = result.map_err(run_error)?;
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)
@@ -246,10 +252,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     if stopped {
         eprintln!("convcheck: interrupted; printing what was found so far");
     }
-    let modes = format!(
-        "modes: threads {}, groups {}, max-steps {}, environment {:?}, anchor {:?}, uncontrolled {:?}, shuffle out of range {:?}",
-        opts.threads, opts.groups, opts.max_steps, opts.environment, opts.anchor, opts.uncontrolled, opts.shuffle_oob
-    );
+    let modes = modes_line(args);
     if let Some(cond) = cond {
         let (answer, witness) = query::answer(&module, &cond, &ex);
         if args.json {
@@ -276,11 +279,15 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             emitln(&modes)?;
         }
         return Ok(if stopped {
-            EXIT_INTERRUPTED
+            Exit::Interrupted
+        } else if !ex.complete && answer != Answer::Sometimes {
+            // Always / Never over part of the executions is no verdict; a
+            // witness of Sometimes is one whatever was left unexplored.
+            Exit::NoVerdict
         } else if answer == Answer::Never {
-            EXIT_NEGATIVE
+            Exit::Negative
         } else {
-            EXIT_OK
+            Exit::Ok
         });
     }
     if args.json {
@@ -297,12 +304,41 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
             emitln(banner)?;
         }
     }
-    Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
+    Ok(if stopped { Exit::Interrupted } else { Exit::Ok })
+}
+
+/// The exit status of an interpreter error: a construct outside the
+/// subset is no verdict (2), an ill-formed program or launch bad input (3).
+pub fn run_error(e: RunError) -> CliError {
+    match e {
+        RunError::Unsupported { .. } => CliError::no_verdict(e.to_string()),
+        RunError::IllFormed { .. } | RunError::BadLaunch(_) => CliError::bad_input(e.to_string()),
+    }
+}
+
+/// The modes every result is printed with, spelled as the command line
+/// spells them (`--environment opencl`), so a run can be repeated.
+pub fn modes_line(args: &Args) -> String {
+    fn flag<T: clap::ValueEnum>(v: &T) -> String {
+        v.to_possible_value()
+            .map(|p| p.get_name().to_string())
+            .unwrap_or_default()
+    }
+    format!(
+        "modes: --threads {} --groups {} --max-steps {} --environment {} --anchor {} --uncontrolled {} --shuffle-oob {}",
+        args.threads,
+        args.groups,
+        args.max_steps,
+        flag(&args.environment),
+        flag(&args.anchor),
+        flag(&args.uncontrolled),
+        flag(&args.shuffle_oob),
+    )
 }
 
 /// A flag set by the first Ctrl-C (SIGINT); the exploration polls it after
 /// every execution. A second Ctrl-C ends the process at once (status
-/// [`EXIT_INTERRUPTED`]), for an execution that does not end by itself
+/// [`Exit::Interrupted`]), for an execution that does not end by itself
 /// soon. If a handler cannot be installed (e.g. one already is), Ctrl-C
 /// keeps its default effect and the flag stays false.
 fn ctrl_c_flag() -> Arc<AtomicBool> {
@@ -310,7 +346,7 @@ fn ctrl_c_flag() -> Arc<AtomicBool> {
     let f = Arc::clone(&flag);
     let _ = ctrlc::set_handler(move || {
         if f.swap(true, Ordering::SeqCst) {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
+            std::process::exit(i32::from(Exit::Interrupted.code()));
         }
     });
     flag

@@ -9,12 +9,12 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{load_module, CliError, EXIT_OK};
+use crate::cli::{load_module, CliError, Exit};
 
 /// Which values and branches of an LLVM IR module are uniform across threads.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The LLVM IR file.
+    /// The LLVM IR file (`-`: standard input).
     pub file: PathBuf,
     /// Print JSON instead of LLVM's `print<uniformity>` text.
     #[arg(long)]
@@ -23,20 +23,24 @@ pub struct Args {
 
 /// The text (or JSON) `run` prints for `args`, without printing it.
 pub fn render(args: &Args) -> Result<String, CliError> {
-    let module = load_module(&args.file)?;
-    if args.json {
-        let results = semantics::uniformity::analyze_module(&module);
+    render_module(&load_module(&args.file)?, args.json)
+}
+
+/// The output of the subcommand on a parsed module.
+pub fn render_module(module: &semantics::ir::Module, json: bool) -> Result<String, CliError> {
+    if json {
+        let results = semantics::uniformity::analyze_module(module);
         let mut s = serde_json::to_string_pretty(&results)
             .map_err(|e| CliError::internal(format!("JSON encoding failed: {e}")))?;
         s.push('\n');
         Ok(s)
     } else {
-        Ok(semantics::uniformity::print_module(&module))
+        Ok(semantics::uniformity::print_module(module))
     }
 }
 
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let out = render(args)?;
     crate::cli::emit(&out)?;
-    Ok(EXIT_OK)
+    Ok(Exit::Ok)
 }

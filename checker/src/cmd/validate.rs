@@ -11,10 +11,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{emit, CliError, EXIT_INTERNAL, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{emit, CliError, Exit};
 use crate::cmd::refine::{
-    parse_threads, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg, EXIT_INVALID,
-    EXIT_UNKNOWN,
+    parse_threads, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
 };
 use crate::refine::DEFAULT_MAX_STEPS;
 use crate::validate::adapter::Pair;
@@ -84,6 +83,9 @@ pub struct Args {
     /// Skip the replay of counterexamples on the interpreter (R-CEX).
     #[arg(long)]
     pub no_replay: bool,
+    /// Do not check this function (repeatable); it is listed as skipped.
+    #[arg(long, value_name = "NAME")]
+    pub skip_function: Vec<String>,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -95,10 +97,7 @@ pub struct Args {
 }
 
 fn bad(message: impl Into<String>) -> CliError {
-    CliError {
-        status: EXIT_INVALID,
-        message: message.into(),
-    }
+    CliError::bad_input(message)
 }
 
 impl Args {
@@ -126,23 +125,23 @@ impl Args {
 
 /// The exit status of a validation's results (issue 14's order, with our
 /// own failures between bad input and no-verdict).
-pub fn exit_status(results: &[FnResult]) -> u8 {
+pub fn exit_status(results: &[FnResult]) -> Exit {
     if results
         .iter()
         .any(|r| r.verdict == FnVerdict::Counterexample)
     {
-        EXIT_NEGATIVE
+        Exit::Negative
     } else if results.iter().any(|r| r.internal.is_some()) {
-        EXIT_INTERNAL
+        Exit::Internal
     } else if results.iter().any(|r| r.verdict != FnVerdict::Refines) {
-        EXIT_UNKNOWN
+        Exit::NoVerdict
     } else {
-        EXIT_OK
+        Exit::Ok
     }
 }
 
 /// Runs the subcommand.
-pub fn run(args: &Args) -> Result<u8, CliError> {
+pub fn run(args: &Args) -> Result<Exit, CliError> {
     let threads = parse_threads(&args.threads).map_err(bad)?;
     let time_limit = match args.time_limit {
         Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
@@ -152,10 +151,13 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
     if args.jobs == 0 {
         return Err(bad("bad --jobs 0: expected at least 1"));
     }
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| bad(format!("{}: cannot read: {e}", args.file.display())))?;
-    let file = args.file.display().to_string();
-    let src = semantics::parse_module(&file, &text).map_err(|e| bad(e.to_string()))?;
+    if args.file.as_os_str() == "-" {
+        return Err(bad(
+            "validate needs FILE as a file opt can read (standard input `-` is not supported)",
+        ));
+    }
+    let (file, text) = crate::cli::read_input(&args.file)?;
+    let src = crate::cli::parse_text(&file, &text)?;
     let mut opt_args = if args.run_line {
         opt::run_line_args(&text).map_err(|e| bad(format!("{file}: --run-line: {e}")))?
     } else {
@@ -190,13 +192,23 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         .map_err(|e| e.to_string())
         .and_then(|t| semantics::parse_module(&out_name, &t).map_err(|e| e.to_string()));
     let ropts = args.refine_args(&output).options(threads);
-    let matching = match &tgt {
+    let mut matching = match &tgt {
         Ok(t) => match_functions(&src, t),
         Err(_) => crate::validate::Matching {
             checked: crate::validate::convergent_functions(&src),
             ..Default::default()
         },
     };
+    let skip: Vec<&str> = args
+        .skip_function
+        .iter()
+        .map(|n| n.trim_start_matches('@'))
+        .collect();
+    let (skipped, checked): (Vec<String>, Vec<String>) = std::mem::take(&mut matching.checked)
+        .into_iter()
+        .partition(|n| skip.contains(&n.as_str()));
+    matching.checked = checked;
+    matching.skipped = skipped;
     let mut results: Vec<FnResult> = match &tgt {
         Ok(t) => {
             let bar = progress_bar(matching.checked.len());
@@ -280,7 +292,7 @@ pub fn run(args: &Args) -> Result<u8, CliError> {
         results: &results,
     };
     let status = exit_status(&results);
-    if temporary && status == EXIT_OK {
+    if temporary && status == Exit::Ok {
         let _ = std::fs::remove_file(&output);
     } else if temporary {
         eprintln!("convcheck: opt's output is kept in {out_name}");

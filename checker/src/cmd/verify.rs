@@ -2,14 +2,21 @@
 //! the P-PROG facts they rely on), every violation with its rule ID, sites
 //! and LLVM's own message (rule S-LLVM).
 //!
-//! Exit status: 0 valid, 1 violations found, 2 bad input (unreadable file,
-//! parse error, construct outside the subset).
+//! Text output: one LLVM-style diagnostic per violation (`file:line:col:
+//! error: [RULE] ...`, the source line and a caret, the other sites
+//! labelled, LLVM's own message as a note); under `--llvm-compatible`, the
+//! text opt-22 prints plus our `  ; ` lines.
+//!
+//! Exit status ([`Exit`]): 0 valid, 1 violations found, 2 a construct
+//! outside the subset, 3 bad input (unreadable file, parse error).
 
 use std::path::PathBuf;
 
-use semantics::rules::{render_json, render_text, verify_module, Options};
+use semantics::ir::Module;
+use semantics::rules::{render_json, render_text, verify_module, Options, Report, Role, Violation};
 
-use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
+use crate::cli::{self, CliError, Exit};
+use crate::diag::{Diagnostic, Note};
 
 /// Check a module against the static convergence rules (S-ENTRY-*, S-LOOP-*,
 /// S-ANCHOR-BUNDLE, S-MIX, S-TOKEN, S-CYCLE-1..4, S-REGION) and SSA
@@ -17,7 +24,7 @@ use crate::cli::{load_module, CliError, EXIT_NEGATIVE, EXIT_OK};
 /// prints, then a `  ; [RULE] ...` line with our explanation and the sites.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The LLVM IR file (.ll) to check.
+    /// The LLVM IR file (.ll) to check (`-`: standard input).
     pub file: PathBuf,
     /// Print the report as JSON ({"file", "valid", "violations": [...]}).
     #[arg(long)]
@@ -36,25 +43,109 @@ pub struct Args {
 }
 
 /// Runs the subcommand; the report goes to stdout.
-pub fn run(args: &Args) -> Result<u8, CliError> {
-    let m = load_module(&args.file)?;
+pub fn run(args: &Args) -> Result<Exit, CliError> {
+    let (file, text) = cli::read_input(&args.file)?;
+    let m = cli::parse_text(&file, &text)?;
     let opts = Options {
         llvm_compatible: args.llvm_compatible,
         closed_paths: args.closed_paths,
     };
     let report = verify_module(&m, &opts);
-    let file = args.file.display().to_string();
     let out = if args.json {
         let mut s = render_json(&file, &report);
         s.push('\n');
         s
-    } else {
+    } else if args.llvm_compatible {
         render_text(&file, &report)
+    } else {
+        render_diagnostics(&file, &text, &m, &report)
     };
     crate::cli::emit(&out)?;
     Ok(if report.is_valid() {
-        EXIT_OK
+        Exit::Ok
     } else {
-        EXIT_NEGATIVE
+        Exit::Negative
     })
+}
+
+/// The name of a site's role in a diagnostic label.
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::Offender => "here",
+        Role::Use => "the token is used here",
+        Role::Definition => "the token is defined here",
+        Role::Earlier => "the earlier instruction involved",
+        Role::NotDominated => "a block not dominated",
+        Role::CycleHeader => "the header of the cycle",
+    }
+}
+
+/// One violation as an LLVM-style diagnostic: `file:line:col: error:
+/// [RULE] message` at the offending site, the source line and a caret,
+/// every other site labelled (a token's definition and its use), and
+/// LLVM 22's own message and the cycle as notes.
+pub fn diagnostic(file: &str, v: &Violation) -> Diagnostic {
+    let main = v
+        .sites
+        .iter()
+        .find(|s| s.role == Role::Offender)
+        .or_else(|| v.sites.first());
+    let (line, col) = main.map_or((0, 0), |s| (s.line, s.col));
+    let prefix = format!("{}: ", v.rule);
+    let text = v.message.strip_prefix(&prefix).unwrap_or(&v.message);
+    let mut d = Diagnostic::error(
+        file,
+        line,
+        col,
+        &format!("[{}] in @{}: {text}", v.rule, v.function),
+    );
+    d.whole_line = true;
+    d.label = main.map_or("", |s| role_name(s.role)).to_string();
+    for s in &v.sites {
+        if main.is_some_and(|m| std::ptr::eq(m, s)) || s.line == 0 {
+            continue;
+        }
+        d.sites.push(Note {
+            line: s.line,
+            col: s.col,
+            text: role_name(s.role).to_string(),
+        });
+    }
+    if let Some(m) = &v.llvm_message {
+        d.notes.push(format!("LLVM 22's verifier says: {m}"));
+    }
+    if let Some(c) = &v.cycle {
+        d.notes.push(format!("cycle: {c}"));
+    }
+    d
+}
+
+/// The text report: one diagnostic per violation, then the summary line
+/// (`FILE: valid` or `FILE: N violation(s) of RULES`).
+pub fn render_diagnostics(file: &str, text: &str, _m: &Module, r: &Report) -> String {
+    let mut s = String::new();
+    for v in &r.violations {
+        let d = diagnostic(file, v);
+        if d.line == 0 {
+            // No source position (a program built in memory): the header
+            // without a snippet.
+            s.push_str(&format!("{file}: error: {}\n", d.message));
+            for n in &d.notes {
+                s.push_str(&format!("  = {n}\n"));
+            }
+        } else {
+            s.push_str(&d.render(text));
+        }
+    }
+    if r.is_valid() {
+        s.push_str(&format!("{file}: valid\n"));
+    } else {
+        let rules: Vec<&str> = r.rules().iter().map(|x| x.as_str()).collect();
+        s.push_str(&format!(
+            "{file}: {} violation(s) of {}\n",
+            r.violations.len(),
+            rules.join(", ")
+        ));
+    }
+    s
 }

@@ -127,6 +127,8 @@ pub struct Matching {
     pub removed: Vec<String>,
     /// Selected in the target, not defined in the source.
     pub added: Vec<String>,
+    /// Selected, not checked (`--skip-function`).
+    pub skipped: Vec<String>,
 }
 
 /// Matches functions by name (issue 14: a function removed or added by the

@@ -34,6 +34,7 @@ pub fn render_text(v: &Validation) -> String {
         .map(|r| r.name.len())
         .chain(v.matching.removed.iter().map(String::len))
         .chain(v.matching.added.iter().map(String::len))
+        .chain(v.matching.skipped.iter().map(String::len))
         .max()
         .unwrap_or(0)
         + 1;
@@ -89,6 +90,9 @@ pub fn render_text(v: &Validation) -> String {
     if !v.matching.added.is_empty() {
         parts.push(format!("{} added", v.matching.added.len()));
     }
+    if !v.matching.skipped.is_empty() {
+        parts.push(format!("{} skipped", v.matching.skipped.len()));
+    }
     if !parts.is_empty() {
         let _ = writeln!(s, "summary: {}", parts.join(", "));
     }
@@ -131,7 +135,7 @@ pub fn render_text(v: &Validation) -> String {
 
 /// The JSON report: `{"opt": [argv...], "functions": [{"name", "verdict",
 /// "reason", "bounds", "seconds", "counterexample"?}]}` (issue 14), with
-/// `removed`, `added`, `file` and `output` besides.
+/// `removed`, `added`, `skipped`, `file` and `output` besides.
 pub fn render_json(v: &Validation) -> Value {
     let bounds = json!({
         "threads": v.opts.threads,
@@ -176,5 +180,6 @@ pub fn render_json(v: &Validation) -> Value {
         "functions": functions,
         "removed": v.matching.removed,
         "added": v.matching.added,
+        "skipped": v.matching.skipped,
     })
 }

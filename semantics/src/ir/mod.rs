@@ -13,7 +13,10 @@
 //! - Successor order is LLVM's (`br` true then false; `switch` default then
 //!   cases in order), because LLVM's cycle analysis depends on it.
 
+pub mod metadata;
 pub mod print;
+
+pub use metadata::{DbgRecord, InstMeta, MdAttachment, MdDef, MdValue};
 
 use std::fmt;
 
@@ -484,6 +487,8 @@ pub struct Inst {
     /// The result value, for instructions that define one.
     pub result: Option<ValueId>,
     pub kind: InstKind,
+    /// Metadata attachments and the debug records written before it.
+    pub meta: InstMeta,
     pub span: Span,
 }
 
@@ -509,6 +514,9 @@ pub enum TermKind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Terminator {
     pub kind: TermKind,
+    /// Metadata attachments (`!llvm.loop` on loop latches) and the debug
+    /// records written before it.
+    pub meta: InstMeta,
     pub span: Span,
 }
 
@@ -591,6 +599,8 @@ pub struct Function {
     pub trailer: Vec<String>,
     pub blocks: Vec<Block>,
     pub values: Vec<ValueInfo>,
+    /// Function metadata attachments (`!dbg !3` before the body).
+    pub md: Vec<MdAttachment>,
     pub span: Span,
 }
 
@@ -630,6 +640,8 @@ pub struct Global {
     pub init: Option<Const>,
     /// `, align 4`, `, section "x"` ... as normalised text.
     pub trailer: Vec<String>,
+    /// Metadata attachments (`, !dbg !0`).
+    pub md: Vec<MdAttachment>,
     pub span: Span,
 }
 
@@ -659,6 +671,9 @@ pub struct Module {
     pub globals: Vec<Global>,
     pub functions: Vec<Function>,
     pub attr_groups: Vec<AttrGroup>,
+    /// Module-level metadata definitions, named and numbered, in textual
+    /// order.
+    pub metadata: Vec<MdDef>,
 }
 
 impl Module {
@@ -680,6 +695,49 @@ impl Module {
                     }
                 }
                 other => out.push(other),
+            }
+        }
+        out
+    }
+    /// The definition of metadata `!name` (`name` without `!`).
+    pub fn md_def(&self, name: &str) -> Option<&MdValue> {
+        self.metadata
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| &d.value)
+    }
+    /// The loop properties attached to block `b`'s terminator through
+    /// `!llvm.loop`: for each property node `!{!"llvm.loop.unroll.count",
+    /// i32 4}`, its name and the remaining operands. The loop ID's
+    /// self-reference and non-tuple operands (debug locations) are skipped.
+    /// Empty when the terminator has no loop metadata.
+    pub fn loop_properties<'a>(
+        &'a self,
+        f: &'a Function,
+        b: BlockId,
+    ) -> Vec<(String, &'a [MdValue])> {
+        let mut out = Vec::new();
+        let Some(id) = f
+            .blocks
+            .get(b.0)
+            .and_then(|bl| bl.term.meta.attachment("llvm.loop"))
+        else {
+            return out;
+        };
+        let resolve = |v: &'a MdValue| -> Option<&'a MdValue> {
+            match v {
+                MdValue::Ref(n) => self.md_def(n),
+                other => Some(other),
+            }
+        };
+        let Some(MdValue::Tuple { elems, .. }) = resolve(id) else {
+            return out;
+        };
+        for e in elems {
+            if let Some(MdValue::Tuple { elems: prop, .. }) = resolve(e) {
+                if let Some(MdValue::Str(name)) = prop.first() {
+                    out.push((String::from_utf8_lossy(name).into_owned(), &prop[1..]));
+                }
             }
         }
         out

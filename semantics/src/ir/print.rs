@@ -3,13 +3,15 @@
 //! P-PROG round trip: parse -> print -> parse is the identity, and printing
 //! is a fixpoint). The layout follows LLVM's `AsmWriter` where the IR keeps
 //! enough to do so; top-level entities are written in a fixed order
-//! (header, types, globals, functions, attribute groups).
+//! (header, types, globals, functions, attribute groups, metadata).
 
 use std::fmt::Write;
 
 mod inst;
+mod md;
 
 pub use inst::{binop_str, castop_str, icmp_str, inst_str, rmw_str};
+pub use md::md_str;
 
 use super::{
     Atomic, Attr, Block, Const, Function, Global, Module, Name, Operand, TermKind, Type,
@@ -69,7 +71,7 @@ pub fn type_str(t: &Type) -> String {
     s
 }
 
-fn write_type(o: &mut String, t: &Type) {
+pub(super) fn write_type(o: &mut String, t: &Type) {
     match t {
         Type::Void => o.push_str("void"),
         Type::Int(n) => {
@@ -296,6 +298,12 @@ pub fn print_module(m: &Module) -> String {
             o.push_str(" }\n");
         }
     }
+    if !m.metadata.is_empty() {
+        o.push('\n');
+        for d in &m.metadata {
+            md::write_md_def(&mut o, d);
+        }
+    }
     o
 }
 
@@ -319,6 +327,7 @@ fn write_global(o: &mut String, g: &Global) {
         o.push_str(", ");
         o.push_str(t);
     }
+    md::write_attachments(o, &g.md, ", ");
     o.push('\n');
 }
 
@@ -330,6 +339,14 @@ pub fn print_function(f: &Function) -> String {
     } else {
         "declare "
     });
+    if !f.is_definition {
+        let mut a = String::new();
+        md::write_attachments(&mut a, &f.md, " ");
+        if !a.is_empty() {
+            o.push_str(a.trim_start());
+            o.push(' ');
+        }
+    }
     for l in &f.linkage {
         o.push_str(l);
         o.push(' ');
@@ -381,6 +398,7 @@ pub fn print_function(f: &Function) -> String {
         o.push('\n');
         return o;
     }
+    md::write_attachments(&mut o, &f.md, " ");
     o.push_str(" {\n");
     for (i, b) in f.blocks.iter().enumerate() {
         if i > 0 {
@@ -397,10 +415,13 @@ fn write_block(o: &mut String, f: &Function, b: &Block) {
         let _ = writeln!(o, "{}:", quote_name(&b.name));
     }
     for inst in &b.insts {
+        md::write_dbg_records(o, &inst.meta);
         o.push_str("  ");
         inst::write_inst(o, f, inst);
+        md::write_attachments(o, &inst.meta.attachments, ", ");
         o.push('\n');
     }
+    md::write_dbg_records(o, &b.term.meta);
     o.push_str("  ");
     match &b.term.kind {
         TermKind::Ret(None) => o.push_str("ret void"),
@@ -447,6 +468,7 @@ fn write_block(o: &mut String, f: &Function, b: &Block) {
         }
         TermKind::Unreachable => o.push_str("unreachable"),
     }
+    md::write_attachments(o, &b.term.meta.attachments, ", ");
     o.push('\n');
 }
 

@@ -41,7 +41,7 @@ use std::collections::BTreeMap;
 pub use chooser::{Chooser, ChooserMode};
 pub use launch::{explore, explore_with, Exploration};
 pub use state::{KeyId, Loc};
-pub use value::Val;
+pub use value::{UbKind, Val};
 
 /// D-ENTRY-LAUNCH: how `entry` of the launched kernel converges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,7 +152,11 @@ pub enum Outcome {
     /// Every thread returned.
     Finished,
     /// Undefined behaviour in `thread` at `loc`.
-    Ub { thread: u32, loc: Loc, why: String },
+    Ub {
+        thread: u32,
+        loc: Loc,
+        why: value::UbKind,
+    },
     /// Some threads exceeded the step bound (and none hit UB).
     Cut { threads: Vec<u32> },
     /// The rules derive a contradiction (e.g. D-INST: two instances of one

@@ -146,7 +146,7 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
                 }
                 _ => false,
             };
-            let results: Vec<Result<Option<Val>, String>> = if needs_set {
+            let results: Vec<Result<Option<Val>, super::value::UbKind>> = if needs_set {
                 op_results(prog, opts, chooser, m, *loc, members)
                     .into_iter()
                     .map(|r| r.map(Some))
@@ -194,7 +194,7 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
 
 /// Lets a member of a fired set complete its call (it re-executes the
 /// call with [`super::state::ThreadState::resume`] set), or ends it with UB.
-fn resume(m: &mut Machine, t: usize, key: KeyId, r: Result<Option<Val>, String>) {
+fn resume(m: &mut Machine, t: usize, key: KeyId, r: Result<Option<Val>, super::value::UbKind>) {
     let th = &mut m.threads[t];
     let Status::Waiting(Pending { loc, event, .. }) = th.status.clone() else {
         return;
@@ -221,7 +221,7 @@ fn op_results(
     m: &mut Machine,
     loc: Loc,
     members: &[usize],
-) -> Vec<Result<Val, String>> {
+) -> Vec<Result<Val, super::value::UbKind>> {
     let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
     let crate::ir::InstKind::Call(call) = &inst.kind else {
         unreachable!("M-OPER: only calls wait for a communicating set");
@@ -283,9 +283,9 @@ fn op_results(
                         Some(j) => Ok(arg(j, val)),
                         None => match opts.shuffle_oob {
                             ShuffleOob::Poison => Ok(Val::Poison),
-                            ShuffleOob::Ub => Err(format!(
-                                "shuffle reads thread {want}, which is not in the communicating set"
-                            )),
+                            ShuffleOob::Ub => {
+                                Err(super::value::UbKind::ShuffleOutOfSet { thread: want })
+                            }
                         },
                     }
                 }

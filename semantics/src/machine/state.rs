@@ -122,7 +122,7 @@ pub enum ThreadEnd {
     /// Returned from the kernel with this value.
     Returned(Val),
     /// Undefined behaviour at an instruction.
-    Ub { loc: Loc, why: String },
+    Ub { loc: Loc, why: super::value::UbKind },
     /// Exceeded the per-thread step bound.
     Cut,
 }

@@ -9,7 +9,7 @@ use crate::ir::{
 use super::chooser::Chooser;
 use super::program::Program;
 use super::state::{KeyNode, Loc, Machine, Observation, Status, ThreadEnd, ThreadState, Visit};
-use super::value::{binary, icmp, int, mask, signed, Arith, Val};
+use super::value::{binary, icmp, int, mask, signed, Arith, UbKind, Val};
 use super::{Options, RunError};
 
 /// Why a thread's run stopped the whole exploration or execution.
@@ -49,6 +49,33 @@ pub fn loc_text(prog: &Program, loc: Loc) -> String {
         .map(|i| i.span)
         .unwrap_or(b.term.span);
     format!("@{}:%{}#{} (line {span})", f.name, b.name, loc.index)
+}
+
+/// The LLVM mnemonic of an instruction kind the interpreter does not run
+/// (messages name constructs as LLVM spells them, never Rust names).
+fn mnemonic(k: &InstKind) -> &'static str {
+    match k {
+        InstKind::Binary { .. } => "binary operator",
+        InstKind::FNeg { .. } => "fneg",
+        InstKind::ICmp { .. } => "icmp",
+        InstKind::FCmp { .. } => "fcmp",
+        InstKind::Cast { .. } => "cast",
+        InstKind::Select { .. } => "select",
+        InstKind::Freeze { .. } => "freeze",
+        InstKind::Phi { .. } => "phi",
+        InstKind::Call { .. } => "call",
+        InstKind::Alloca { .. } => "alloca",
+        InstKind::Load { .. } => "load",
+        InstKind::Store { .. } => "store",
+        InstKind::AtomicRmw { .. } => "atomicrmw",
+        InstKind::CmpXchg { .. } => "cmpxchg",
+        InstKind::Gep { .. } => "getelementptr",
+        InstKind::ExtractValue { .. } => "extractvalue",
+        InstKind::InsertValue { .. } => "insertvalue",
+        InstKind::ExtractElement { .. } => "extractelement",
+        InstKind::InsertElement { .. } => "insertelement",
+        InstKind::ShuffleVector { .. } => "shufflevector",
+    }
 }
 
 pub(super) fn unsupported(prog: &Program, loc: Loc, construct: &str) -> Stop {
@@ -94,11 +121,8 @@ fn run_loop(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx) -> R<()> {
     Ok(())
 }
 
-fn ub(th: &mut ThreadState, loc: Loc, why: impl Into<String>) -> Flow {
-    th.status = Status::Done(ThreadEnd::Ub {
-        loc,
-        why: why.into(),
-    });
+fn ub(th: &mut ThreadState, loc: Loc, why: UbKind) -> Flow {
+    th.status = Status::Done(ThreadEnd::Ub { loc, why });
     Flow::Paused
 }
 
@@ -211,7 +235,7 @@ fn exec_inst(
                 (_, Val::Poison)
                     if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) =>
                 {
-                    Arith::Ub("division by poison")
+                    Arith::Ub(UbKind::DivisionByPoison)
                 }
                 _ => Arith::Val(Val::Poison),
             };
@@ -358,11 +382,7 @@ fn exec_inst(
             };
             set(th, res, v);
         }
-        other => {
-            let name = format!("{other:?}");
-            let name = name.split([' ', '{', '(']).next().unwrap_or("instruction");
-            return Err(unsupported(cx.prog, loc, name));
-        }
+        other => return Err(unsupported(cx.prog, loc, mnemonic(other))),
     }
     Ok(Flow::Next)
 }
@@ -457,12 +477,12 @@ fn rmw(cx: &Ctx, loc: Loc, op: crate::ir::RmwOp, old: Val, x: Val) -> R<Val> {
 }
 
 /// Reads memory; `Ok(Err(why))` is undefined behaviour.
-fn load(m: &mut Machine, cx: &mut Ctx, loc: Loc, ty: &Type, p: Val) -> R<Result<Val, String>> {
+fn load(m: &mut Machine, cx: &mut Ctx, loc: Loc, ty: &Type, p: Val) -> R<Result<Val, UbKind>> {
     let Val::Ptr { obj, off } = p else {
-        return Ok(Err("load through a poison or non-pointer value".into()));
+        return Ok(Err(UbKind::LoadThroughPoison));
     };
     if obj == 0 {
-        return Ok(Err("load through null".into()));
+        return Ok(Err(UbKind::LoadThroughNull));
     }
     if let Some(v) = m.memory.get(&(obj, off)).copied() {
         let fits = match (v, ty) {
@@ -483,12 +503,12 @@ fn load(m: &mut Machine, cx: &mut Ctx, loc: Loc, ty: &Type, p: Val) -> R<Result<
     Ok(Ok(Val::Poison))
 }
 
-fn store(m: &mut Machine, th: &mut ThreadState, p: Val, v: Val) -> Result<(), String> {
+fn store(m: &mut Machine, th: &mut ThreadState, p: Val, v: Val) -> Result<(), UbKind> {
     let Val::Ptr { obj, off } = p else {
-        return Err("store through a poison or non-pointer value".into());
+        return Err(UbKind::StoreThroughPoison);
     };
     if obj == 0 {
-        return Err("store through null".into());
+        return Err(UbKind::StoreThroughNull);
     }
     m.memory.insert((obj, off), v);
     if !m.private_objects.contains(&obj) {
@@ -515,7 +535,7 @@ fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R
                     *on_false
                 }
             }
-            _ => return Ok(ub(th, loc, "branch on poison")),
+            _ => return Ok(ub(th, loc, UbKind::BranchOnPoison)),
         },
         TermKind::Switch {
             ty,
@@ -528,7 +548,7 @@ fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R
                 .find(|(c, _)| matches!(c, Const::Int { value, .. } if int(bits, *value) == Val::Int { bits, v }))
                 .map(|(_, b)| *b)
                 .unwrap_or(*default),
-            _ => return Ok(ub(th, loc, "switch on poison")),
+            _ => return Ok(ub(th, loc, UbKind::SwitchOnPoison)),
         },
         TermKind::Ret(v) => {
             let val = match v {
@@ -543,7 +563,7 @@ fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R
             set(th, fr.ret_to, val);
             return Ok(Flow::Jumped);
         }
-        TermKind::Unreachable => return Ok(ub(th, loc, "reached unreachable")),
+        TermKind::Unreachable => return Ok(ub(th, loc, UbKind::ReachedUnreachable)),
     };
     enter_block(m, th, cx, Some(target))?;
     Ok(Flow::Jumped)

@@ -76,10 +76,70 @@ pub fn signed(bits: u32, v: u128) -> i128 {
 }
 
 /// Result of an integer binary operation: a value, or undefined behaviour
-/// with its reason.
+/// with its kind.
 pub enum Arith {
     Val(Val),
-    Ub(&'static str),
+    Ub(UbKind),
+}
+
+/// The kinds of undefined behaviour the interpreter detects (M-OPER: a
+/// thread that reaches one ends with UB; the refinement check lets the
+/// target do anything after the source's UB). `Display` gives the text
+/// of reports; JSON carries the same text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UbKind {
+    DivisionByZero,
+    DivisionByPoison,
+    /// `sdiv`/`srem` of the most negative value by -1.
+    SignedDivisionOverflow,
+    /// A floating-point operation reached the integer evaluator.
+    FloatArithmetic,
+    LoadThroughPoison,
+    LoadThroughNull,
+    StoreThroughPoison,
+    StoreThroughNull,
+    BranchOnPoison,
+    SwitchOnPoison,
+    ReachedUnreachable,
+    /// A shuffle reads a thread outside its communicating set under
+    /// `--shuffle-oob ub`.
+    ShuffleOutOfSet {
+        thread: u128,
+    },
+}
+
+impl std::fmt::Display for UbKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UbKind::DivisionByZero => f.write_str("division by zero"),
+            UbKind::DivisionByPoison => f.write_str("division by poison"),
+            UbKind::SignedDivisionOverflow => {
+                f.write_str("signed division overflow (INT_MIN / -1)")
+            }
+            UbKind::FloatArithmetic => {
+                f.write_str("floating-point arithmetic reached the integer evaluator")
+            }
+            UbKind::LoadThroughPoison => f.write_str("load through a poison or non-pointer value"),
+            UbKind::LoadThroughNull => f.write_str("load through null"),
+            UbKind::StoreThroughPoison => {
+                f.write_str("store through a poison or non-pointer value")
+            }
+            UbKind::StoreThroughNull => f.write_str("store through null"),
+            UbKind::BranchOnPoison => f.write_str("branch on poison"),
+            UbKind::SwitchOnPoison => f.write_str("switch on poison"),
+            UbKind::ReachedUnreachable => f.write_str("reached unreachable"),
+            UbKind::ShuffleOutOfSet { thread } => write!(
+                f,
+                "shuffle reads thread {thread}, which is not in the communicating set"
+            ),
+        }
+    }
+}
+
+impl serde::Serialize for UbKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// LangRef integer binary operators with their poison-generating flags.
@@ -122,7 +182,7 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
         }
         BinOp::UDiv | BinOp::URem => {
             if b == 0 {
-                return Arith::Ub("division by zero");
+                return Arith::Ub(UbKind::DivisionByZero);
             }
             if op == BinOp::UDiv {
                 if has("exact") && !a.is_multiple_of(b) {
@@ -135,11 +195,11 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
         }
         BinOp::SDiv | BinOp::SRem => {
             if b == 0 {
-                return Arith::Ub("division by zero");
+                return Arith::Ub(UbKind::DivisionByZero);
             }
             let min = signed(bits, 1u128 << (bits - 1));
             if sa == min && sb == -1 {
-                return Arith::Ub("signed division overflow (INT_MIN / -1)");
+                return Arith::Ub(UbKind::SignedDivisionOverflow);
             }
             if op == BinOp::SDiv {
                 if has("exact") && sa % sb != 0 {
@@ -189,7 +249,7 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
         }
         BinOp::Xor => ok(a ^ b),
         BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
-            Arith::Ub("floating-point arithmetic reached the integer evaluator")
+            Arith::Ub(UbKind::FloatArithmetic)
         }
     }
 }

@@ -7,8 +7,8 @@ use super::names::FnBuilder;
 use super::parser::Parser;
 use super::ParseError;
 use crate::ir::{
-    Atomic, Block, BlockId, Function, Inst, Operand, TermKind, Terminator, Type, TypedOperand,
-    ValueDef,
+    Atomic, Block, BlockId, Function, Inst, InstMeta, Operand, TermKind, Terminator, Type,
+    TypedOperand, ValueDef,
 };
 
 /// Instructions and terminators LLVM has but the subset does not.
@@ -65,15 +65,12 @@ impl Parser {
         let explicit_label = label.is_some();
         let (id, name) = st.fb.def_block(self, label, span)?;
         let mut insts = Vec::new();
+        let mut dbg_records = Vec::new();
         loop {
             let at = self.span();
             match self.peek().clone() {
                 Tok::DbgRecord(_) => {
-                    self.bump();
-                    if !self.is_punct('(') {
-                        return Err(self.expected("'(' after a debug record"));
-                    }
-                    self.balanced_text()?;
+                    dbg_records.push(self.dbg_record()?);
                     continue;
                 }
                 Tok::Eof => return Err(self.err("end of file inside a function body")),
@@ -97,19 +94,29 @@ impl Parser {
                 if written.is_some() {
                     return Err(self.err_at(at, "terminators do not produce a named value"));
                 }
-                self.skip_md_attachments()?;
+                let meta = InstMeta {
+                    attachments: self.md_attachments()?,
+                    dbg_records,
+                };
                 st.f.blocks.push(Block {
                     name,
                     explicit_label,
                     insts,
-                    term: Terminator { kind, span: at },
+                    term: Terminator {
+                        kind,
+                        meta,
+                        span: at,
+                    },
                     span,
                 });
                 debug_assert_eq!(st.f.blocks.len() - 1, id.0);
                 return Ok(());
             }
             let (kind, rty) = self.instruction(st, &op, op_at)?;
-            self.skip_md_attachments()?;
+            let meta = InstMeta {
+                attachments: self.md_attachments()?,
+                dbg_records: std::mem::take(&mut dbg_records),
+            };
             let result = match rty {
                 Some(ty) if ty != Type::Void => {
                     let def = ValueDef::Inst {
@@ -134,6 +141,7 @@ impl Parser {
             insts.push(Inst {
                 result,
                 kind,
+                meta,
                 span: at,
             });
         }

@@ -576,7 +576,7 @@ impl Parser {
                 }
                 let aty = self.parse_type()?;
                 if aty == Type::Metadata {
-                    let text = self.skip_md_value()?;
+                    let text = self.md_value_text()?;
                     args.push(CallArg {
                         ty: aty,
                         attrs: Vec::new(),

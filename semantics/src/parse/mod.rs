@@ -10,8 +10,8 @@
 //! Everything outside the subset is rejected with
 //! [`ParseErrorKind::Unsupported`] naming the construct (rule P-PROG:
 //! "never silently ignored"); metadata and debug records are the one
-//! deliberate exception: they are accepted and dropped because no rule of
-//! the semantics reads them.
+//! deliberate exception: they are accepted and kept (for printing) although
+//! no rule of the semantics reads them, except loop metadata.
 //!
 //! Where the parser and LLVM 22's `LLParser` knowingly differ:
 //! - `splat (T v)` is expanded into the vector constant it abbreviates (the
@@ -30,12 +30,19 @@ mod body;
 mod inst;
 mod keywords;
 pub mod lexer;
+mod metadata;
 mod names;
 pub(crate) use names::for_each_operand_mut;
 mod parser;
 mod types;
 
 use crate::ir::{Module, Span};
+
+/// How deeply types, constants and metadata may nest (`[1 x [1 x ...]]`,
+/// `!{!{...}}`, a pointer with many `*`). Real IR stays far below it
+/// (clang output rarely exceeds 10); beyond it the parser reports a syntax
+/// error at the construct instead of risking a stack overflow (issue 11).
+pub const MAX_NESTING: usize = 256;
 
 /// Why a module was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Token cursor and the module level of the grammar (rule P-PROG):
 //! `source_filename`, `target`, type definitions, globals, function
-//! headers, attribute groups, and skipping of metadata.
+//! headers, attribute groups and metadata definitions.
 
 use std::collections::HashMap;
 
@@ -212,68 +212,6 @@ impl Parser {
             }
         }
     }
-    /// Skips one metadata value: `!5`, `!"s"`, `!{...}`, `!DIThing(...)`,
-    /// `distinct !{...}`, or a typed value `i32 0` (as in `metadata i32 0`).
-    pub fn skip_md_value(&mut self) -> Result<String, ParseError> {
-        let mut out = String::new();
-        if self.is_word("distinct") {
-            self.bump();
-            out.push_str("distinct ");
-        }
-        match self.peek().clone() {
-            Tok::Meta(m) => {
-                self.bump();
-                out.push('!');
-                out.push_str(&m);
-                if self.is_punct('(') {
-                    out.push_str(&self.balanced_text()?);
-                }
-            }
-            Tok::MetaStr(_) => {
-                out.push_str(&self.take().text());
-            }
-            Tok::Punct('!') => {
-                self.bump();
-                out.push('!');
-                if !self.is_punct('{') {
-                    return Err(self.expected("'{' after '!'"));
-                }
-                out.push_str(&self.balanced_text()?);
-            }
-            _ => {
-                // A typed value: a type then one value token or group.
-                let start = self.pos;
-                let ty = self.parse_type()?;
-                let _ = ty;
-                let end = self.pos;
-                for t in &self.toks[start..end] {
-                    push_token_text(&mut out, &t.tok);
-                }
-                match self.peek() {
-                    Tok::Punct('<' | '[' | '{') => {
-                        out.push_str(&format!(" {}", self.balanced_text()?))
-                    }
-                    Tok::Eof | Tok::Punct(_) => return Err(self.expected("a metadata value")),
-                    t => {
-                        let s = t.text();
-                        out.push(' ');
-                        out.push_str(&s);
-                        self.bump();
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-    /// `, !name !N` attachments after an instruction or global.
-    pub fn skip_md_attachments(&mut self) -> Result<(), ParseError> {
-        while self.is_punct(',') && matches!(self.peek_at(1), Tok::Meta(_)) {
-            self.pos += 2;
-            self.skip_md_value()?;
-        }
-        Ok(())
-    }
-
     // ---- module level ----------------------------------------------------
 
     /// Rule P-PROG, module level.
@@ -368,9 +306,8 @@ impl Parser {
                     m.globals.push(g);
                 }
                 Tok::Meta(_) => {
-                    self.bump();
-                    self.expect_punct('=')?;
-                    self.skip_md_value()?;
+                    let d = self.md_def()?;
+                    m.metadata.push(d);
                 }
                 _ => return Err(self.expected("a top-level entity")),
             }
@@ -480,14 +417,12 @@ impl Parser {
             Some(self.parse_const(&ty)?)
         };
         let mut trailer = Vec::new();
+        let mut md = Vec::new();
         while self.is_punct(',') {
             self.bump();
             let at = self.span();
             match self.peek().clone() {
-                Tok::Meta(_) => {
-                    self.bump();
-                    self.skip_md_value()?;
-                }
+                Tok::Meta(_) => md.push(self.md_attachment()?),
                 Tok::Word(w) => {
                     self.bump();
                     match w.as_str() {
@@ -526,6 +461,7 @@ impl Parser {
             ty,
             init,
             trailer,
+            md,
             span,
         })
     }
@@ -544,6 +480,12 @@ impl Parser {
         let span = self.span();
         let is_definition = self.is_word("define");
         self.bump();
+        // LLVM reads a declaration's attachments right after `declare`
+        // (`declare !dbg !5 void @f()`), a definition's before its body.
+        let mut md = Vec::new();
+        while !is_definition && matches!(self.peek(), Tok::Meta(_)) {
+            md.push(self.md_attachment()?);
+        }
         let mut linkage = Vec::new();
         while let Some(w) = self.word() {
             if LINKAGE_WORDS.contains(&w) {
@@ -645,10 +587,9 @@ impl Parser {
                     }
                     _ => break,
                 },
-                Tok::Meta(_) => {
-                    self.bump();
-                    self.skip_md_value()?;
-                }
+                // `!kind !N` attachments of a definition; after a
+                // declaration, `!N = ...` starts the next top-level entity.
+                Tok::Meta(_) if is_definition => md.push(self.md_attachment()?),
                 _ => break,
             }
         }
@@ -666,6 +607,7 @@ impl Parser {
             trailer,
             blocks: Vec::new(),
             values: Vec::new(),
+            md,
             span,
         };
         if is_definition {

@@ -2,7 +2,7 @@
 //! the construct's name) and of accepted-but-ignored syntax.
 
 use super::{parse_module, ParseError, ParseErrorKind};
-use crate::ir::{Const, InstKind, Name, Operand, TermKind, Type, ValueDef};
+use crate::ir::{Const, InstKind, MdValue, Name, Operand, TermKind, Type, ValueDef};
 
 fn err(text: &str) -> ParseError {
     parse_module("t.ll", text).expect_err("the module must be rejected")
@@ -191,14 +191,29 @@ fn unsupported_constructs_are_named() {
 }
 
 #[test]
-fn metadata_and_debug_records_are_ignored() {
-    let m = parse_module(
-        "t.ll",
-        "define void @f(i32 %x) !dbg !3 {\n  %a = add i32 %x, 1, !dbg !7, !tbaa !{!\"x\"}\n    #dbg_value(i32 %a, !8, !DIExpression(), !9)\n  call void @llvm.foo(metadata !\"s\", metadata i32 0)\n  ret void, !dbg !9\n}\n!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"k\", i32 2}\n!3 = distinct !DISubprogram(name: \"f\", unit: !1)\n",
-    )
-    .expect("metadata is accepted and dropped");
+fn metadata_and_debug_records_are_kept() {
+    let text = "define void @f(i32 %x) !dbg !3 {\n  %a = add i32 %x, 1, !dbg !7, !tbaa !{!\"x\"}\n    #dbg_value(i32 %a, !8, !DIExpression(), !9)\n  call void @llvm.foo(metadata !\"s\", metadata i32 0)\n  ret void, !dbg !9\n}\n!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"k\", i32 2}\n!3 = distinct !DISubprogram(name: \"f\", unit: !1)\n";
+    let m = parse_module("t.ll", text).expect("metadata is accepted and kept");
     let f = &m.functions[0];
     assert_eq!(f.blocks[0].insts.len(), 2);
+    assert_eq!(f.md.len(), 1);
+    assert_eq!(f.md[0].kind, "dbg");
+    let a = &f.blocks[0].insts[0].meta.attachments;
+    assert_eq!(a.len(), 2);
+    assert_eq!(
+        a[1].value,
+        MdValue::Tuple {
+            distinct: false,
+            elems: vec![MdValue::Str(b"x".to_vec())]
+        }
+    );
+    let rec = &f.blocks[0].insts[1].meta.dbg_records;
+    assert_eq!(rec.len(), 1);
+    assert_eq!(rec[0].kind, "dbg_value");
+    assert_eq!(
+        f.blocks[0].term.meta.attachment("dbg"),
+        Some(&MdValue::Ref("9".into()))
+    );
     match &f.blocks[0].insts[1].kind {
         InstKind::Call(c) => {
             assert_eq!(c.args[0].value, Operand::Metadata("!\"s\"".into()));
@@ -207,6 +222,64 @@ fn metadata_and_debug_records_are_ignored() {
         }
         k => panic!("expected a call, got {k:?}"),
     }
+    let names: Vec<&str> = m.metadata.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["llvm.module.flags", "0", "3"]);
+    assert!(matches!(
+        m.md_def("3"),
+        Some(MdValue::Special { distinct: true, kind, .. }) if kind == "DISubprogram"
+    ));
+    let printed = crate::ir::print::print_module(&m);
+    assert_eq!(parse_module("p.ll", &printed).as_ref(), Ok(&m), "{printed}");
+    assert!(
+        printed.contains("!0 = !{i32 1, !\"k\", i32 2}"),
+        "{printed}"
+    );
+    assert!(printed.contains("    #dbg_value("), "{printed}");
+}
+
+#[test]
+fn metadata_definition_after_a_declaration_is_not_an_attachment() {
+    // LoopUnroll/convergent.controlled.ll: `!0 = ...` right after `declare`.
+    let m = parse_module(
+        "t.ll",
+        "declare !dbg !1 void @g()\ndeclare void @f()\n!0 = !{!0}\n!1 = !{}\n",
+    )
+    .expect("valid");
+    assert!(m.functions[1].md.is_empty());
+    assert_eq!(m.functions[0].md.len(), 1);
+    assert_eq!(m.metadata.len(), 2);
+    let printed = crate::ir::print::print_module(&m);
+    assert!(printed.contains("declare !dbg !1 void @g()"), "{printed}");
+}
+
+#[test]
+fn loop_metadata_is_queryable() {
+    let m = parse_module(
+        "t.ll",
+        "define void @f(i1 %c) {\nentry:\n  br label %l\nl:\n  br i1 %c, label %l, label %e, !llvm.loop !0\ne:\n  ret void\n}\n!0 = distinct !{!0, !1, !2}\n!1 = !{!\"llvm.loop.unroll.count\", i32 4}\n!2 = !{!\"llvm.loop.mustprogress\"}\n",
+    )
+    .expect("valid");
+    let f = &m.functions[0];
+    let props = m.loop_properties(f, crate::ir::BlockId(1));
+    let names: Vec<&str> = props.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["llvm.loop.unroll.count", "llvm.loop.mustprogress"]);
+    assert_eq!(
+        props[0].1,
+        [MdValue::Typed {
+            ty: Type::Int(32),
+            value: "4".into()
+        }]
+    );
+    assert!(m.loop_properties(f, crate::ir::BlockId(0)).is_empty());
+}
+
+#[test]
+fn deeply_nested_metadata_is_an_error_not_a_crash() {
+    let depth = 100_000;
+    let text = format!("!0 = {}{}\n", "!{".repeat(depth), "}".repeat(depth));
+    let e = parse_module("t.ll", &text).expect_err("too deep");
+    assert!(e.message.contains("nested deeper than 256"), "{e}");
+    assert_eq!((e.span.line, e.kind.clone()), (1, ParseErrorKind::Syntax));
 }
 
 #[test]
@@ -311,4 +384,53 @@ fn hex_and_wide_integers() {
         1,
         18,
     );
+}
+
+/// Issue 11 item 1: nesting beyond `MAX_NESTING` is an error at the
+/// construct, never a stack overflow (in the parser, or later when the
+/// value is printed or dropped).
+#[test]
+fn deep_types_and_constants_are_errors_not_crashes() {
+    let stars = format!("@g = external global i32{}\n", "*".repeat(100_000));
+    let arrays = format!(
+        "@g = external global {}i32{}\n",
+        "[1 x ".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let structs = format!(
+        "@g = external global {}i32{}\n",
+        "{ ".repeat(100_000),
+        " }".repeat(100_000)
+    );
+    let consts = format!(
+        "@g = global {{ i32 }} {}i32 1{}\n",
+        "{ { i32 } ".repeat(100_000),
+        " }".repeat(100_000)
+    );
+    let fn_ty = format!(
+        "declare void @f({}i32{})\n",
+        "void (".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    for (what, text) in [
+        ("type", stars),
+        ("type", arrays),
+        ("type", structs),
+        ("type", consts.clone()),
+        ("type", fn_ty),
+    ] {
+        let e = parse_module("t.ll", &text).expect_err("too deep");
+        assert_eq!(e.kind, ParseErrorKind::Syntax, "{e}");
+        assert!(
+            e.message
+                .contains(&format!("{what} nested deeper than {}", super::MAX_NESTING)),
+            "{e}"
+        );
+        assert_eq!(e.span.line, 1);
+    }
+    // Nesting within the bound is accepted and prints back.
+    let ok = format!("@g = external global i32{}\n", "*".repeat(200));
+    let m = parse_module("t.ll", &ok).expect("200 levels are within the bound");
+    let printed = crate::ir::print::print_module(&m);
+    assert_eq!(parse_module("p.ll", &printed).as_ref(), Ok(&m));
 }

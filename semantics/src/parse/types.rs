@@ -49,9 +49,15 @@ impl Parser {
         self.parse_type_depth(0)
     }
 
+    /// Rule P-PROG with the nesting bound of [`super::MAX_NESTING`]
+    /// (issue 11: no unbounded recursion); pointer suffixes `*` count as
+    /// levels, since each wraps the type once more.
     fn parse_type_depth(&mut self, depth: u32) -> Result<Type, ParseError> {
-        if depth > 64 {
-            return Err(self.err("type nested too deeply"));
+        if depth as usize > super::MAX_NESTING {
+            return Err(self.err(format!(
+                "type nested deeper than {} levels",
+                super::MAX_NESTING
+            )));
         }
         let at = self.span();
         let mut ty = match self.peek().clone() {
@@ -139,7 +145,17 @@ impl Parser {
             _ => return Err(self.expected("a type")),
         };
         // Suffixes.
+        let mut depth = depth;
         loop {
+            if matches!(self.peek(), Tok::Punct('*' | '(')) || self.is_word("addrspace") {
+                depth += 1;
+                if depth as usize > super::MAX_NESTING {
+                    return Err(self.err(format!(
+                        "type nested deeper than {} levels",
+                        super::MAX_NESTING
+                    )));
+                }
+            }
             if self.is_punct('*') {
                 self.bump();
                 ty = Type::TypedPtr {
@@ -268,8 +284,11 @@ impl Parser {
     }
 
     fn parse_const_inner(&mut self, ty: &Type, depth: u32) -> Result<Const, ParseError> {
-        if depth > 64 {
-            return Err(self.err("constant nested too deeply"));
+        if depth as usize > super::MAX_NESTING {
+            return Err(self.err(format!(
+                "constant nested deeper than {} levels",
+                super::MAX_NESTING
+            )));
         }
         let at = self.span();
         match self.peek().clone() {

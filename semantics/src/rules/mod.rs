@@ -110,6 +110,42 @@ impl RuleId {
     }
 }
 
+impl RuleId {
+    /// Every rule the verifier reports.
+    pub const ALL: [RuleId; 14] = [
+        RuleId::PProg,
+        RuleId::SToken,
+        RuleId::SEntryFunc,
+        RuleId::SEntryPlace,
+        RuleId::SEntryBundle,
+        RuleId::SAnchorBundle,
+        RuleId::SLoopBundle,
+        RuleId::SLoopPlace,
+        RuleId::SMix,
+        RuleId::SCycle1,
+        RuleId::SCycle2,
+        RuleId::SCycle3,
+        RuleId::SCycle4,
+        RuleId::SRegion,
+    ];
+}
+
+/// A rule ID the verifier does not report.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown rule ID `{0}`")]
+pub struct UnknownRule(pub String);
+
+impl std::str::FromStr for RuleId {
+    type Err = UnknownRule;
+    /// The ID as SEMANTICS.md spells it (`S-CYCLE-1`), case-insensitive.
+    fn from_str(s: &str) -> Result<RuleId, UnknownRule> {
+        RuleId::ALL
+            .into_iter()
+            .find(|r| r.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownRule(s.to_string()))
+    }
+}
+
 impl fmt::Display for RuleId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -261,4 +297,18 @@ fn block_index(f: &Function, name: &str) -> usize {
         .find(|b| f.block_name(*b) == name)
         .map(|b: BlockId| b.0)
         .unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod rule_id_tests {
+    use super::RuleId;
+
+    #[test]
+    fn rule_ids_round_trip_through_text() {
+        for r in RuleId::ALL {
+            assert_eq!(r.to_string().parse::<RuleId>(), Ok(r));
+            assert_eq!(r.as_str().to_lowercase().parse::<RuleId>(), Ok(r));
+        }
+        assert!("S-CYCLE-5".parse::<RuleId>().is_err());
+    }
 }

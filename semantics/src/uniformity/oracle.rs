@@ -155,6 +155,7 @@ fn observe_decl(bits: u32) -> Function {
         trailer: vec![],
         blocks: vec![],
         values: vec![],
+        md: Vec::new(),
         span: Span::default(),
     }
 }
@@ -193,6 +194,7 @@ pub fn instrument(m: &Module, fi: usize) -> (Module, Vec<Vec<ValueId>>) {
                     fn_attrs: vec![],
                     bundles: vec![],
                 }),
+                meta: Default::default(),
                 span: Span::default(),
             });
         }

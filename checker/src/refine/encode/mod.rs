@@ -439,6 +439,7 @@ impl Builder<'_, '_> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::map_entry)] // the vacant branch borrows `enc` mutably first
     fn thread(
         &mut self,
         launch: &Launch,

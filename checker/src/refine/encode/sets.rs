@@ -89,6 +89,9 @@ impl Builder<'_, '_> {
 
     /// C-OPS results for thread `t` over members `mem` (u -> (member, args)):
     /// (value, poison, out-of-range shuffle).
+    // The thread index `u` names a thread (bit `u`, `arg(self, u, ..)`),
+    // not only a position in `mem`.
+    #[allow(clippy::needless_range_loop)]
     fn c_ops(
         &mut self,
         sem: &CallSem,

@@ -8,18 +8,16 @@
 //! IR ([`TokenProg::to_module`]), so the differential test does not depend
 //! on the parser.
 
-#![allow(dead_code)]
-
 use proptest::collection::vec;
 use proptest::prelude::{any, prop_oneof, Just, Strategy};
 use proptest::sample::Index;
 
+use crate::cfg::{GenCfg, GenTerm};
+use crate::graph::DomSets;
 use semantics::ir::{
     Attr, Block, BlockId, Bundle, Call, CallArg, Const, Function, Inst, InstKind, Module, Name,
     Operand, Param, Span, TermKind, Terminator, Type, TypedOperand, ValueDef, ValueId, ValueInfo,
 };
-use testgen::cfg::{GenCfg, GenTerm};
-use testgen::graph::DomSets;
 
 /// One generated instruction. `usize` fields are token numbers (tokens are
 /// numbered in layout order over the whole function).
@@ -226,11 +224,11 @@ pub fn arb_token_prog(
 /// shapes, some arbitrary references.
 pub fn arb_any_token_prog(max_blocks: usize) -> impl Strategy<Value = TokenProg> {
     prop_oneof![
-        3 => arb_token_prog(testgen::cfg::arb_cfg(max_blocks), false, Refs::Nearest),
-        3 => arb_token_prog(testgen::cfg::arb_reducible_cfg(max_blocks), false, Refs::Nearest),
-        1 => arb_token_prog(testgen::cfg::arb_irreducible_cfg(max_blocks), false, Refs::Dominating),
-        1 => arb_token_prog(testgen::cfg::arb_reducible_cfg(max_blocks), true, Refs::Dominating),
-        1 => arb_token_prog(testgen::cfg::arb_cfg(max_blocks), true, Refs::Any),
+        3 => arb_token_prog(crate::cfg::arb_cfg(max_blocks), false, Refs::Nearest),
+        3 => arb_token_prog(crate::cfg::arb_reducible_cfg(max_blocks), false, Refs::Nearest),
+        1 => arb_token_prog(crate::cfg::arb_irreducible_cfg(max_blocks), false, Refs::Dominating),
+        1 => arb_token_prog(crate::cfg::arb_reducible_cfg(max_blocks), true, Refs::Dominating),
+        1 => arb_token_prog(crate::cfg::arb_cfg(max_blocks), true, Refs::Any),
     ]
 }
 
@@ -408,6 +406,7 @@ impl TokenProg {
                 insts.push(Inst {
                     result,
                     kind: InstKind::Call(c),
+                    meta: Default::default(),
                     span: Span::default(),
                 });
             }
@@ -449,6 +448,7 @@ impl TokenProg {
                 insts,
                 term: Terminator {
                     kind,
+                    meta: Default::default(),
                     span: Span::default(),
                 },
                 span: Span::default(),
@@ -472,6 +472,7 @@ impl TokenProg {
             trailer: Vec::new(),
             blocks,
             values,
+            md: vec![],
             span: Span::default(),
         }
     }
@@ -544,6 +545,7 @@ fn decl(name: &str, ret: Type, convergent: bool, params: Vec<Type>) -> Function 
         trailer: Vec::new(),
         blocks: Vec::new(),
         values: Vec::new(),
+        md: Vec::new(),
         span: Span::default(),
     }
 }

@@ -1,12 +1,8 @@
-//! Local CFG generators for the CFG-analysis tests.
-//!
-//! The shared generators (`testgen::cfg`, branch h-gen) were not committed
-//! when these tests were written; this small generator covers what the tests
-//! need: returns, `unreachable`, unconditional and conditional branches,
+//! Small CFG generators for the CFG-analysis tests (cycle hierarchies,
+//! the dominator oracle), independent of [`crate::cfg`] so that those tests
+//! do not share a generator with the code they check. They cover: returns, `unreachable`, unconditional and conditional branches,
 //! switches with duplicate successors, self loops, irreducible regions (any
 //! block may branch to any other) and unreachable blocks.
-
-#![allow(dead_code)]
 
 use proptest::prelude::{prop, Just, Strategy};
 use std::fmt::Write;

@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
+use crate::uniformity::{UFunc, UInst, UOp, UTerm};
 use semantics::ir::{
     Attr, BinOp, Block, BlockId, Call, CallArg, Const, Function, ICmpPred, Inst, InstKind, Module,
     Name, Operand, Param, Span, TermKind, Terminator, Type, TypedOperand, ValueDef, ValueId,
     ValueInfo,
 };
-use testgen::uniformity::{UFunc, UInst, UOp, UTerm};
 
 fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
     Function {
@@ -34,6 +34,7 @@ fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
         trailer: vec![],
         blocks: vec![],
         values: vec![],
+        md: Vec::new(),
         span: Span::default(),
     }
 }
@@ -206,6 +207,7 @@ pub fn build(u: &UFunc) -> Function {
                     Inst {
                         result,
                         kind,
+                        meta: Default::default(),
                         span: Span::default(),
                     }
                 })
@@ -243,6 +245,7 @@ pub fn build(u: &UFunc) -> Function {
                 insts,
                 term: Terminator {
                     kind,
+                    meta: Default::default(),
                     span: Span::default(),
                 },
                 span: Span::default(),
@@ -267,6 +270,7 @@ pub fn build(u: &UFunc) -> Function {
         trailer: vec![],
         blocks,
         values,
+        md: vec![],
         span: Span::default(),
     }
 }
@@ -281,14 +285,14 @@ pub fn module_of(funcs: &[UFunc]) -> (Module, String) {
         text.push('\n');
     }
     m.functions.extend(declarations());
-    text.push_str(testgen::uniformity::DECLARATIONS);
+    text.push_str(crate::uniformity::DECLARATIONS);
     (m, text)
 }
 
 /// Runs `print<uniformity>` for `-mtriple=amdgcn--` on IR text; returns
 /// opt's stderr (where the printer writes) or its error.
 pub fn run_opt(opt: &std::path::Path, text: &str) -> Result<String, String> {
-    let out = testgen::oracle::run_opt(
+    let out = crate::oracle::run_opt(
         opt,
         &[
             "-mtriple=amdgcn--",

@@ -1,3 +1,0 @@
-#![allow(dead_code)]
-//! Support code for the uniformity tests (each test binary uses a part).
-pub mod ugen;
