@@ -5,13 +5,17 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
 
 setup:
 	@scripts/setup.sh
 
 build: setup
 	$(CARGO) build --release --bin convcheck
+
+# Puts `convcheck` on PATH (~/.cargo/bin).
+install: setup
+	$(CARGO) install --locked --path checker
 
 demo: build
 	@scripts/demo.sh

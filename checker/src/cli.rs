@@ -276,10 +276,13 @@ pub fn load_module(path: &Path) -> Result<Module, CliError> {
 }
 
 /// The deepest nesting of brackets (`(`, `[`, `{`, `<`) and pointer stars
-/// the CLI passes to the parser and printers, which recurse on it (issue
-/// 11 item 1: deep nesting must end in an error, not a stack overflow).
-/// LLVM's own tests nest at most a few dozen levels.
-pub const MAX_NESTING: usize = 256;
+/// the CLI passes to the parser and printers (issue 11 item 1: deep
+/// nesting must end in an error, not a stack overflow): the parser's own
+/// bound on types, constants and metadata ([`semantics::parse::MAX_NESTING`]),
+/// applied to every bracket of the text before parsing, so that no
+/// recursion of a later stage sees more. LLVM's own tests nest at most a
+/// few dozen levels.
+pub const MAX_NESTING: usize = semantics::parse::MAX_NESTING;
 
 /// The place (1-based line and byte column) where `text` nests deeper
 /// than [`MAX_NESTING`], outside comments and strings.
@@ -343,7 +346,7 @@ pub fn parse_text(name: &str, text: &str) -> Result<Module, CliError> {
             snippet: Some(d.snippet(text)),
         });
     }
-    semantics::parse_module(name, text).map_err(|e| {
+    let m = semantics::parse_module(name, text).map_err(|e| {
         let (status, message) = match &e.kind {
             ParseErrorKind::Syntax => (Exit::BadInput, e.message.clone()),
             ParseErrorKind::Unsupported { construct } => (
@@ -362,7 +365,17 @@ pub fn parse_text(name: &str, text: &str) -> Result<Module, CliError> {
             }),
             snippet: Some(d.snippet(text)),
         }
-    })
+    })?;
+    // Rule P-PROG per function: say which definitions are not analysed.
+    for f in &m.functions {
+        if let Some(u) = &f.unsupported {
+            eprintln!(
+                "convcheck: note: {name}:{}: @{} is not analysed (unsupported construct `{}`); calls to it are treated as calls to a declaration",
+                u.span, f.name, u.construct
+            );
+        }
+    }
+    Ok(m)
 }
 
 /// Turns a subcommand result into the process exit code, printing the

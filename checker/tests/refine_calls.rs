@@ -37,7 +37,7 @@ fn check(src: &Module, tgt: &Module, kernel: &str, o: &Options) -> String {
     let mut session = Session::new(None);
     match check_pair(src, tgt, kernel, o, &mut session, true, None).expect("check runs") {
         PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
-        PairResult::Unsupported { role, message } => format!("unsupported [{role}] {message}"),
+        PairResult::Unsupported { role, message, .. } => format!("unsupported [{role}] {message}"),
         PairResult::Checked {
             outcome, replay, ..
         } => {

@@ -26,6 +26,7 @@ fn args(stem: &str) -> Args {
         uncontrolled: UncontrolledArg::Maximal,
         shuffle_oob: ShuffleOobArg::Poison,
         timeout: 30,
+        time_limit: 300,
         dump_smt: None,
         json: false,
         stats: false,

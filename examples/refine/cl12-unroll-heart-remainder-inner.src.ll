@@ -6,6 +6,7 @@
 ; EXPECT: counterexample
 ; WITNESS: 2 threads with converged %outer; %counter = 3 and 4
 ; DISTINGUISH: --threads 2 --arg counter=3,4 :: t0@convergent.operation[0] ~ t1@convergent.operation[0] && t0@convergent.operation[2] !~ t1@convergent.operation[2]
+; FINDING: F-22 (needs more than 8 block visits per thread; a bound, not a disagreement)
 ; OPT-VERIFY: ok
 ;
 ; The CL-12 loop (heart controlled by the outer anchor, per-thread trip

@@ -36,6 +36,8 @@ pub struct Seeds {
     /// (source path, source text, target text).
     pub pairs: Vec<(PathBuf, String, Vec<u8>)>,
     pub claims: Vec<(PathBuf, Vec<u8>)>,
+    /// proofs/FINDINGS.md, which `prove --check-format` checks links against.
+    pub findings: String,
 }
 
 fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
@@ -76,6 +78,7 @@ impl Seeds {
             }
             s.modules.push((p, bytes));
         }
+        s.findings = std::fs::read_to_string(root.join("proofs/FINDINGS.md")).unwrap_or_default();
         let mut claims = Vec::new();
         walk(&root.join("proofs"), ".claim", &mut claims);
         for p in claims {

@@ -148,6 +148,9 @@ fn through_binary(
     if std::fs::write(&file, &input.bytes).is_err() {
         return;
     }
+    if input.kind == SeedKind::Claim {
+        let _ = std::fs::write(dir.join("FINDINGS.md"), &seeds.findings);
+    }
     let f = file.display().to_string();
     stats.subprocess_inputs += 1;
     for (sub, o) in results {

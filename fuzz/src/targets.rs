@@ -128,8 +128,17 @@ pub fn run_input(
         let path = Path::new(input.seed.file_name().unwrap_or_default());
         let o = guarded(|| {
             let r = cli::decode(&path.display().to_string(), &input.bytes).and_then(|t| {
-                checker::prove::format::parse_claim(path, &t)
-                    .map_err(|e| CliError::bad_input(e.to_string()))
+                // As `cmd::prove::load`: the file, FINDINGS.md's classes,
+                // and the claim's links to findings.
+                let c = checker::prove::format::parse_claim(path, &t)
+                    .map_err(|e| CliError::bad_input(e.to_string()))?;
+                checker::prove::check_finding_classes(&seeds.findings)
+                    .map_err(CliError::bad_input)?;
+                checker::prove::check_links(
+                    &[c],
+                    &checker::prove::recorded_findings(&seeds.findings),
+                )
+                .map_err(CliError::bad_input)
             });
             status(&r, |_| Exit::Ok)
         });
@@ -281,6 +290,7 @@ fn refine_subcommand(src_path: &Path, src_text: &str, tgt: &Module) -> Exit {
     match check_pair(&src, tgt, &kernel, &opts, &mut session, true, None) {
         Err(RefineError::Signature(_)) => Exit::BadInput,
         Err(RefineError::Smt(_)) => Exit::Internal,
+        Err(RefineError::Unsupported { .. }) => Exit::NoVerdict,
         Ok(PairResult::Invalid { .. }) => Exit::BadInput,
         Ok(PairResult::Unsupported { .. }) => Exit::NoVerdict,
         Ok(PairResult::Checked {

@@ -144,6 +144,7 @@ fn declare(m: &mut Module, name: &str) {
         blocks: Vec::new(),
         values: Vec::new(),
         md: Vec::new(),
+        unsupported: None,
         span: Span::default(),
     });
 }
@@ -155,7 +156,7 @@ pub fn infer_tokens(module: &Module) -> Result<Module, InferError> {
     let mut changed = false;
     for fi in 0..module.functions.len() {
         let f = &module.functions[fi];
-        if !f.is_definition {
+        if !f.has_body() {
             continue;
         }
         let Some(calls) = uncontrolled_calls(module, f) else {

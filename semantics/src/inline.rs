@@ -96,7 +96,7 @@ pub struct InlineError {
 pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
     let f0 = m
         .function(kernel)
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .ok_or_else(|| InlineError {
             message: format!("no defined function @{kernel}"),
             at: "module".into(),
@@ -162,7 +162,7 @@ fn called_definition<'m>(m: &'m Module, inst: &Inst) -> Option<&'m Function> {
         InstKind::Call(c) => c
             .callee_name()
             .and_then(|n| m.function(n))
-            .filter(|g| g.is_definition),
+            .filter(|g| g.has_body()),
         _ => None,
     }
 }
@@ -624,7 +624,7 @@ fn compact(f: &mut Function) -> Result<(), String> {
 pub fn calls_definition(m: &Module, call: &Call) -> bool {
     call.callee_name()
         .and_then(|n| m.function(n))
-        .is_some_and(|g| g.is_definition)
+        .is_some_and(|g| g.has_body())
 }
 
 #[cfg(test)]

@@ -29,6 +29,37 @@ pub enum OpKind {
     Add,
     /// `@convergent.operation()` (observed with its set).
     Barrier,
+    /// `%r = @llvm.amdgcn.ballot.iW(i1)` of the low bit of `%x` (W = 32
+    /// or 64), then `@use.iW(%r)`.
+    Ballot(u32),
+    /// `@llvm.amdgcn.readfirstlane.iW` of `%x` truncated or sign-extended
+    /// to iW, then `@use.iW`.
+    First(u32),
+    /// `@llvm.amdgcn.wave.reduce.umax.iW(iW, i32 0)` of `%x` at width W.
+    Reduce(u32),
+    /// `@subgroupShuffle(i8, i32 %x)` of `%x` truncated to i8.
+    Shuffle8,
+}
+
+impl OpKind {
+    /// The width of the value this operation produces and observes.
+    fn width(self) -> u32 {
+        match self {
+            OpKind::Add => 32,
+            OpKind::Barrier => 0,
+            OpKind::Ballot(w) | OpKind::First(w) | OpKind::Reduce(w) => w,
+            OpKind::Shuffle8 => 8,
+        }
+    }
+}
+
+/// `%x` (an i32) converted to an `iW` named `%{name}`.
+fn conv_x(name: &str, w: u32) -> String {
+    match w {
+        32 => format!("  %{name} = add i32 %x, 0\n"),
+        w if w < 32 => format!("  %{name} = trunc i32 %x to i{w}\n"),
+        w => format!("  %{name} = sext i32 %x to i{w}\n"),
+    }
 }
 
 /// One program of the family.
@@ -68,6 +99,34 @@ pub fn render(p: &Prog) -> String {
             OpKind::Barrier => {
                 *s += &format!("  call void @convergent.operation(){}\n", bundle(tok))
             }
+            OpKind::Ballot(w) => {
+                *s += &conv_x(&format!("v{n}"), 1);
+                *s += &format!(
+                    "  %r{n} = call i{w} @llvm.amdgcn.ballot.i{w}(i1 %v{n}){}\n  call void @use.i{w}(i{w} %r{n})\n",
+                    bundle(tok)
+                )
+            }
+            OpKind::First(w) => {
+                *s += &conv_x(&format!("v{n}"), w);
+                *s += &format!(
+                    "  %r{n} = call i{w} @llvm.amdgcn.readfirstlane.i{w}(i{w} %v{n}){}\n  call void @use.i{w}(i{w} %r{n})\n",
+                    bundle(tok)
+                )
+            }
+            OpKind::Reduce(w) => {
+                *s += &conv_x(&format!("v{n}"), w);
+                *s += &format!(
+                    "  %r{n} = call i{w} @llvm.amdgcn.wave.reduce.umax.i{w}(i{w} %v{n}, i32 0){}\n  call void @use.i{w}(i{w} %r{n})\n",
+                    bundle(tok)
+                )
+            }
+            OpKind::Shuffle8 => {
+                *s += &conv_x(&format!("v{n}"), 8);
+                *s += &format!(
+                    "  %r{n} = call i8 @subgroupShuffle(i8 %v{n}, i32 %x){}\n  call void @use.i8(i8 %r{n})\n",
+                    bundle(tok)
+                )
+            }
         }
     };
     for (k, pl) in &p.ops {
@@ -105,6 +164,36 @@ pub fn render(p: &Prog) -> String {
     s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
     s += "declare void @convergent.operation() convergent nounwind\n";
     s += "declare void @use(i32)\n";
+    // Declarations of the operations of other widths, when used.
+    let mut widths: Vec<u32> = Vec::new();
+    let mut kinds: Vec<OpKind> = Vec::new();
+    for (k, _) in &p.ops {
+        if !matches!(k, OpKind::Add | OpKind::Barrier) {
+            widths.push(k.width());
+            kinds.push(*k);
+        }
+    }
+    widths.sort_unstable();
+    widths.dedup();
+    kinds.sort_by_key(|k| format!("{k:?}"));
+    kinds.dedup();
+    for w in widths {
+        s += &format!("declare void @use.i{w}(i{w})\n");
+    }
+    let attrs = "convergent nounwind willreturn memory(none)";
+    for k in kinds {
+        s += &match k {
+            OpKind::Ballot(w) => format!("declare i{w} @llvm.amdgcn.ballot.i{w}(i1) {attrs}\n"),
+            OpKind::First(w) => {
+                format!("declare i{w} @llvm.amdgcn.readfirstlane.i{w}(i{w}) {attrs}\n")
+            }
+            OpKind::Reduce(w) => {
+                format!("declare i{w} @llvm.amdgcn.wave.reduce.umax.i{w}(i{w}, i32) {attrs}\n")
+            }
+            OpKind::Shuffle8 => format!("declare i8 @subgroupShuffle(i8, i32) {attrs}\n"),
+            OpKind::Add | OpKind::Barrier => String::new(),
+        };
+    }
     s
 }
 
@@ -117,6 +206,44 @@ pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         Just(Place::Loop)
     ];
     let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    (
+        any::<bool>(),
+        any::<bool>(),
+        prop::collection::vec((kind, place), 1..=max_ops.max(1)),
+    )
+        .prop_map(|(controlled, with_loop, mut ops)| {
+            for o in &mut ops {
+                if o.1 == Place::Loop && !with_loop {
+                    o.1 = Place::Join;
+                }
+            }
+            Prog {
+                controlled,
+                with_loop,
+                ops,
+            }
+        })
+}
+
+/// Programs of the family whose operations produce values of varied
+/// widths (ballots of i32/i64, first-lane reads and wave reductions of
+/// i1/i8/i16/i32/i64, i8 shuffles) besides the i32 reduction: for the
+/// robustness of the refinement checker (issue 11), not for MC-07.
+pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let place = prop_oneof![
+        Just(Place::Entry),
+        Just(Place::Arm),
+        Just(Place::Join),
+        Just(Place::Loop)
+    ];
+    let w = prop_oneof![Just(1u32), Just(8), Just(16), Just(32), Just(64)];
+    let kind = prop_oneof![
+        Just(OpKind::Add),
+        prop_oneof![Just(32u32), Just(64)].prop_map(OpKind::Ballot),
+        w.clone().prop_map(OpKind::First),
+        w.prop_map(OpKind::Reduce),
+        Just(OpKind::Shuffle8),
+    ];
     (
         any::<bool>(),
         any::<bool>(),

@@ -37,7 +37,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
 /// function's cycle hierarchy (or, with `all`, up to `limit` of them).
 pub fn render(module: &semantics::ir::Module, all: bool, limit: usize) -> String {
     let mut out = String::new();
-    for f in module.functions.iter().filter(|f| f.is_definition) {
+    for f in module.functions.iter().filter(|f| f.has_body()) {
         let cfg = Cfg::from_function(f);
         let _ = writeln!(out, "CycleInfo for function: {}", f.name);
         if all {

@@ -99,6 +99,12 @@ pub struct Args {
     /// Time limit per solver query, in seconds.
     #[arg(long, default_value_t = 60)]
     pub timeout: u64,
+    /// Time budget of the whole run (every thread count and query), in
+    /// seconds; when spent the verdict is `unknown (time limit; ...)` naming
+    /// the thread counts finished (exit 2). Each query's limit is clipped to
+    /// what is left.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub time_limit: u64,
     /// Write every solver query as SMT-LIB into DIR.
     #[arg(long, value_name = "DIR")]
     pub dump_smt: Option<PathBuf>,
@@ -167,7 +173,7 @@ pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliErro
     let defs: Vec<&str> = m
         .functions
         .iter()
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .map(|f| f.name.as_str())
         .collect();
     match defs.as_slice() {
@@ -197,6 +203,7 @@ impl Args {
                 UncontrolledArg::Inferred => Uncontrolled::Inferred,
             },
             timeout: Duration::from_secs(self.timeout),
+            time_limit: Some(Duration::from_secs(self.time_limit)),
             shuffle_oob_ub: self.shuffle_oob == ShuffleOobArg::Ub,
             strategies: match self.strategies {
                 StrategiesArg::Plain => Strategies::Plain,
@@ -239,7 +246,10 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
     let kernel = kernel_name(&src, &args.kernel)?;
-    let opts = args.options(threads);
+    let mut opts = args.options(threads);
+    // Ctrl-C stops the run through the same budget as --time-limit: the
+    // verdict says what was decided, and the exit status is 130.
+    opts.interrupt = Some(crate::cmd::run::ctrl_c_flag());
     if let Some(d) = &args.dump_smt {
         std::fs::create_dir_all(d)
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
@@ -289,11 +299,20 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 rules.join(", ")
             )))
         }
-        PairResult::Unsupported { role, message } => {
+        PairResult::Unsupported {
+            role,
+            message,
+            span,
+        } => {
+            // No verdict (exit 2): a readable program with a construct the
+            // encoding does not cover.
+            let at = match span {
+                Some(sp) => format!("{}:{}:{}", path(role), sp.line, sp.col),
+                None => path(role),
+            };
             return Err(CliError::no_verdict(format!(
-                "no verdict: unsupported in the {role} ({}): {message}",
-                path(role)
-            )))
+                "{at}: no verdict: unsupported by the refinement checker in the {role}: {message}"
+            )));
         }
         PairResult::Checked {
             outcome,
@@ -326,9 +345,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         )));
     }
     crate::cli::emit(&text)?;
-    Ok(match outcome.verdict {
+    Ok(match &outcome.verdict {
         Verdict::Refines { .. } => Exit::Ok,
         Verdict::Counterexample(_) => Exit::Negative,
+        Verdict::Unknown(why) if why.is_interrupted() => {
+            eprintln!("convcheck: interrupted; the verdict above says what was decided");
+            Exit::Interrupted
+        }
         Verdict::Unknown(_) | Verdict::Vacuous(_) => EXIT_UNKNOWN,
     })
 }

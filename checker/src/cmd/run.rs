@@ -341,7 +341,7 @@ pub fn modes_line(args: &Args) -> String {
 /// [`Exit::Interrupted`]), for an execution that does not end by itself
 /// soon. If a handler cannot be installed (e.g. one already is), Ctrl-C
 /// keeps its default effect and the flag stays false.
-fn ctrl_c_flag() -> Arc<AtomicBool> {
+pub(crate) fn ctrl_c_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = Arc::clone(&flag);
     let _ = ctrlc::set_handler(move || {

@@ -113,6 +113,8 @@ impl Args {
             uncontrolled: self.uncontrolled,
             shuffle_oob: self.shuffle_oob,
             timeout: self.timeout,
+            // Replaced by validate's own per-function limit (see `run`).
+            time_limit: 0,
             dump_smt: None,
             json: self.json,
             report: None,
@@ -191,7 +193,9 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let tgt = std::fs::read_to_string(&output)
         .map_err(|e| e.to_string())
         .and_then(|t| semantics::parse_module(&out_name, &t).map_err(|e| e.to_string()));
-    let ropts = args.refine_args(&output).options(threads);
+    let mut ropts = args.refine_args(&output).options(threads);
+    // refine's budget per check is validate's --time-limit (none by default).
+    ropts.time_limit = time_limit;
     let mut matching = match &tgt {
         Ok(t) => match_functions(&src, t),
         Err(_) => crate::validate::Matching {

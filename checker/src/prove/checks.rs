@@ -303,7 +303,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         None => src
             .functions
             .iter()
-            .find(|f| f.is_definition)
+            .find(|f| f.has_body())
             .map(|f| f.name.clone())
             .ok_or("the source defines no function")?,
     };
@@ -327,7 +327,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
                 text: format!("the {role} breaks {}: {message}", rules.join(", ")),
             })
         }
-        PairResult::Unsupported { role, message } => {
+        PairResult::Unsupported { role, message, .. } => {
             return Ok(RefineRun {
                 verdict: "not checked (unsupported)".into(),
                 unsupported: true,
@@ -359,7 +359,8 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     let verdict = match &outcome.verdict {
         Verdict::Refines { .. } => "refines".to_string(),
         Verdict::Counterexample(_) => "counterexample".to_string(),
-        Verdict::Unknown(r) | Verdict::Vacuous(r) => format!("unknown ({r})"),
+        Verdict::Unknown(r) => format!("unknown ({r})"),
+        Verdict::Vacuous(r) => format!("unknown ({r})"),
     };
     Ok(RefineRun {
         verdict,

@@ -24,14 +24,19 @@ mod pipeline;
 pub mod prog;
 pub mod replay;
 pub mod report;
+mod signature;
+pub mod why;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::smt::{Incremental, Outcome, Query, Session, SmtError, UnknownReason};
+use crate::smt::{Budget, Incremental, Outcome, Query, Session, SmtError, UnknownReason};
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
 
 pub use pipeline::{args_by_name, check_pair, PairResult};
+pub use why::{UnknownWhy, VacuousWhy, DEFAULT_TIME_LIMIT};
 
 use encode::{encode, encode_with, Enc, Launch, Observe, Ranks};
 use obs::{complete, concrete, CThread};
@@ -82,6 +87,12 @@ pub struct Options {
     pub input_domain: Option<Vec<i128>>,
     /// Source strategies for CEGIS (programs with anchors).
     pub strategies: Strategies,
+    /// Budget of the whole run (every thread count, every query); `None`:
+    /// unlimited. When spent the verdict is `unknown` ([`UnknownWhy::Stopped`]).
+    pub time_limit: Option<Duration>,
+    /// Set (by Ctrl-C) to stop the run: the verdict is then `unknown`
+    /// ([`UnknownWhy::Stopped`]) with the thread counts decided before.
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -96,6 +107,8 @@ impl Default for Options {
             shuffle_oob_ub: false,
             input_domain: None,
             strategies: Strategies::Canonical,
+            time_limit: None,
+            interrupt: None,
         }
     }
 }
@@ -129,10 +142,11 @@ pub enum Verdict {
         cut: Vec<CutLaunch>,
     },
     Counterexample(Box<Cex>),
-    /// Why no answer: solver time limit, iteration limit, bound too small.
-    Unknown(String),
+    /// Why no answer: solver time limit, iteration limit, bound too small,
+    /// run stopped.
+    Unknown(UnknownWhy),
     /// The check holds for a trivial reason (source always UB, ...).
-    Vacuous(String),
+    Vacuous(VacuousWhy),
 }
 
 /// A launch on which some target execution runs longer than the bound.
@@ -156,8 +170,31 @@ pub struct Outcome2 {
 pub enum RefineError {
     #[error("solver: {0}")]
     Smt(#[from] SmtError),
-    #[error("the source and target kernels differ in their parameters: {0}")]
+    /// P-LAUNCH: the kernels' signatures differ, or one is missing
+    /// (invalid input).
+    #[error("{0}")]
     Signature(String),
+    /// The encoder met a construct it cannot express in one of the programs.
+    #[error("unsupported in the {role}: {what}")]
+    Unsupported {
+        role: &'static str,
+        what: prog::Unsupported,
+    },
+}
+
+impl RefineError {
+    fn source(what: prog::Unsupported) -> RefineError {
+        RefineError::Unsupported {
+            role: "source",
+            what,
+        }
+    }
+    fn target(what: prog::Unsupported) -> RefineError {
+        RefineError::Unsupported {
+            role: "target",
+            what,
+        }
+    }
 }
 
 fn conj(terms: &mut Terms, xs: &[TermId]) -> TermId {
@@ -203,23 +240,6 @@ fn fix_functions(terms: &mut Terms, m: &Model) -> TermId {
     terms.and(&cs)
 }
 
-/// Checks that the two kernels take the same parameters (P-LAUNCH: the
-/// launch is shared).
-pub fn same_signature(s: &Prepared, t: &Prepared) -> Result<(), RefineError> {
-    let ps: Vec<_> = s.func.params.iter().map(|p| p.ty.clone()).collect();
-    let pt: Vec<_> = t.func.params.iter().map(|p| p.ty.clone()).collect();
-    if ps != pt || s.uniform_param != t.uniform_param {
-        return Err(RefineError::Signature(format!(
-            "@{} has {} parameters, @{} has {}",
-            s.func.name,
-            ps.len(),
-            t.func.name,
-            pt.len()
-        )));
-    }
-    Ok(())
-}
-
 /// A callback that sees every solver query's log line (`--stats`).
 pub type Progress<'a> = Box<dyn FnMut(&crate::smt::QueryRecord) + 'a>;
 
@@ -238,16 +258,19 @@ pub struct Checker<'a, 'p> {
 enum PerN {
     Refines { cut: Option<CutLaunch> },
     Cex(Box<Cex>),
-    Unknown(String),
+    Unknown(UnknownWhy),
 }
 
 impl Checker<'_, '_> {
     /// Runs every thread count; stops at the first counterexample.
     pub fn run(&mut self) -> Result<Outcome2, RefineError> {
-        same_signature(self.src, self.tgt)?;
+        signature::same_kernel(self.src.module, self.tgt.module, &self.src.func.name)?;
+        signature::same_uniform_params(self.src, self.tgt)?;
+        self.session.budget = Budget::new(self.opts.time_limit, self.opts.interrupt.clone());
         let mut iterations = Vec::new();
         let mut any_cut = Vec::new();
-        let mut unknown: Option<String> = None;
+        let mut unknown: Option<UnknownWhy> = None;
+        let mut finished = Vec::new();
         let mut source_defined = false;
         let mut target_complete = false;
         for &n in &self.opts.threads.clone() {
@@ -256,6 +279,14 @@ impl Checker<'_, '_> {
             target_complete |= tgt_ok;
             let (r, it) = self.check_threads(n)?;
             iterations.push((n, it));
+            // One stop mechanism (smt::Budget): a query cut by the run's
+            // budget leaves this thread count undecided, and ends the run.
+            if let (Some(stop), false) = (self.session.budget.spent(), matches!(r, PerN::Cex(_))) {
+                return Ok(Outcome2 {
+                    verdict: Verdict::Unknown(UnknownWhy::Stopped { stop, finished }),
+                    iterations,
+                });
+            }
             match r {
                 PerN::Cex(c) => {
                     return Ok(Outcome2 {
@@ -263,23 +294,23 @@ impl Checker<'_, '_> {
                         iterations,
                     })
                 }
-                PerN::Refines { cut } => any_cut.extend(cut),
+                PerN::Refines { cut } => {
+                    any_cut.extend(cut);
+                    finished.push(n);
+                }
                 PerN::Unknown(why) => {
-                    unknown.get_or_insert(format!("{n} threads: {why}"));
+                    unknown.get_or_insert(why);
                 }
             }
         }
         let verdict = if let Some(why) = unknown {
             Verdict::Unknown(why)
         } else if !target_complete {
-            Verdict::Unknown(format!(
-                "bound too small: no target execution returns within {} block visits per thread",
-                self.opts.max_steps
-            ))
+            Verdict::Unknown(UnknownWhy::TargetCut {
+                max_steps: self.opts.max_steps,
+            })
         } else if !source_defined {
-            Verdict::Vacuous(
-                "the source has undefined behaviour (or is cut) on every launch".into(),
-            )
+            Verdict::Vacuous(VacuousWhy::SourceAlwaysUb)
         } else {
             Verdict::Refines { cut: any_cut }
         };
@@ -323,7 +354,8 @@ impl Checker<'_, '_> {
             self.opts.max_steps,
             "S",
             self.opts.observe,
-        );
+        )
+        .map_err(RefineError::source)?;
         let mut c = s.defs.clone();
         c.extend(&s.valid);
         let ub = terms.or(&s.ub);
@@ -346,7 +378,8 @@ impl Checker<'_, '_> {
             self.opts.max_steps,
             "T",
             self.opts.observe,
-        );
+        )
+        .map_err(RefineError::target)?;
         let mut c = t.defs.clone();
         c.extend(&t.valid);
         for x in &t.cut {
@@ -414,7 +447,7 @@ impl Checker<'_, '_> {
         let obs = self.opts.observe;
         let mut terms = Terms::new();
         let launch = Launch::new(&mut terms, self.src, n);
-        let t = encode(&mut terms, self.tgt, &launch, k, "T", obs);
+        let t = encode(&mut terms, self.tgt, &launch, k, "T", obs).map_err(RefineError::target)?;
         let cut = self.target_cut(&mut terms, &launch, &t, n)?;
         let mut prop = Incremental::new(self.opts.timeout);
         let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
@@ -457,7 +490,7 @@ impl Checker<'_, '_> {
         }
         // Only launches on which some source execution completes within
         // the bound are compared (R-BOUND); the others count as cut.
-        let b = encode(&mut terms, self.src, &launch, k, "B", obs);
+        let b = encode(&mut terms, self.src, &launch, k, "B", obs).map_err(RefineError::source)?;
         let mut bc = b.defs.clone();
         bc.extend(&b.valid);
         for c in &b.cut {
@@ -471,12 +504,14 @@ impl Checker<'_, '_> {
             "some source execution completes within the bound",
         );
         if !self.src.has_anchor {
-            let s = encode(&mut terms, self.src, &launch, k, "S0", obs);
+            let s =
+                encode(&mut terms, self.src, &launch, k, "S0", obs).map_err(RefineError::source)?;
             self.learn(&mut terms, &mut prop, &s, &t, None);
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
             // the target's anchors of the same name made (F-21).
-            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical);
+            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical)
+                .map_err(RefineError::source)?;
             let tie = mirror_anchors(&mut terms, &s, &t);
             self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
         }
@@ -504,7 +539,7 @@ impl Checker<'_, '_> {
             self.report_last();
             let m = match r? {
                 Outcome::Unsat => end!(PerN::Refines { cut: cut.clone() }, it),
-                Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                 Outcome::Sat(m) => m,
             };
             let fu = fix_functions(&mut terms, &m);
@@ -529,7 +564,8 @@ impl Checker<'_, '_> {
                     Ranks::Canonical => (format!("C{it}c"), format!("check-canonical-{it}")),
                     Ranks::Free => (format!("C{it}"), format!("check-{it}")),
                 };
-                let s = encode_with(&mut terms, self.src, &launch, k, &copy, obs, ranks);
+                let s = encode_with(&mut terms, self.src, &launch, k, &copy, obs, ranks)
+                    .map_err(RefineError::source)?;
                 let mut base = pinned.clone();
                 base.extend(&s.defs);
                 base.extend(&s.valid);
@@ -544,7 +580,7 @@ impl Checker<'_, '_> {
                         unmatched = None;
                         break;
                     }
-                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                     Outcome::Unsat => unmatched = Some((s, base)),
                 }
             }
@@ -582,22 +618,22 @@ impl Checker<'_, '_> {
                         prop.assert(&terms, Condition::new(shorter, "shorter counterexample"));
                         continue;
                     }
-                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(&r)), it),
+                    Outcome::Unknown(r) => end!(PerN::Unknown(reason(r, n)), it),
                     Outcome::Sat(_) => end!(
-                        PerN::Unknown(format!(
-                            "bound too small: a source execution on the launch of a \
-                             candidate counterexample needs more than {k} block visits"
-                        )),
+                        PerN::Unknown(UnknownWhy::SourceCut {
+                            threads: n,
+                            max_steps: k
+                        }),
                         it
                     ),
                 }
             }
         }
         end!(
-            PerN::Unknown(format!(
-                "CEGIS iteration limit ({}) reached",
-                self.opts.max_iterations
-            )),
+            PerN::Unknown(UnknownWhy::Iterations {
+                threads: n,
+                limit: self.opts.max_iterations
+            }),
             self.opts.max_iterations
         )
     }
@@ -766,9 +802,16 @@ fn signed_of(w: u32, bits: u128) -> i128 {
     }
 }
 
-fn reason(r: &UnknownReason) -> String {
+/// The refine-level reason of a query's `unknown` at `threads`. A stopped
+/// run is reported by [`Checker::run`] from the budget itself; the reason
+/// here is then not shown.
+fn reason(r: UnknownReason, threads: usize) -> UnknownWhy {
     match r {
-        UnknownReason::Timeout => "solver time limit".into(),
-        other => format!("solver: {other:?}"),
+        UnknownReason::Timeout => UnknownWhy::QueryTimeLimit { threads },
+        UnknownReason::Solver(why) => UnknownWhy::Solver { threads, why },
+        UnknownReason::Stopped(stop) => UnknownWhy::Stopped {
+            stop,
+            finished: Vec::new(),
+        },
     }
 }

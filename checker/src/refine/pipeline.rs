@@ -9,7 +9,8 @@ use semantics::ir::Module;
 
 use super::prog::{self, Prepared};
 use super::{
-    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Uncontrolled, Verdict,
+    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Uncontrolled, UnknownWhy,
+    Verdict,
 };
 use crate::smt::Session;
 
@@ -36,7 +37,12 @@ pub enum PairResult {
         message: String,
     },
     /// A construct outside what the encoding covers (invalid input).
-    Unsupported { role: &'static str, message: String },
+    Unsupported {
+        role: &'static str,
+        message: String,
+        /// Line and column of the construct in the role's file.
+        span: Option<semantics::ir::Span>,
+    },
     Checked {
         outcome: Outcome2,
         /// `Some` for a counterexample when replay was asked for.
@@ -67,6 +73,7 @@ pub fn check_pair<'a>(
             semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
                 role,
                 message: format!("token inference: {e}"),
+                span: None,
             })
         };
         match (inf("source", src), inf("target", tgt)) {
@@ -79,6 +86,7 @@ pub fn check_pair<'a>(
     } else {
         (src, tgt)
     };
+    super::signature::same_kernel(src, tgt, kernel)?;
     for (role, m) in [("source", src), ("target", tgt)] {
         let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
         if let Some(v) = report.violations.first() {
@@ -100,6 +108,7 @@ pub fn check_pair<'a>(
         semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
             role,
             message: format!("inlining: {e}"),
+            span: None,
         })
     };
     let (isrc, itgt) = match (inline("source", src), inline("target", tgt)) {
@@ -119,6 +128,7 @@ pub fn check_pair<'a>(
                         v.rule.as_str(),
                         v.message
                     ),
+                    span: None,
                 });
             }
         }
@@ -133,7 +143,8 @@ pub fn check_pair<'a>(
         Err(u) => {
             return Ok(PairResult::Unsupported {
                 role: "source",
-                message: format!("{} at {}", u.construct, u.at),
+                message: u.to_string(),
+                span: u.span,
             })
         }
     };
@@ -147,7 +158,8 @@ pub fn check_pair<'a>(
         Err(u) => {
             return Ok(PairResult::Unsupported {
                 role: "target",
-                message: format!("{} at {}", u.construct, u.at),
+                message: u.to_string(),
+                span: u.span,
             })
         }
     };
@@ -159,7 +171,17 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
     };
-    let mut outcome = checker.run()?;
+    let mut outcome = match checker.run() {
+        Ok(o) => o,
+        Err(RefineError::Unsupported { role, what }) => {
+            return Ok(PairResult::Unsupported {
+                role,
+                message: what.to_string(),
+                span: what.span,
+            })
+        }
+        Err(e) => return Err(e),
+    };
     let memory = ps
         .atomics
         .iter()
@@ -175,10 +197,7 @@ pub fn check_pair<'a>(
                     // The memory abstraction (prog::AtomicInfo) admits
                     // atomic results real memory cannot return: such a
                     // counterexample is not a verdict.
-                    outcome.verdict = Verdict::Unknown(format!(
-                        "a counterexample under the memory abstraction (atomicrmw results \
-                         as inputs) is not replayable with real memory: {e}"
-                    ));
+                    outcome.verdict = Verdict::Unknown(UnknownWhy::MemoryAbstraction { detail: e });
                     None
                 }
                 Err(e) => Some(Err(e)),

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
 use semantics::ir::{
-    Attr, BlockId, Call, Function, InstKind, Module, Operand, RmwOp, Type, ValueDef, ValueId,
+    Attr, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
+    ValueDef, ValueId,
 };
 
 /// C-OPS reductions.
@@ -102,8 +103,18 @@ pub struct CallInfo {
 /// Why a program is outside what the encoding covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unsupported {
+    /// The construct's name as the IR spells it (`bitcast`, `phi of double`).
     pub construct: String,
+    /// Function and block (`@k %A`).
     pub at: String,
+    /// Line and column in the input file, when the construct has one.
+    pub span: Option<semantics::ir::Span>,
+}
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} in {}", self.construct, self.at)
+    }
 }
 
 /// One kernel, prepared for encoding.
@@ -170,7 +181,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         .ok_or_else(|| "indirect call".to_string())?
         .to_string();
     let decl = m.function(&callee);
-    if decl.is_some_and(|f| f.is_definition) {
+    if decl.is_some_and(|f| f.has_body()) {
         return Err(format!("call of defined function @{callee}"));
     }
     let decl_attrs: &[Attr] = decl.map(|f| f.fn_attrs.as_slice()).unwrap_or(&[]);
@@ -198,6 +209,19 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         },
         n if n.starts_with("llvm.amdgcn.ballot") => CallSem::Ballot,
         n if n.starts_with("llvm.amdgcn.readfirstlane") => CallSem::First,
+        n if n.starts_with("llvm.amdgcn.wave.reduce.") => {
+            match n["llvm.amdgcn.wave.reduce.".len()..].split('.').next() {
+                Some("add") => CallSem::Reduce(RedOp::Add),
+                Some("and") => CallSem::Reduce(RedOp::And),
+                Some("or") => CallSem::Reduce(RedOp::Or),
+                Some("xor") => CallSem::Reduce(RedOp::Xor),
+                Some("umin") => CallSem::Reduce(RedOp::UMin),
+                Some("umax") => CallSem::Reduce(RedOp::UMax),
+                Some("min") => CallSem::Reduce(RedOp::SMin),
+                Some("max") => CallSem::Reduce(RedOp::SMax),
+                _ => return Err(format!("intrinsic @{n}")),
+            }
+        }
         n if n == "llvm.assume"
             || n.starts_with("llvm.lifetime.")
             || n.starts_with("llvm.dbg.") =>
@@ -236,6 +260,90 @@ fn int_ok(ty: &Type) -> bool {
     matches!(ty, Type::Int(w) if (1..=64).contains(w))
 }
 
+/// Rule C-OPS / C-INTR: the argument and result types a modelled call needs
+/// (the encoder derives its terms' widths from them); `Some(why)` when the
+/// call's types do not fit its meaning.
+fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
+    let arg = |i: usize| c.args.get(i).map(|a| &a.ty);
+    let res = &c.ty;
+    let shown = || {
+        let args: Vec<String> = c.args.iter().map(|a| type_name(&a.ty)).collect();
+        format!("{} ({})", type_name(res), args.join(", "))
+    };
+    let ok = match sem {
+        CallSem::Entry | CallSem::Anchor | CallSem::Loop => {
+            *res == Type::Token && c.args.is_empty()
+        }
+        CallSem::Ballot => int_ok(res) && arg(0) == Some(&Type::Int(1)),
+        CallSem::First | CallSem::Reduce(_) => int_ok(res) && arg(0) == Some(res),
+        CallSem::Shuffle { .. } => int_ok(res) && arg(0) == Some(res) && c.args.len() >= 2,
+        CallSem::Tid => int_ok(res),
+        CallSem::PureIntrinsic(_) => int_ok(res) && c.args.iter().all(|a| &a.ty == res),
+        _ => *res != Type::Token,
+    };
+    if ok {
+        None
+    } else {
+        let meaning = format!("{sem:?}").to_lowercase();
+        Some(format!(
+            "with types {}, which do not fit a {meaning}",
+            shown()
+        ))
+    }
+}
+
+/// The width of an integer type the encoding covers (i1 to i64).
+fn int_width(ty: &Type) -> Option<u32> {
+    match ty {
+        Type::Int(w) if (1..=64).contains(w) => Some(*w),
+        _ => None,
+    }
+}
+
+/// A type as LLVM spells it, for messages.
+fn type_name(ty: &Type) -> String {
+    semantics::ir::print::type_str(ty)
+}
+
+/// A cast's LLVM keyword.
+fn cast_name(op: CastOp) -> String {
+    format!("{op:?}").to_lowercase()
+}
+
+/// The terminator's operands are integers of the encoding's widths (the
+/// encoder derives every width from these types).
+fn check_terminator(
+    kernel: &str,
+    b: &semantics::ir::Block,
+    ret_ty: &Type,
+) -> Result<(), Unsupported> {
+    let bad = |what: String| Unsupported {
+        construct: what,
+        at: format!("@{kernel} %{}", b.name),
+        span: Some(b.term.span),
+    };
+    match &b.term.kind {
+        TermKind::CondBr { cond, .. } if !operand_ok(cond) => {
+            Err(bad("br on a non-integer constant".into()))
+        }
+        TermKind::Switch {
+            ty, cond, cases, ..
+        } => {
+            if !int_ok(ty) {
+                return Err(bad(format!("switch on {}", type_name(ty))));
+            }
+            if !operand_ok(cond) || !cases.iter().all(|(c, _)| matches!(c, Const::Int { .. })) {
+                return Err(bad("switch on a non-integer constant".into()));
+            }
+            Ok(())
+        }
+        TermKind::Ret(Some(v)) if &v.ty != ret_ty || !operand_ok(&v.value) => {
+            Err(bad(format!("ret of {}", type_name(&v.ty))))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn operand_ok(op: &Operand) -> bool {
     matches!(
         op,
@@ -262,24 +370,30 @@ pub fn prepare_inlined<'m>(
 ) -> Result<Prepared<'m>, Unsupported> {
     let func = m
         .function(kernel)
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .ok_or_else(|| Unsupported {
             construct: format!("no defined function @{kernel}"),
-            at: "module".into(),
+            at: "the module".into(),
+            span: None,
         })?;
-    let at = |b: usize, span: semantics::ir::Span| {
-        format!("@{kernel} %{} line {}", func.blocks[b].name, span.line)
-    };
+    if !(func.ret_ty == Type::Void || int_ok(&func.ret_ty)) {
+        return Err(Unsupported {
+            construct: format!("kernel returning {}", type_name(&func.ret_ty)),
+            at: format!("@{kernel}"),
+            span: None,
+        });
+    }
     let mut calls = Vec::new();
     let mut atomics = Vec::new();
     let mut has_anchor = false;
-    for (bi, b) in func.blocks.iter().enumerate() {
+    for b in &func.blocks {
         let mut row = Vec::new();
         let mut arow = Vec::new();
         for inst in &b.insts {
             let bad = |what: &str| Unsupported {
                 construct: what.to_string(),
-                at: at(bi, inst.span),
+                at: format!("@{kernel} %{}", b.name),
+                span: Some(inst.span),
             };
             let info = match &inst.kind {
                 InstKind::Call(c) => {
@@ -298,6 +412,9 @@ pub fn prepare_inlined<'m>(
                     {
                         return Err(bad("call argument that is not an integer"));
                     }
+                    if let Some(why) = call_types(&info.sem, c) {
+                        return Err(bad(&format!("call of @{} {why}", info.callee)));
+                    }
                     has_anchor |= info.sem == CallSem::Anchor;
                     Some(info)
                 }
@@ -307,7 +424,59 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
-                InstKind::Select { .. } | InstKind::Phi { .. } | InstKind::Cast { .. } => None,
+                InstKind::Select {
+                    cond,
+                    on_true,
+                    on_false,
+                    ..
+                } => {
+                    if cond.ty != Type::Int(1) {
+                        return Err(bad(&format!("select on {}", type_name(&cond.ty))));
+                    }
+                    if !int_ok(&on_true.ty) || on_false.ty != on_true.ty {
+                        return Err(bad(&format!("select of {}", type_name(&on_true.ty))));
+                    }
+                    if ![cond, on_true, on_false]
+                        .iter()
+                        .all(|o| operand_ok(&o.value))
+                    {
+                        return Err(bad("select of a non-integer constant"));
+                    }
+                    None
+                }
+                InstKind::Phi { ty, incoming, .. } => {
+                    if !int_ok(ty) {
+                        return Err(bad(&format!("phi of {}", type_name(ty))));
+                    }
+                    if !incoming.iter().all(|(o, _)| operand_ok(o)) {
+                        return Err(bad("phi of a non-integer constant"));
+                    }
+                    None
+                }
+                InstKind::Cast { op, from, to, .. } => {
+                    let (Some(wf), Some(wt)) = (int_width(&from.ty), int_width(to)) else {
+                        return Err(bad(&format!(
+                            "{} from {} to {}",
+                            cast_name(*op),
+                            type_name(&from.ty),
+                            type_name(to)
+                        )));
+                    };
+                    let fits = match op {
+                        CastOp::Trunc => wt < wf,
+                        CastOp::ZExt | CastOp::SExt => wt > wf,
+                        _ => false,
+                    };
+                    if !fits || !operand_ok(&from.value) {
+                        return Err(bad(&format!(
+                            "{} from {} to {}",
+                            cast_name(*op),
+                            type_name(&from.ty),
+                            type_name(to)
+                        )));
+                    }
+                    None
+                }
                 InstKind::Freeze(_) => return Err(bad("freeze")),
                 InstKind::AtomicRmw { op, ptr, value, .. } => {
                     let global = match &ptr.value {
@@ -338,14 +507,16 @@ pub fn prepare_inlined<'m>(
             row.push(info);
             arow.push(None);
         }
+        check_terminator(kernel, b, &func.ret_ty)?;
         calls.push(row);
         atomics.push(arow);
     }
     for p in &func.params {
         if !int_ok(&p.ty) {
             return Err(Unsupported {
-                construct: "non-integer kernel parameter".into(),
+                construct: format!("kernel parameter of {}", type_name(&p.ty)),
                 at: format!("@{kernel}"),
+                span: None,
             });
         }
     }

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::encode::Observe;
 use super::obs::{CEnd, CEvent, CThread};
 use super::replay::Replayed;
-use super::{Cex, Options, Outcome2, Verdict};
+use super::{Cex, Options, Outcome2, UnknownWhy, Verdict};
 
 /// Everything printed about one check.
 pub struct Report<'a> {
@@ -334,7 +334,15 @@ pub fn render_json(r: &Report) -> Value {
                 }))
                 .collect::<Vec<_>>());
         }
-        Verdict::Unknown(why) | Verdict::Vacuous(why) => out["reason"] = json!(why),
+        Verdict::Unknown(why) => {
+            out["reason"] = json!(why.to_string());
+            if let UnknownWhy::Stopped { stop, finished } = why {
+                out["stopped"] = json!(stop.to_string());
+                out["interrupted"] = json!(why.is_interrupted());
+                out["finished_threads"] = json!(finished);
+            }
+        }
+        Verdict::Vacuous(why) => out["reason"] = json!(why.to_string()),
         Verdict::Counterexample(c) => {
             let diff = c
                 .source

@@ -32,6 +32,7 @@
 //! values re-checked by our evaluator, Z3's own parse of our dumps agreeing
 //! with the API).
 
+mod budget;
 mod model;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -47,6 +48,8 @@ use z3::{Params, SatResult, Solver};
 use crate::vc::eval::Model;
 use crate::vc::{smtlib, Condition, TermId, Terms};
 use translate::Translator;
+
+pub use budget::{Budget, Stop};
 
 /// A named satisfiability question.
 #[derive(Clone, Debug)]
@@ -78,6 +81,9 @@ pub enum UnknownReason {
     Timeout,
     /// Z3 gave up for another reason (its own words).
     Solver(String),
+    /// The run stopped (its time budget spent, or Ctrl-C): the query was
+    /// not run or was interrupted.
+    Stopped(Stop),
 }
 
 impl std::fmt::Display for UnknownReason {
@@ -85,6 +91,7 @@ impl std::fmt::Display for UnknownReason {
         match self {
             UnknownReason::Timeout => write!(f, "solver time limit reached"),
             UnknownReason::Solver(why) => write!(f, "solver gave up: {why}"),
+            UnknownReason::Stopped(why) => write!(f, "run stopped: {why}"),
         }
     }
 }
@@ -173,7 +180,7 @@ fn timeout_ms(t: Duration) -> u32 {
 
 /// Runs `query` on a fresh Z3 solver of this thread's context.
 pub fn solve(terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
-    run(terms, query, false).map(|(o, _)| o)
+    run(terms, query, false, &Budget::default()).map(|(o, _)| o)
 }
 
 /// The answer of [`unsat_core`].
@@ -190,7 +197,7 @@ pub enum CoreOutcome {
 /// origins say which IR conditions exclude each other, e.g. why a program is
 /// always UB (STYLE.md item 9: vacuity is reported with its reason).
 pub fn unsat_core(terms: &Terms, query: &Query) -> Result<CoreOutcome, SmtError> {
-    Ok(match run(terms, query, true)? {
+    Ok(match run(terms, query, true, &Budget::default())? {
         (Outcome::Unsat, core) => CoreOutcome::Unsat { core },
         (other, _) => CoreOutcome::Other(other),
     })
@@ -198,7 +205,15 @@ pub fn unsat_core(terms: &Terms, query: &Query) -> Result<CoreOutcome, SmtError>
 
 /// Solves `query`; with `track`, each assertion is guarded by a fresh
 /// tracking literal and an unsat answer comes with the indices in the core.
-fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>), SmtError> {
+fn run(
+    terms: &Terms,
+    query: &Query,
+    track: bool,
+    budget: &Budget,
+) -> Result<(Outcome, Vec<usize>), SmtError> {
+    if let Some(stop) = budget.spent() {
+        return Ok((Outcome::Unknown(UnknownReason::Stopped(stop)), Vec::new()));
+    }
     let mut tr = Translator::new();
     let solver = Solver::new();
     let mut trackers = Vec::new();
@@ -219,6 +234,7 @@ fn run(terms: &Terms, query: &Query, track: bool) -> Result<(Outcome, Vec<usize>
         &query.name,
         query.timeout,
         &query.assertions,
+        budget,
     )?;
     let mut core = Vec::new();
     if outcome == Outcome::Unsat && track {
@@ -240,16 +256,33 @@ fn check(
     name: &str,
     timeout: Duration,
     assertions: &[Condition],
+    budget: &Budget,
 ) -> Result<Outcome, SmtError> {
+    if let Some(stop) = budget.spent() {
+        return Ok(Outcome::Unknown(UnknownReason::Stopped(stop)));
+    }
+    let (timeout, clipped) = budget.clip(timeout);
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms(timeout));
+    // Z3 would otherwise catch SIGINT itself during a check (answering
+    // "interrupted from keyboard" while our handler never runs): Ctrl-C is
+    // the run's Budget's, which interrupts Z3 through its context.
+    params.set_bool("ctrl_c", false);
     solver.set_params(&params);
     let start = Instant::now();
-    let result = solver.check();
+    let result = budget.watch(solver.get_context(), || solver.check());
     let elapsed = start.elapsed();
     match result {
         SatResult::Unsat => Ok(Outcome::Unsat),
         SatResult::Unknown => {
+            // The run's budget ended this query (Ctrl-C, or the limit
+            // clipped to what was left of --time-limit).
+            if let Some(stop) = budget.spent() {
+                return Ok(Outcome::Unknown(UnknownReason::Stopped(stop)));
+            }
+            if clipped && elapsed >= timeout {
+                return Ok(Outcome::Unknown(UnknownReason::Stopped(Stop::TimeLimit)));
+            }
             let why = solver.get_reason_unknown().unwrap_or_default();
             // Z3 says "timeout" or "canceled" depending on where the limit
             // struck; the clock is the fallback for any other wording.
@@ -328,6 +361,16 @@ impl Incremental {
 
     /// Checks the conjunction of everything asserted so far.
     pub fn check(&mut self, terms: &Terms, name: &str) -> Result<Outcome, SmtError> {
+        self.check_within(terms, name, &Budget::default())
+    }
+
+    /// [`Incremental::check`] within a run's budget.
+    pub fn check_within(
+        &mut self,
+        terms: &Terms,
+        name: &str,
+        budget: &Budget,
+    ) -> Result<Outcome, SmtError> {
         check(
             &self.solver,
             &mut self.tr,
@@ -335,6 +378,7 @@ impl Incremental {
             name,
             self.timeout,
             &self.assertions,
+            budget,
         )
     }
 }
@@ -374,6 +418,8 @@ pub struct Session {
     pub dump_dir: Option<PathBuf>,
     pub log: Vec<QueryRecord>,
     dumped_names: HashSet<String>,
+    /// The run's deadline and interrupt flag, applied to every query.
+    pub budget: Budget,
 }
 
 impl Session {
@@ -382,6 +428,7 @@ impl Session {
             dump_dir,
             log: Vec::new(),
             dumped_names: HashSet::new(),
+            budget: Budget::default(),
         }
     }
 
@@ -390,7 +437,7 @@ impl Session {
     pub fn solve(&mut self, terms: &Terms, query: &Query) -> Result<Outcome, SmtError> {
         let dumped = self.dump(terms, query)?;
         let start = Instant::now();
-        let outcome = solve(terms, query)?;
+        let outcome = run(terms, query, false, &self.budget)?.0;
         self.record(&query.name, &outcome, start, dumped);
         Ok(outcome)
     }
@@ -408,7 +455,7 @@ impl Session {
             None => None,
         };
         let start = Instant::now();
-        let outcome = solver.check(terms, name)?;
+        let outcome = solver.check_within(terms, name, &self.budget)?;
         self.record(name, &outcome, start, dumped);
         Ok(outcome)
     }

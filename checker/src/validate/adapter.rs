@@ -94,10 +94,22 @@ pub fn check_function(
                 rules.join(", ")
             );
         }
-        Ok(PairResult::Unsupported { role, message }) => {
+        Ok(PairResult::Unsupported {
+            role,
+            message,
+            span,
+        }) => {
             r.verdict = FnVerdict::Unsupported;
             let m = if role == "source" { pair.src } else { pair.tgt };
-            r.reason = format!("in the {role}: {}", place(location(role), m, &message));
+            r.reason = match span {
+                Some(sp) => format!(
+                    "in the {role}: {}:{}:{}: {message}",
+                    location(role),
+                    sp.line,
+                    sp.col
+                ),
+                None => format!("in the {role}: {}", place(location(role), m, &message)),
+            };
         }
         Ok(PairResult::Checked {
             outcome,
@@ -139,12 +151,12 @@ pub fn check_function(
                 Verdict::Unknown(why) => {
                     r.reason = match time_limit {
                         Some(l) if timed_out => limit_text(l),
-                        _ => why.clone(),
+                        _ => why.to_string(),
                     };
                 }
                 Verdict::Vacuous(why) => {
                     r.verdict = FnVerdict::Vacuous;
-                    r.reason = why.clone();
+                    r.reason = why.to_string();
                 }
             }
         }

@@ -601,10 +601,33 @@ pub struct Function {
     pub values: Vec<ValueInfo>,
     /// Function metadata attachments (`!dbg !3` before the body).
     pub md: Vec<MdAttachment>,
+    /// A definition whose body uses a construct outside the subset (rule
+    /// P-PROG): `blocks` is empty, `values` holds only the arguments, and
+    /// the original text is kept for printing. Analyses skip it (see
+    /// [`Function::has_body`]); the rest of the module is unaffected.
+    pub unsupported: Option<Box<UnsupportedBody>>,
     pub span: Span,
 }
 
+/// Why a definition's body was not read, and its text (rule P-PROG:
+/// unsupported constructs are named, never silently ignored).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct UnsupportedBody {
+    /// `inline asm`, `invoke`, `callbr`, `personality`, ...
+    pub construct: String,
+    pub message: String,
+    /// Where the construct is.
+    pub span: Span,
+    /// The definition as written, from `define` to its closing `}`.
+    pub text: String,
+}
+
 impl Function {
+    /// A definition whose body was read: the functions analyses look into.
+    /// Declarations and definitions with an [`UnsupportedBody`] have none.
+    pub fn has_body(&self) -> bool {
+        self.is_definition && self.unsupported.is_none()
+    }
     pub fn block(&self, b: BlockId) -> &Block {
         &self.blocks[b.0]
     }

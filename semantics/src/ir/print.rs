@@ -334,6 +334,12 @@ fn write_global(o: &mut String, g: &Global) {
 /// Writes one function (definition with body, or declaration).
 pub fn print_function(f: &Function) -> String {
     let mut o = String::new();
+    if let Some(u) = &f.unsupported {
+        // Rule P-PROG per function: the unread definition, as written.
+        o.push_str(&u.text);
+        o.push('\n');
+        return o;
+    }
     o.push_str(if f.is_definition {
         "define "
     } else {

@@ -148,7 +148,7 @@ pub struct Exploration {
 /// Finds the kernel: `opts.entry` or the only definition.
 pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
     let defs: Vec<usize> = (0..module.functions.len())
-        .filter(|i| module.functions[*i].is_definition)
+        .filter(|i| module.functions[*i].has_body())
         .collect();
     match &opts.entry {
         Some(name) => defs

@@ -165,7 +165,7 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
     }
     if let Some(i) = module.functions.iter().position(|f| f.name == name) {
         let f = &module.functions[i];
-        if f.is_definition {
+        if f.has_body() {
             return CalleeKind::Defined(i);
         }
         if is_convergent_call(module, call) {
@@ -251,11 +251,11 @@ impl<'m> Program<'m> {
         let funcs: Vec<Option<FuncInfo>> = module
             .functions
             .iter()
-            .map(|f| f.is_definition.then(|| func_info(f)))
+            .map(|f| f.has_body().then(|| func_info(f)))
             .collect();
         let mut may_enter = vec![vec![false; n]; n];
         for (i, f) in module.functions.iter().enumerate() {
-            may_enter[i][i] = f.is_definition;
+            may_enter[i][i] = f.has_body();
             for g in direct_callees(module, f) {
                 may_enter[i][g] = true;
             }
@@ -344,7 +344,7 @@ fn direct_callees(module: &Module, f: &Function) -> Vec<usize> {
                     if let Some(g) = module
                         .functions
                         .iter()
-                        .position(|x| &x.name == name && x.is_definition)
+                        .position(|x| &x.name == name && x.has_body())
                     {
                         out.push(g);
                     }

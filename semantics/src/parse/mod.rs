@@ -75,7 +75,7 @@ pub fn parse_module(file: &str, text: &str) -> Result<Module, ParseError> {
         kind: ParseErrorKind::Syntax,
         message: e.message,
     })?;
-    parser::Parser::new(file, toks).module()
+    parser::Parser::new(file, text, toks).module()
 }
 
 #[cfg(test)]

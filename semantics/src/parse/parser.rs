@@ -13,6 +13,10 @@ use crate::ir::{AttrGroup, Function, Global, Module, Name, Param, Span, Type, Ty
 /// The token cursor plus module-wide facts the body parser needs.
 pub(super) struct Parser {
     pub file: String,
+    /// The source text and the byte offset of each line start, to keep
+    /// the text of definitions with an unsupported body.
+    src: String,
+    line_starts: Vec<usize>,
     pub toks: Vec<Token>,
     pub pos: usize,
     /// Named struct types, for result types of `extractvalue` (pre-scanned
@@ -30,9 +34,14 @@ pub(super) struct Parser {
 }
 
 impl Parser {
-    pub fn new(file: &str, toks: Vec<Token>) -> Parser {
+    pub fn new(file: &str, src: &str, toks: Vec<Token>) -> Parser {
+        let line_starts = std::iter::once(0)
+            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Parser {
             file: file.to_string(),
+            src: src.to_string(),
+            line_starts,
             toks,
             pos: 0,
             named_types: HashMap::new(),
@@ -560,6 +569,7 @@ impl Parser {
             trailer.push(format!("addrspace({n})"));
         }
         let fn_attrs = self.attrs(AttrCtx::FnHeader)?;
+        let mut header_unsupported: Option<ParseError> = None;
         loop {
             let at = self.span();
             match self.peek().clone() {
@@ -578,12 +588,19 @@ impl Parser {
                         self.bump();
                         trailer.push(self.comdat_rest()?);
                     }
+                    // The typed constant is read; the function's body is
+                    // then kept unread (rule P-PROG, per function).
                     "prefix" | "prologue" | "personality" => {
-                        return Err(self.unsupported_at(
-                            at,
-                            &w,
-                            "outside the accepted LLVM IR subset (rule P-PROG)",
-                        ))
+                        self.bump();
+                        let ty = self.parse_type()?;
+                        self.parse_const(&ty)?;
+                        header_unsupported.get_or_insert_with(|| {
+                            self.unsupported_at(
+                                at,
+                                &w,
+                                "outside the accepted LLVM IR subset (rule P-PROG)",
+                            )
+                        });
                     }
                     _ => break,
                 },
@@ -608,13 +625,82 @@ impl Parser {
             blocks: Vec::new(),
             values: Vec::new(),
             md,
+            unsupported: None,
             span,
         };
         if is_definition {
+            let open = self.pos;
             self.expect_punct('{')?;
-            self.body(&mut f, fb)?;
+            let args = fb.values.clone();
+            let read = match header_unsupported {
+                Some(e) => Err(e),
+                None => self.body(&mut f, fb),
+            };
+            match read {
+                Ok(()) => {}
+                Err(e) if matches!(e.kind, ParseErrorKind::Unsupported { .. }) => {
+                    self.keep_unsupported_body(&mut f, open, args, e)?
+                }
+                Err(e) => return Err(e),
+            }
         }
         Ok(f)
+    }
+
+    /// Rule P-PROG per function: a definition using an unsupported
+    /// construct keeps its header and its text; the cursor moves past the
+    /// `}` matching the body's `{` (token `open`), so the rest of the
+    /// module is read normally.
+    fn keep_unsupported_body(
+        &mut self,
+        f: &mut Function,
+        open: usize,
+        args: Vec<crate::ir::ValueInfo>,
+        e: ParseError,
+    ) -> Result<(), ParseError> {
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, t) in self.toks.iter().enumerate().skip(open) {
+            match t.tok {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            return Err(self.err_at(self.toks[open].span, "function body has no closing '}'"));
+        };
+        let from = self.offset(f.span);
+        let to = self.offset(self.toks[close].span) + 1;
+        let ParseErrorKind::Unsupported { construct } = e.kind else {
+            return Err(e);
+        };
+        f.blocks.clear();
+        f.values = args;
+        f.unsupported = Some(Box::new(crate::ir::UnsupportedBody {
+            construct,
+            message: e.message,
+            span: e.span,
+            text: self.src.get(from..to).unwrap_or_default().to_string(),
+        }));
+        self.pos = close + 1;
+        Ok(())
+    }
+
+    /// The byte offset of a token's position in the source.
+    fn offset(&self, s: Span) -> usize {
+        let line = (s.line as usize).saturating_sub(1);
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.src.len())
+            + (s.col as usize).saturating_sub(1)
     }
 
     /// A calling convention keyword or `cc N`.

@@ -23,21 +23,54 @@ fn syntax_at(text: &str, line: u32, col: u32, needle: &str) {
     );
 }
 
+/// The construct is reported at `line:col`: as the module's error, or,
+/// inside a function, as that function's [`crate::ir::UnsupportedBody`]
+/// (rule P-PROG per function) while the module is accepted, prints the
+/// function back verbatim, and round-trips.
 fn unsupported_at(text: &str, construct: &str, line: u32, col: u32) {
-    let e = err(text);
+    let (kind, span, shown) = match parse_module("t.ll", text) {
+        Err(e) => (e.kind.clone(), e.span, e.to_string()),
+        Ok(m) => {
+            let Some(f) = m.functions.iter().find(|f| f.unsupported.is_some()) else {
+                panic!("no function is unsupported in\n{text}");
+            };
+            let u = f.unsupported.as_ref().expect("found above");
+            assert!(!f.has_body() && f.blocks.is_empty());
+            assert!(
+                u.text.starts_with("define") && u.text.ends_with('}'),
+                "{}",
+                u.text
+            );
+            assert!(text.contains(&u.text));
+            let printed = crate::ir::print::print_module(&m);
+            assert!(printed.contains(&u.text), "{printed}");
+            assert_eq!(parse_module("p.ll", &printed).as_ref(), Ok(&m));
+            let shown = format!(
+                "t.ll:{}: unsupported construct `{}`: {}",
+                u.span, u.construct, u.message
+            );
+            (
+                ParseErrorKind::Unsupported {
+                    construct: u.construct.clone(),
+                },
+                u.span,
+                shown,
+            )
+        }
+    };
     assert_eq!(
-        e.kind,
+        kind,
         ParseErrorKind::Unsupported {
             construct: construct.to_string()
         },
-        "{e}"
+        "{shown}"
     );
-    assert_eq!((e.span.line, e.span.col), (line, col), "{e}");
+    assert_eq!((span.line, span.col), (line, col), "{shown}");
     assert!(
-        e.to_string().starts_with(&format!(
+        shown.starts_with(&format!(
             "t.ll:{line}:{col}: unsupported construct `{construct}`"
         )),
-        "{e}"
+        "{shown}"
     );
 }
 
@@ -183,9 +216,9 @@ fn unsupported_constructs_are_named() {
     unsupported_at("module asm \"x\"\n", "module asm", 1, 1);
     unsupported_at("uselistorder ptr @f, { 1, 0 }\n", "uselistorder", 1, 1);
     unsupported_at(
-        "define void @f() personality ptr @p {\n  ret void\n}\n",
+        "declare i32 @p(...)\ndefine void @f() personality ptr @p {\n  ret void\n}\n",
         "personality",
-        1,
+        2,
         18,
     );
 }
@@ -433,4 +466,26 @@ fn deep_types_and_constants_are_errors_not_crashes() {
     let m = parse_module("t.ll", &ok).expect("200 levels are within the bound");
     let printed = crate::ir::print::print_module(&m);
     assert_eq!(parse_module("p.ll", &printed).as_ref(), Ok(&m));
+}
+
+/// Rule P-PROG per function: inline asm in one function leaves the other
+/// functions of the module readable (issue 12 item 1).
+#[test]
+fn unsupported_construct_only_affects_its_function() {
+    let text = "define void @asm(i32 %x) {\n  call void asm sideeffect \"s_nop 0\", \"\"()\n  ret void\n}\n\ndefine i32 @ok(i32 %y) {\n  %z = add i32 %y, 1\n  ret i32 %z\n}\n";
+    let m = parse_module("t.ll", text).expect("the module is accepted");
+    let bad = m.function("asm").expect("kept");
+    assert!(bad.is_definition && !bad.has_body());
+    assert_eq!(bad.values.len(), 1, "the arguments stay");
+    let u = bad.unsupported.as_ref().expect("unsupported");
+    assert_eq!(
+        (u.construct.as_str(), u.span.line, u.span.col),
+        ("inline asm", 2, 13)
+    );
+    let ok = m.function("ok").expect("parsed");
+    assert!(ok.has_body());
+    assert_eq!(ok.blocks[0].insts.len(), 1);
+    // A syntax error after the unsupported construct is still an error.
+    let e = err("define void @f() {\n  call void asm \"\", \"\"()\n  ret void\n}\ndefine void @g() {\n  ret i32\n}\n");
+    assert_eq!(e.kind, ParseErrorKind::Syntax, "{e}");
 }

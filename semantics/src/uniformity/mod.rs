@@ -173,7 +173,7 @@ pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
 pub fn analyze_module(m: &Module) -> Vec<FunctionUniformity> {
     m.functions
         .iter()
-        .filter(|f| f.is_definition)
+        .filter(|f| f.has_body())
         .map(|f| analyze_function(m, f))
         .collect()
 }

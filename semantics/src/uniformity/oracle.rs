@@ -156,6 +156,7 @@ fn observe_decl(bits: u32) -> Function {
         blocks: vec![],
         values: vec![],
         md: Vec::new(),
+        unsupported: None,
         span: Span::default(),
     }
 }
@@ -212,7 +213,7 @@ pub fn instrument(m: &Module, fi: usize) -> (Module, Vec<Vec<ValueId>>) {
 fn function_index(m: &Module, func: &str) -> Result<usize, String> {
     m.functions
         .iter()
-        .position(|f| f.name == func && f.is_definition)
+        .position(|f| f.name == func && f.has_body())
         .ok_or_else(|| format!("no definition of @{func}"))
 }
 

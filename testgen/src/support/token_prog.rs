@@ -473,6 +473,7 @@ impl TokenProg {
             blocks,
             values,
             md: vec![],
+            unsupported: None,
             span: Span::default(),
         }
     }
@@ -546,6 +547,7 @@ fn decl(name: &str, ret: Type, convergent: bool, params: Vec<Type>) -> Function 
         blocks: Vec::new(),
         values: Vec::new(),
         md: Vec::new(),
+        unsupported: None,
         span: Span::default(),
     }
 }

@@ -35,6 +35,7 @@ fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
         blocks: vec![],
         values: vec![],
         md: Vec::new(),
+        unsupported: None,
         span: Span::default(),
     }
 }
@@ -271,6 +272,7 @@ pub fn build(u: &UFunc) -> Function {
         blocks,
         values,
         md: vec![],
+        unsupported: None,
         span: Span::default(),
     }
 }

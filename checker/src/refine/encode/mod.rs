@@ -41,7 +41,7 @@ use semantics::ir::{
 mod pure;
 mod sets;
 
-use super::prog::{CallSem, Prepared};
+use super::prog::{CallSem, Prepared, Unsupported};
 use crate::vc::{Sort, TermId, Terms};
 
 /// Width of counters, ordinals, step numbers and key components.
@@ -201,6 +201,11 @@ pub(crate) struct Builder<'a, 'p> {
     name: String,
     observe: Observe,
     ranks: Ranks,
+    /// The instruction being encoded (for [`Unsupported`] locations).
+    here: (String, Option<semantics::ir::Span>),
+    /// The first value whose width disagrees with its IR type: the encoding
+    /// stops with it instead of building an ill-sorted term.
+    bad: Option<Unsupported>,
 }
 
 fn width(ty: &Type) -> u32 {
@@ -227,8 +232,35 @@ impl Builder<'_, '_> {
         let poison = self.t.tru();
         V::Int { bits, poison }
     }
+    /// Records that the encoder met a value it cannot express (the first
+    /// one is reported; terms stay well-sorted meanwhile).
+    fn unsupported(&mut self, construct: String) {
+        if self.bad.is_none() {
+            self.bad = Some(Unsupported {
+                construct,
+                at: self.here.0.clone(),
+                span: self.here.1,
+            });
+        }
+    }
+    /// The bit-vector width of an int value.
+    fn width_of(&self, v: &V) -> Option<u32> {
+        match v {
+            V::Int { bits, .. } => self.t.sort(*bits).bv_width(),
+            _ => None,
+        }
+    }
     fn ite_v(&mut self, c: TermId, a: &V, b: &V) -> V {
         match (a, b) {
+            (V::Int { bits: x, .. }, V::Int { bits: y, .. })
+                if self.t.sort(*x) != self.t.sort(*y) =>
+            {
+                let (wa, wb) = (self.width_of(a), self.width_of(b));
+                self.unsupported(format!(
+                    "a merge of values of widths {wa:?} and {wb:?} (types disagree)"
+                ));
+                a.clone()
+            }
             (V::Int { bits: x, poison: p }, V::Int { bits: y, poison: q }) => V::Int {
                 bits: self.t.ite(c, *x, *y),
                 poison: self.t.ite(c, *p, *q),
@@ -281,7 +313,7 @@ pub fn encode(
     k: usize,
     name: &str,
     observe: Observe,
-) -> Enc {
+) -> Result<Enc, Unsupported> {
     encode_with(terms, p, launch, k, name, observe, Ranks::Free)
 }
 
@@ -311,15 +343,21 @@ pub fn encode_with(
     name: &str,
     observe: Observe,
     ranks: Ranks,
-) -> Enc {
+) -> Result<Enc, Unsupported> {
     let mut b = Builder {
         t: terms,
         p,
         name: name.to_string(),
         observe,
         ranks,
+        here: (format!("@{}", p.func.name), None),
+        bad: None,
     };
-    b.run(launch, k)
+    let enc = b.run(launch, k);
+    match b.bad {
+        Some(u) => Err(u),
+        None => Ok(enc),
+    }
 }
 
 /// Per-thread running state of the encoder.
@@ -413,13 +451,24 @@ impl Builder<'_, '_> {
         enc
     }
 
+    /// The value of operand `op` used with IR width `w`; a value of
+    /// another width (its definition's type disagrees with this use) is
+    /// reported as unsupported and read as poison, so terms stay well-sorted.
     fn operand(&mut self, op: &Operand, w: u32, local: &HashMap<ValueId, V>, st: &ThreadSt) -> V {
         match op {
-            Operand::Local(v) => local
-                .get(v)
-                .or_else(|| st.cur.get(v))
-                .cloned()
-                .unwrap_or_else(|| self.poison(w)),
+            Operand::Local(v) => match local.get(v).or_else(|| st.cur.get(v)).cloned() {
+                Some(x) => match self.width_of(&x) {
+                    Some(got) if got != w => {
+                        let name = self.p.func.value(*v).name.to_string();
+                        self.unsupported(format!(
+                            "%{name} of width {got} used as an i{w} (types disagree)"
+                        ));
+                        self.poison(w)
+                    }
+                    _ => x,
+                },
+                None => self.poison(w),
+            },
             Operand::Const(Const::Int { value, .. }) => {
                 let bits = self.bv(w, *value as u128);
                 self.int(bits)
@@ -428,9 +477,19 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Bits and poison flag of `v` read as an `i{w}` (a token or a value
+    /// of another width reads as poison; the latter is reported).
     fn bits_of(&mut self, v: &V, w: u32) -> (TermId, TermId) {
         match v {
-            V::Int { bits, poison } => (*bits, *poison),
+            V::Int { bits, poison } if self.t.sort(*bits).bv_width() == Some(w) => (*bits, *poison),
+            V::Int { bits, .. } => {
+                let got = self.t.sort(*bits).bv_width();
+                self.unsupported(format!(
+                    "a value of width {got:?} used as an i{w} (types disagree)"
+                ));
+                let b = self.bv(w, 0);
+                (b, self.t.tru())
+            }
             _ => {
                 let b = self.bv(w, 0);
                 (b, self.t.tru())
@@ -543,6 +602,7 @@ impl Builder<'_, '_> {
                 cyc_after.insert(*c, val);
             }
             for (bi, block) in f.blocks.iter().enumerate() {
+                self.here.0 = format!("@{} %{}", f.name, block.name);
                 let bt = self.bv(bw, bi as u128);
                 let at = self.t.eq(cur_blk, bt);
                 let mut local: HashMap<ValueId, V> = HashMap::new();
@@ -551,6 +611,7 @@ impl Builder<'_, '_> {
                 let mut cev_i = 0usize;
                 let mut local_c: HashMap<usize, TermId> = HashMap::new();
                 for (ii, inst) in block.insts.iter().enumerate() {
+                    self.here.1 = Some(inst.span);
                     let val: V = match &inst.kind {
                         InstKind::AtomicRmw { value, .. } => {
                             // Memory abstraction (prog::AtomicInfo): an
@@ -695,7 +756,9 @@ impl Builder<'_, '_> {
                                     CallSem::Anchor => {
                                         // D-ANCHOR: the j-th instance of this anchor in
                                         // thread t gets the chosen key a[t][o][j].
-                                        if !anchor_vars.contains_key(&c) {
+                                        if let std::collections::hash_map::Entry::Vacant(slot) =
+                                            anchor_vars.entry(c)
+                                        {
                                             // One choice per possible occurrence
                                             // of any copy in the class.
                                             let copies = enc.class_ops[c].len();
@@ -718,7 +781,7 @@ impl Builder<'_, '_> {
                                                 let d = self.t.distinct(&vs);
                                                 enc.valid.push(d);
                                             }
-                                            anchor_vars.insert(c, vs);
+                                            slot.insert(vs);
                                         }
                                         let vs = anchor_vars[&c].clone();
                                         vec![select(self.t, cur_c, &vs)]
@@ -820,13 +883,16 @@ impl Builder<'_, '_> {
                                             .collect();
                                         dom.push(Sort::BitVec(32));
                                         let fid = self.t.func(
-                                            &format!("uf.{}", info.callee),
+                                            &uf_name("uf", &info.callee, &dom, rw),
                                             &dom,
                                             Sort::BitVec(rw),
                                         );
                                         let mut xs: Vec<TermId> = Vec::new();
                                         for a in &args {
-                                            let (b, _) = self.bits_of(a, 1);
+                                            let b = match a {
+                                                V::Int { bits, .. } => *bits,
+                                                _ => self.bv(1, 0),
+                                            };
                                             xs.push(b);
                                         }
                                         xs.push(self.bv(32, t as u128));
@@ -856,6 +922,7 @@ impl Builder<'_, '_> {
                     }
                 }
                 // Terminator.
+                self.here.1 = Some(block.term.span);
                 let (succ, ends_ub, ret_v) = match &block.term.kind {
                     TermKind::Br(d) => (Some(self.bv(bw, d.0 as u128)), fls, None),
                     TermKind::CondBr {
@@ -1076,6 +1143,21 @@ impl CallSem {
     pub fn is_token_def(&self) -> bool {
         matches!(self, CallSem::Entry | CallSem::Anchor | CallSem::Loop)
     }
+}
+
+/// The name of the uninterpreted function of callee `callee` with this
+/// signature: source and target may declare one callee with different
+/// types, which are then different functions (never one ill-sorted one).
+pub(super) fn uf_name(prefix: &str, callee: &str, dom: &[Sort], range: u32) -> String {
+    let sig: Vec<String> = dom
+        .iter()
+        .map(|s| match s {
+            Sort::BitVec(w) => format!("i{w}"),
+            Sort::Bool => "b".to_string(),
+            other => format!("{other:?}").to_lowercase(),
+        })
+        .collect();
+    format!("{prefix}.{callee}.{}.i{range}", sig.join("_"))
 }
 
 pub(super) fn keys_eq(t: &mut Terms, a: &[TermId], b: &[TermId]) -> TermId {

@@ -37,20 +37,22 @@ impl Builder<'_, '_> {
                         let alts = member(self.t, enc, t, s, o, u);
                         let conds: Vec<TermId> = alts.iter().map(|(c, _, _)| *c).collect();
                         let is = self.t.or(&conds);
-                        let nargs = enc.inst[t][s][o].args.len();
-                        let mut args: Vec<V> = (0..nargs).map(|_| self.poison(32)).collect();
+                        // Placeholders of the op's own argument widths (every
+                        // member is a copy of one static call: same types).
+                        let own = enc.inst[t][s][o].args.clone();
+                        let mut args: Vec<V> = own
+                            .iter()
+                            .map(|a| {
+                                let w = self.width_of(a).unwrap_or(1);
+                                self.poison(w)
+                            })
+                            .collect();
                         for (c, s2, o2) in alts.iter().rev() {
                             let theirs = enc.inst[u][*s2][*o2].args.clone();
                             for (i, a) in theirs.iter().enumerate() {
                                 if i < args.len() {
                                     let old = args[i].clone();
-                                    args[i] = if matches!(old, V::Int { .. })
-                                        && matches!(a, V::Int { .. })
-                                    {
-                                        self.ite_fit(*c, a, &old)
-                                    } else {
-                                        a.clone()
-                                    };
+                                    args[i] = self.ite_v(*c, a, &old);
                                 }
                             }
                         }
@@ -73,20 +75,6 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// `ite` of two ints whose widths may differ (an unused placeholder).
-    fn ite_fit(&mut self, c: TermId, a: &V, b: &V) -> V {
-        match (a, b) {
-            (V::Int { bits: x, .. }, V::Int { bits: y, .. })
-                if self.t.sort(*x) != self.t.sort(*y) =>
-            {
-                let w = self.t.sort(*x).bv_width().unwrap_or(32);
-                let pb = self.poison(w);
-                self.ite_v(c, a, &pb)
-            }
-            _ => self.ite_v(c, a, b),
-        }
-    }
-
     /// C-OPS results for thread `t` over members `mem` (u -> (member, args)):
     /// (value, poison, out-of-range shuffle).
     // The thread index `u` names a thread (bit `u`, `arg(self, u, ..)`),
@@ -102,11 +90,23 @@ impl Builder<'_, '_> {
     ) -> (TermId, TermId, TermId) {
         let fls = self.t.fls();
         let n = mem.len();
+        // Member u's argument i read as an `i{w}` (poison when absent;
+        // bits_of reports a width that disagrees).
         let arg = |s: &mut Self, u: usize, i: usize, w: u32| -> (TermId, TermId) {
+            match mem[u].1.get(i) {
+                Some(v) => s.bits_of(v, w),
+                None => {
+                    let z = s.bv(w, 0);
+                    (z, s.t.tru())
+                }
+            }
+        };
+        // Member u's argument i at its own width (1 when absent).
+        let arg_any = |s: &mut Self, u: usize, i: usize| -> (TermId, TermId) {
             match mem[u].1.get(i) {
                 Some(V::Int { bits, poison }) => (*bits, *poison),
                 _ => {
-                    let z = s.bv(w, 0);
+                    let z = s.bv(1, 0);
                     (z, s.t.tru())
                 }
             }
@@ -115,16 +115,16 @@ impl Builder<'_, '_> {
             CallSem::Ballot => {
                 let mut acc = self.bv(w, 0);
                 let mut poison = fls;
-                for u in 0..n {
+                for (u, (is, _)) in mem.iter().enumerate() {
                     let (b, p) = arg(self, u, 0, 1);
                     let one = self.bv(1, 1);
                     let set = self.t.eq(b, one);
-                    let c = self.t.and(&[mem[u].0, set]);
+                    let c = self.t.and(&[*is, set]);
                     let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
                     let z = self.bv(w, 0);
                     let add = self.t.ite(c, bit, z);
                     acc = self.t.bv_or(acc, add);
-                    let pm = self.t.and(&[mem[u].0, p]);
+                    let pm = self.t.and(&[*is, p]);
                     poison = self.t.or(&[poison, pm]);
                 }
                 (acc, poison, fls)
@@ -148,10 +148,10 @@ impl Builder<'_, '_> {
                 };
                 let mut acc = self.bv(w, ident);
                 let mut poison = fls;
-                for u in 0..n {
+                for (u, (is, _)) in mem.iter().enumerate() {
                     let (b, p) = arg(self, u, 0, w);
                     let idt = self.bv(w, ident);
-                    let x = self.t.ite(mem[u].0, b, idt);
+                    let x = self.t.ite(*is, b, idt);
                     acc = match op {
                         RedOp::Add => self.t.bv_add(acc, x),
                         RedOp::And => self.t.bv_and(acc, x),
@@ -174,14 +174,14 @@ impl Builder<'_, '_> {
                             self.t.ite(c, x, acc)
                         }
                     };
-                    let pm = self.t.and(&[mem[u].0, p]);
+                    let pm = self.t.and(&[*is, p]);
                     poison = self.t.or(&[poison, pm]);
                 }
                 (acc, poison, fls)
             }
             CallSem::Shuffle { .. } => {
                 // Own id argument (index 1): the lane to read.
-                let (id, idp) = arg(self, t, 1, 32);
+                let (id, idp) = arg_any(self, t, 1);
                 let iw = self.t.sort(id).bv_width().unwrap_or(32);
                 let mut v = self.bv(w, 0);
                 let mut p = self.t.tru();
@@ -211,16 +211,18 @@ impl Builder<'_, '_> {
                     dom.push(Sort::Bool);
                     xs.push(*is);
                     for i in 0..nargs {
-                        let (b, _) = arg(self, u, i, 32);
+                        let (b, _) = arg_any(self, u, i);
                         let bw_ = self.t.sort(b).bv_width().unwrap_or(32);
                         dom.push(Sort::BitVec(bw_));
                         let z = self.bv(bw_, 0);
                         xs.push(self.t.ite(*is, b, z));
                     }
                 }
-                let fid = self
-                    .t
-                    .func(&format!("ufc.{callee}.n{n}"), &dom, Sort::BitVec(w));
+                let fid = self.t.func(
+                    &super::uf_name(&format!("ufc.n{n}"), callee, &dom, w),
+                    &dom,
+                    Sort::BitVec(w),
+                );
                 (self.t.apply(fid, &xs), fls, fls)
             }
         }
