@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
 
 setup:
 	@scripts/setup.sh
@@ -41,6 +41,11 @@ bench-verify: build
 
 bench-refine: build
 	@scripts/bench-refine.sh
+
+# convcheck validate over examples/kernels and generated convergent programs
+# with -O2/-O3 and single passes (minutes; prints the README's table).
+validate-campaign: setup
+	@scripts/validate-campaign.sh
 
 # The fuzzer (not part of `make test`, which runs a fixed-seed slice of
 # 3,000 inputs): FUZZ_INPUTS mutated inputs through every subcommand;

@@ -14,6 +14,7 @@
 //! | the spec-validation suite: claim files, checks, meta-claims | [`prove`] |
 //! | interpreter and SMT checker agree (M-AGREE, MC-07) | [`agree`] |
 //! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
+//! | translation validation of opt pipelines (issue 14) | [`validate`] |
 
 pub mod agree;
 pub mod builtin;
@@ -25,4 +26,5 @@ pub mod html;
 pub mod prove;
 pub mod refine;
 pub mod smt;
+pub mod validate;
 pub mod vc;

@@ -39,6 +39,8 @@ enum Command {
     Uniformity(cmd::uniformity::Args),
     /// Check that a target program refines a source program (R-REF).
     Refine(cmd::refine::Args),
+    /// Run opt on a file and check that each convergent function's result refines it.
+    Validate(cmd::validate::Args),
     /// Check every claim of the documents (proofs/*.claim) and print the table.
     Prove(cmd::prove::Args),
     /// The main demonstration: the suite's headline, a counterexample and a proof.
@@ -86,6 +88,7 @@ fn main() -> ExitCode {
         Command::Run(a) => (cmd::run::run(a), a.json),
         Command::Uniformity(a) => (cmd::uniformity::run(a), a.json),
         Command::Refine(a) => (cmd::refine::run(a), a.json),
+        Command::Validate(a) => (cmd::validate::run(a), a.json),
         Command::Prove(a) => (cmd::prove::run(a), false),
         Command::Demo(a) => (cmd::demo::run(a), false),
     };

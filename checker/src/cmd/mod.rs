@@ -8,4 +8,5 @@ pub mod prove;
 pub mod refine;
 pub mod run;
 pub mod uniformity;
+pub mod validate;
 pub mod verify;

@@ -1,0 +1,327 @@
+//! Running LLVM's `opt`: locating it, running a pipeline on a file with its
+//! output kept, and reading a test file's `; RUN: opt ...` line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The `opt` used when neither `--opt` nor `$OPT` names one.
+pub const DEFAULT_OPT: &str = "opt-22";
+
+/// Finds `opt`: `explicit` (`--opt PATH`), else `$OPT`, else [`DEFAULT_OPT`]
+/// on `PATH`. The error says all three ways.
+pub fn locate(explicit: Option<&Path>, env_opt: Option<&str>) -> Result<PathBuf, String> {
+    let named = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| env_opt.filter(|s| !s.is_empty()).map(PathBuf::from));
+    if let Some(p) = named {
+        return find_program(&p).ok_or_else(|| {
+            format!(
+                "opt `{}` (from {}) is not an executable file",
+                p.display(),
+                if explicit.is_some() { "--opt" } else { "$OPT" }
+            )
+        });
+    }
+    find_program(Path::new(DEFAULT_OPT)).ok_or_else(|| {
+        format!("no opt found: pass --opt PATH, set $OPT, or put {DEFAULT_OPT} (LLVM 22) on PATH")
+    })
+}
+
+/// `p` itself when it names a file (absolute or relative with a `/`), else
+/// the first file of that name on `PATH`.
+fn find_program(p: &Path) -> Option<PathBuf> {
+    let is_exe = |q: &Path| {
+        q.is_file() && {
+            use std::os::unix::fs::PermissionsExt;
+            q.metadata()
+                .map(|m| m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        }
+    };
+    if p.components().count() > 1 || p.is_absolute() {
+        return is_exe(p).then(|| p.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(p))
+        .find(|q| is_exe(q))
+}
+
+/// opt exited unsuccessfully (or could not be started).
+#[derive(Debug)]
+pub struct OptFailure {
+    /// The command line, for the message.
+    pub command: String,
+    pub status: Option<i32>,
+    pub stderr: String,
+}
+
+impl std::fmt::Display for OptFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.status {
+            Some(s) => write!(f, "`{}` failed with status {s}", self.command)?,
+            None => write!(f, "`{}` failed", self.command)?,
+        }
+        if !self.stderr.trim().is_empty() {
+            write!(f, "; its stderr:\n{}", self.stderr.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// The argument vector given to opt: the user's arguments, then `-S`
+/// (unless given), the input and `-o output`.
+pub fn argv(opt: &Path, args: &[String], input: &Path, output: &Path) -> Vec<String> {
+    let mut v = vec![opt.display().to_string()];
+    v.extend(args.iter().cloned());
+    if !args.iter().any(|a| a == "-S") {
+        v.push("-S".into());
+    }
+    v.push(input.display().to_string());
+    v.push("-o".into());
+    v.push(output.display().to_string());
+    v
+}
+
+/// Checks the user's OPT_ARGS: the output is ours to choose.
+pub fn check_args(args: &[String]) -> Result<(), String> {
+    for a in args {
+        if a == "-o" || a.starts_with("-o=") || a == "--o" {
+            return Err("OPT_ARGS must not contain -o: validate chooses opt's output (use --keep DIR to keep it)".into());
+        }
+        if a == "-disable-output" || a == "--disable-output" {
+            return Err(
+                "OPT_ARGS must not contain -disable-output: validate reads opt's output".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs `argv` (from [`argv`]); `Ok` when opt exits with status 0.
+pub fn run(argv: &[String]) -> Result<(), OptFailure> {
+    let command = argv.join(" ");
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .map_err(|e| OptFailure {
+            command: command.clone(),
+            status: None,
+            stderr: e.to_string(),
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(OptFailure {
+            command,
+            status: out.status.code(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+}
+
+/// Splits a shell command into words: whitespace separates, single and
+/// double quotes group (and are removed), a backslash escapes the next
+/// character outside single quotes. `|`, `<`, `>` outside quotes are words
+/// of their own.
+fn shell_words(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut has = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                has = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => cur.push(x),
+                        None => return Err("unterminated ' quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                has = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => cur.extend(chars.next()),
+                        Some(x) => cur.push(x),
+                        None => return Err("unterminated \" quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                has = true;
+                cur.extend(chars.next());
+            }
+            '>' if has && !cur.is_empty() && cur.chars().all(|d| d.is_ascii_digit()) => {
+                // `2>&1`, `2> file`: the descriptor belongs to the redirection.
+                cur.clear();
+                has = false;
+                out.push(c.to_string());
+            }
+            '|' | '<' | '>' => {
+                if has {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+                out.push(c.to_string());
+            }
+            c if c.is_whitespace() => {
+                if has {
+                    out.push(std::mem::take(&mut cur));
+                    has = false;
+                }
+            }
+            c => {
+                has = true;
+                cur.push(c);
+            }
+        }
+    }
+    if has {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+/// AMDGPU triples opt-22 knows as written; any other `amdgcn`/`r600` triple
+/// of a RUN line is replaced by `amdgcn-amd-amdhsa`.
+const KNOWN_AMDGPU_TRIPLES: &[&str] = &[
+    "amdgcn-amd-amdhsa",
+    "amdgcn-amd-amdpal",
+    "amdgcn-amd-mesa3d",
+    "amdgcn--",
+    "amdgcn",
+    "amdgcn--amdhsa",
+    "amdgcn--amdpal",
+    "amdgcn-mesa-mesa3d",
+];
+
+fn map_triple(t: &str) -> String {
+    let amd = t.starts_with("amdgcn") || t.starts_with("r600");
+    if amd && !KNOWN_AMDGPU_TRIPLES.contains(&t) {
+        "amdgcn-amd-amdhsa".to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+/// The options of `text`'s first `; RUN:` line that runs `opt` (continuation
+/// lines ending in `\` joined): the words after `opt` up to the first pipe,
+/// without `-S`, `%s`, input/output redirections and `-o FILE`, with unknown
+/// AMDGPU triples mapped to `amdgcn-amd-amdhsa`. Errors name what cannot be
+/// used (no such line, a lit substitution other than `%s`).
+pub fn run_line_args(text: &str) -> Result<Vec<String>, String> {
+    let mut commands = Vec::new();
+    let mut pending = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t
+            .strip_prefix(';')
+            .map(|r| r.trim_start_matches(';').trim_start())
+            .and_then(|r| r.strip_prefix("RUN:"))
+        else {
+            continue;
+        };
+        let rest = rest.trim();
+        if let Some(cont) = rest.strip_suffix('\\') {
+            pending.push_str(cont);
+            pending.push(' ');
+        } else {
+            pending.push_str(rest);
+            commands.push(std::mem::take(&mut pending));
+        }
+    }
+    for cmd in commands {
+        let words = shell_words(&cmd)?;
+        let Some(at) = words.iter().position(|w| w == "opt" || w == "%opt") else {
+            continue;
+        };
+        let mut out = Vec::new();
+        let mut it = words[at + 1..].iter().peekable();
+        while let Some(w) = it.next() {
+            match w.as_str() {
+                "|" => break,
+                "-S" | "%s" | "-disable-output" | "--disable-output" => {}
+                "<" | ">" | "-o" | "2>" => {
+                    it.next();
+                }
+                "-mtriple" | "--mtriple" => {
+                    out.push(w.clone());
+                    if let Some(t) = it.next() {
+                        out.push(map_triple(t));
+                    }
+                }
+                _ if w.starts_with("-mtriple=") || w.starts_with("--mtriple=") => {
+                    let (k, t) = w.split_once('=').expect("the guard saw `=`");
+                    out.push(format!("{k}={}", map_triple(t)));
+                }
+                _ if w.starts_with("2>") || w.starts_with('>') => {}
+                _ if w.contains('%') && !w.contains("%%") => {
+                    return Err(format!(
+                        "the RUN line uses the lit substitution `{w}`, which validate cannot \
+                         supply: give the options after `--` instead"
+                    ))
+                }
+                _ => out.push(w.clone()),
+            }
+        }
+        return Ok(out);
+    }
+    Err("no `; RUN:` line runs opt".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_line_is_cleaned() {
+        let t = "; RUN: opt -S -passes='simplifycfg<hoist-common-insts>' \\\n\
+                 ; RUN:   -mtriple=amdgcn-- < %s | FileCheck %s\n\
+                 ; RUN: opt -passes=licm %s\n";
+        assert_eq!(
+            run_line_args(t).unwrap(),
+            vec![
+                "-passes=simplifycfg<hoist-common-insts>",
+                "-mtriple=amdgcn--"
+            ]
+        );
+        let t = "; RUN: llvm-as %s -o /dev/null\n; RUN: opt -mtriple amdgcn-unknown-amdhsa -passes=sink -o %t %s\n";
+        assert_eq!(
+            run_line_args(t).unwrap(),
+            vec!["-mtriple", "amdgcn-amd-amdhsa", "-passes=sink"]
+        );
+        let t = "; RUN: opt -S -passes=loop-fusion -pass-remarks-analysis=loop-fusion \\\n\
+                 ; RUN:   -disable-output < %s 2>&1 | FileCheck %s\n";
+        assert_eq!(
+            run_line_args(t).unwrap(),
+            vec!["-passes=loop-fusion", "-pass-remarks-analysis=loop-fusion"]
+        );
+        assert!(run_line_args("; RUN: llc %s\n").is_err());
+        assert!(run_line_args("; RUN: opt -load %p/x.so %s\n").is_err());
+    }
+
+    #[test]
+    fn locate_reports_every_way() {
+        let e = locate(Some(Path::new("/nonexistent/opt")), None).unwrap_err();
+        assert!(e.contains("--opt"), "{e}");
+        let e = locate(None, Some("/nonexistent/opt")).unwrap_err();
+        assert!(e.contains("$OPT"), "{e}");
+    }
+
+    #[test]
+    fn argv_adds_output() {
+        let v = argv(
+            Path::new("opt"),
+            &["-passes=sink".into()],
+            Path::new("a.ll"),
+            Path::new("b.ll"),
+        );
+        assert_eq!(v, vec!["opt", "-passes=sink", "-S", "a.ll", "-o", "b.ll"]);
+        assert!(check_args(&["-o".into(), "x".into()]).is_err());
+    }
+}
