@@ -118,6 +118,7 @@ impl Args {
             dump_smt: None,
             json: self.json,
             report: None,
+            dot: None,
             stats: false,
             no_replay: self.no_replay,
             strategies: self.strategies,
