@@ -14,27 +14,12 @@
 //! the diff: every change of verdict needs a reason in the commit message).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use testgen::oracle;
 
 const DATA: &str = "tests/data/validate_corpus.tsv";
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ll") {
-            out.push(p);
-        }
-    }
-}
 
 /// (file, function) -> verdict for one file; `skips` are (file, function)
 /// pairs left to `make validate-campaign` (too slow for the suite).
@@ -106,8 +91,7 @@ fn llvm_transforms_tests_validate_as_pinned() {
         return;
     };
     let transforms = corpus.join("llvm/llvm/test/Transforms");
-    let mut all = Vec::new();
-    files(&transforms, &mut all);
+    let all = testgen::oracle::ll_files(&transforms);
     assert!(
         !all.is_empty(),
         "{} holds no .ll file",

@@ -4,7 +4,7 @@
 //! construct (whole module, or one definition whose body is kept unread).
 //! A syntax error on a corpus file is a parser bug. Counts are pinned.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use semantics::ir::print::print_module;
 use semantics::parse::{parse_module, ParseErrorKind};
@@ -20,28 +20,12 @@ fn opt_accepts(opt: &Path, text: &str) -> Result<(), String> {
     }
 }
 
-fn collect_ll(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_ll(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ll") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn corpus_parses_or_is_rejected_as_unsupported() {
     let Some(corpus) = corpus_or_skip("corpus_parse") else {
         return;
     };
-    let mut files = Vec::new();
-    collect_ll(&corpus, &mut files);
-    files.sort();
+    let files = testgen::oracle::ll_files(&corpus);
     if files.is_empty() {
         panic!("no .ll files under {}", corpus.display());
     }

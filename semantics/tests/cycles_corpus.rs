@@ -8,7 +8,7 @@
 
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::parse_module;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use testgen::oracle::{corpus_or_skip, opt_or_skip, run_opt};
 
 /// Compares one file; `None` when our parser or opt rejects it.
@@ -32,20 +32,6 @@ fn check_file(opt: &Path, path: &Path) -> Option<usize> {
     Some(cycles)
 }
 
-fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            ll_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ll") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn cycles_match_opt_on_the_whole_corpus() {
     let Some(opt) = opt_or_skip("cycles_match_opt_on_the_whole_corpus") else {
@@ -54,9 +40,7 @@ fn cycles_match_opt_on_the_whole_corpus() {
     let Some(corpus) = corpus_or_skip("cycles_match_opt_on_the_whole_corpus") else {
         return;
     };
-    let mut files = Vec::new();
-    ll_files(&corpus.join("llvm/llvm/test"), &mut files);
-    files.sort();
+    let files = testgen::oracle::ll_files(&corpus.join("llvm/llvm/test"));
     let (mut checked, mut cycles) = (0, 0);
     for path in &files {
         if let Some(c) = check_file(&opt, path) {

@@ -5,7 +5,7 @@
 //! give the same shape: the same blocks, instruction kinds, results,
 //! local operands (by `ValueId`, which is positional) and successors.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use semantics::ir::{Function, InstKind, Module};
 use semantics::parse::parse_module;
@@ -102,20 +102,6 @@ fn check(opt: &Path, name: &str, text: &str, upgraded: &mut usize) -> Result<boo
     Ok(true)
 }
 
-fn collect_ll(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_ll(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ll") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn name_resolution_agrees_with_llvm() {
     let Some(opt) = opt_or_skip("name_resolution_agrees_with_llvm") else {
@@ -132,9 +118,7 @@ fn name_resolution_agrees_with_llvm() {
         }
     }
     if let Some(corpus) = corpus_dir() {
-        let mut files = Vec::new();
-        collect_ll(&corpus, &mut files);
-        files.sort();
+        let files = testgen::oracle::ll_files(&corpus);
         for p in &files {
             let text = std::fs::read_to_string(p).expect("corpus files are UTF-8");
             match check(&opt, &p.display().to_string(), &text, &mut upgraded) {

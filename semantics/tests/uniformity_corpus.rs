@@ -7,25 +7,8 @@
 
 use testgen::support as unif_support;
 
-use std::path::{Path, PathBuf};
-
 use semantics::uniformity;
 use unif_support::ugen;
-
-fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            ll_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ll") {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn corpus_uniformity_tests_match_opt() {
@@ -35,11 +18,8 @@ fn corpus_uniformity_tests_match_opt() {
     let Some(corpus) = testgen::oracle::corpus_or_skip("corpus_uniformity_tests_match_opt") else {
         return;
     };
-    let mut files = Vec::new();
-    ll_files(
-        &corpus.join("llvm/llvm/test/Analysis/UniformityAnalysis"),
-        &mut files,
-    );
+    let files =
+        testgen::oracle::ll_files(&corpus.join("llvm/llvm/test/Analysis/UniformityAnalysis"));
     assert!(
         !files.is_empty(),
         "no UniformityAnalysis tests under {}",

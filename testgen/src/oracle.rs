@@ -129,6 +129,28 @@ pub fn verify_ll(opt: &Path, input_ll: &str) -> OptOutput {
     run_opt(opt, &["-passes=verify", "-disable-output"], input_ll)
 }
 
+/// Every `.ll` file under `dir`, recursively, sorted by path; empty when
+/// `dir` cannot be read (callers say loudly when they expected files).
+pub fn ll_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "ll") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
 /// The workspace root: the parent of this crate's manifest directory.
 pub fn workspace_root() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
