@@ -178,12 +178,7 @@ fn compiled() -> Option<&'static Vec<PathBuf>> {
                 "build-kernels.sh failed:\n{}",
                 String::from_utf8_lossy(&st.stderr)
             );
-            let mut v: Vec<PathBuf> = std::fs::read_dir(&out)
-                .expect("build output directory")
-                .map(|e| e.expect("readable directory entry").path())
-                .filter(|p| p.extension().is_some_and(|e| e == "ll"))
-                .collect();
-            v.sort();
+            let v = oracle::ll_files(&out);
             // Every source, at two levels: OpenCL for two targets.
             let want: usize = sources()
                 .iter()
