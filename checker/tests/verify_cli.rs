@@ -1,4 +1,5 @@
-//! `convcheck verify`: exit statuses (0 valid, 1 violations, 3 bad input)
+//! `convcheck verify`: exit statuses (0 valid, 1 violations, 2 a function not
+//! analysed, 3 bad input)
 //! and the options reaching the library.
 
 use std::path::PathBuf;
@@ -52,6 +53,23 @@ fn verify_exit_statuses() {
     let mut p = args(cl07);
     p.closed_paths = Some(6);
     assert_eq!(run(&p).ok(), Some(Exit::Negative));
+
+    // P-PROG: a function the front end cannot read (inline asm) is not
+    // checked, so a module holding one has no verdict (exit 2), whatever
+    // the other functions give; a violation elsewhere still answers 1.
+    let asm_fn =
+        "define void @a() {\n  call void asm sideeffect \"s_nop 0\", \"\"()\n  ret void\n}\n";
+    let partial = tmp("partial.ll", &format!("{VALID}{asm_fn}"));
+    assert_eq!(run(&args(partial.clone())).ok(), Some(Exit::NoVerdict));
+    let mut pj = args(partial);
+    pj.json = true;
+    assert_eq!(run(&pj).ok(), Some(Exit::NoVerdict));
+    let cl07_text = std::fs::read_to_string(
+        testgen::oracle::workspace_root().join("examples/cl07-infinite-loop-outer-anchor.ll"),
+    )
+    .expect("example readable");
+    let both = tmp("both.ll", &format!("{cl07_text}{asm_fn}"));
+    assert_eq!(run(&args(both)).ok(), Some(Exit::Negative));
 
     let bad = tmp("bad.ll", "define void @f( {\n");
     assert_eq!(

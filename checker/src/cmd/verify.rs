@@ -52,8 +52,22 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         closed_paths: args.closed_paths,
     };
     let report = verify_module(&m, &opts);
+    // Functions the front end could not read (P-PROG) were not checked: the
+    // verdict covers the others only, so it is no verdict for the module.
+    let not_analysed: Vec<&str> = m
+        .functions
+        .iter()
+        .filter(|f| f.unsupported.is_some())
+        .map(|f| f.name.as_str())
+        .collect();
     let out = if args.json {
         let mut s = render_json(&file, &report);
+        if !not_analysed.is_empty() {
+            if let Ok(mut j) = serde_json::from_str::<serde_json::Value>(&s) {
+                j["not_analysed"] = serde_json::json!(not_analysed);
+                s = j.to_string();
+            }
+        }
         if let Some(n) = args.closed_paths {
             // The verdict is bounded: say so in the object (issue 17).
             if let Ok(mut j) = serde_json::from_str::<serde_json::Value>(&s) {
@@ -75,13 +89,23 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         if let Some(n) = args.closed_paths {
             s.push_str(&closed_paths_note(&file, n));
         }
+        if !not_analysed.is_empty() {
+            let names: Vec<String> = not_analysed.iter().map(|n| format!("@{n}")).collect();
+            s.push_str(&format!(
+                "{file}: not analysed (unsupported constructs, see the notes above): {}; \
+                 the verdict covers the other functions only\n",
+                names.join(", ")
+            ));
+        }
         s
     };
     crate::cli::emit(&out)?;
-    Ok(if report.is_valid() {
-        Exit::Ok
-    } else {
+    Ok(if !report.is_valid() {
         Exit::Negative
+    } else if !not_analysed.is_empty() {
+        Exit::NoVerdict
+    } else {
+        Exit::Ok
     })
 }
 
