@@ -190,15 +190,6 @@ pub fn render_diagnostics(file: &str, text: &str, _m: &Module, r: &Report) -> St
             s.push_str(&d.render(text));
         }
     }
-    if r.is_valid() {
-        s.push_str(&format!("{file}: valid\n"));
-    } else {
-        let rules: Vec<&str> = r.rules().iter().map(|x| x.as_str()).collect();
-        s.push_str(&format!(
-            "{file}: {} violation(s) of {}\n",
-            r.violations.len(),
-            rules.join(", ")
-        ));
-    }
+    s.push_str(&semantics::rules::render::summary_line(file, r));
     s
 }

@@ -61,17 +61,23 @@ pub fn render_text(file: &str, r: &Report) -> String {
     for v in &r.violations {
         render_one(v, &mut s);
     }
+    s.push_str(&summary_line(file, r));
+    s
+}
+
+/// The last line of every text report of `file`: `valid`, or how many
+/// violations of which rules.
+pub fn summary_line(file: &str, r: &Report) -> String {
     if r.is_valid() {
-        s.push_str(&format!("{file}: valid\n"));
+        format!("{file}: valid\n")
     } else {
         let rules: Vec<&str> = r.rules().iter().map(|x| x.as_str()).collect();
-        s.push_str(&format!(
+        format!(
             "{file}: {} violation(s) of {}\n",
             r.violations.len(),
             rules.join(", ")
-        ));
+        )
     }
-    s
 }
 
 /// Only the lines LLVM would print (our annotations and summary dropped),
