@@ -1,59 +1,82 @@
 #!/bin/bash
-# Benchmark of `convcheck refine` (issue 6): time per example pair at 2, 4
-# and 8 threads (one thread count per run: --threads N), then the largest
-# thread count at which CL-12's counterexample and CL-13's refinement each
-# finish within 10 s (doubling, then bisecting). Not a test: prints a table.
+# Benchmark of `convcheck refine` at warp scale (issue 16): every claim pair
+# of examples/refine, with the bounds and modes of its `check: refine` line
+# in proofs/*.claim, at 2, 4, 8, 16, 32 and 64 threads (one thread count per
+# run, `--threads N --no-replay`), with verdict and wall time per cell. Not a
+# test: prints a Markdown table.
 #
-# Usage: scripts/bench-refine.sh [CONVCHECK] [LIMIT_SECONDS]
-# Default binary: target/release/convcheck (build it with `make build`; it
-# must have the `refine` subcommand wired in main.rs).
+# Each cell has a time limit (LIMIT seconds: `--time-limit` and `--timeout`,
+# and a hard `timeout` a few seconds later). A cell that answers unknown
+# because of time is shown as `time limit`, a killed one as `killed`; once a
+# row has hit the limit its larger thread counts are not run (`-`), since
+# every thread count costs at least as much as the one before.
+#
+# Usage: scripts/bench-refine.sh [CONVCHECK] [LIMIT_SECONDS] [THREADS...]
+# Defaults: target/release/convcheck, 10 s, 2 4 8 16 32 64.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${1:-target/release/convcheck}
 LIMIT=${2:-10}
-E=examples/refine
-kernel() { grep -m1 '^; KERNEL:' "$1" | sed 's/; KERNEL: @//'; }
-modes() { grep -m1 '^; MODES:' "$1" | sed 's/; MODES: //'; }
+shift 2 2>/dev/null || shift $#
+COUNTS=${*:-2 4 8 16 32 64}
 
-run() { # src tgt threads limit -> prints "verdict seconds"
-  local s=$1 t=$2 n=$3 lim=$4 start end v
+if [ ! -x "$BIN" ]; then
+  echo "bench-refine: $BIN not found (run 'make build')" >&2
+  exit 3
+fi
+
+cell() { # args... -> prints "verdict time"
+  local start end out v
   start=$(date +%s.%N)
-  v=$(timeout "$lim" "$BIN" refine "$s" "$t" --kernel "$(kernel "$s")" $(modes "$s") \
-      --threads "$n" --no-replay --timeout "$lim" 2>/dev/null | grep -m1 '^verdict:' | awk '{print $2}')
+  out=$(timeout --kill-after=2 $((LIMIT + 5)) "$BIN" refine "$@" --no-replay \
+    --timeout "$LIMIT" --time-limit "$LIMIT" 2>/dev/null)
+  local rc=$?
   end=$(date +%s.%N)
-  [ -z "$v" ] && v="timeout/invalid"
-  printf "%s %.2f" "$v" "$(echo "$end - $start" | bc)"
+  v=$(printf '%s\n' "$out" | grep -m1 '^verdict:' | sed 's/^verdict: //')
+  case "$v" in
+    refines*) v=refines ;;
+    counterexample*) v=counterexample ;;
+    *"time limit"*) v="time limit" ;;
+    unknown*) v="unknown: ${v#unknown (}"; v=${v%%;*}; v=${v%)} ;;
+    "") if [ $rc -ge 124 ]; then v=killed; else v="exit $rc"; fi ;;
+  esac
+  printf '%s %.1f s' "$v" "$(echo "$end - $start" | bc)"
 }
 
-echo "# time per pair (seconds; limit 120 s per run), --threads N only"
-printf "%-40s %-28s %-28s %-28s\n" pair "2 threads" "4 threads" "8 threads"
-for s in $E/*.src.ll; do
-  t=${s%.src.ll}.tgt.ll
-  row=$(basename "$s" .src.ll)
-  printf "%-40s" "$row"
-  for n in 2 4 8; do printf " %-28s" "$(run "$s" "$t" $n 120)"; done
-  echo
-done
-
-largest() { # stem expected
-  local s=$E/$1.src.ll t=$E/$1.tgt.ll want=$2 n=1 good=0 bad=0 r
-  while :; do
-    r=$(run "$s" "$t" $n "$LIMIT")
-    if [ "${r%% *}" = "$want" ] && awk "BEGIN{exit !(${r##* } <= $LIMIT)}"; then good=$n; n=$((n * 2)); [ $n -gt 64 ] && break
-    else bad=$n; break; fi
-  done
-  if [ $bad -gt 0 ]; then
-    local lo=$good hi=$bad
-    while [ $((hi - lo)) -gt 1 ]; do
-      local mid=$(((lo + hi) / 2))
-      r=$(run "$s" "$t" $mid "$LIMIT")
-      if [ "${r%% *}" = "$want" ] && awk "BEGIN{exit !(${r##* } <= $LIMIT)}"; then lo=$mid; else hi=$mid; fi
-    done
-    good=$lo
-  fi
-  echo "$1: largest thread count with '$want' within ${LIMIT}s: $good"
-}
+echo "# convcheck refine, per-cell limit ${LIMIT} s, --no-replay; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '| claim | pair | flags | expected |'
+for n in $COUNTS; do printf ' %s threads |' "$n"; done
 echo
-echo "# largest thread count within ${LIMIT}s"
-largest cl12-unroll-heart-remainder counterexample
-largest cl13-unroll-heart-even refines
+printf '|---|---|---|---|'
+for _ in $COUNTS; do printf -- '---|'; done
+echo
+
+for claim in proofs/CL-*.claim; do
+  id=$(basename "$claim" .claim)
+  grep -A1 '^check: refine ' "$claim" | grep -v '^--$' | paste - - |
+    while IFS=$'\t' read -r check expect; do
+      # The claim's arguments without its thread count and query limit.
+      read -r -a args <<<"${check#check: refine }"
+      rest=() src= tgt= i=0
+      while [ $i -lt ${#args[@]} ]; do
+        a=${args[$i]}
+        case "$a" in
+          --threads | --timeout | --time-limit) i=$((i + 2)); continue ;;
+          --*) rest+=("$a") ;;
+          *) if [ -z "$src" ]; then src=$a; elif [ -z "$tgt" ]; then tgt=$a; else rest+=("$a"); fi ;;
+        esac
+        i=$((i + 1))
+      done
+      pair=$(basename "$src" .src.ll)
+      flags=$(printf '%s ' "${rest[@]}" | sed 's/--kernel [^ ]* //; s/ $//')
+      printf '| %s | %s | `%s` | %s |' "$id" "$pair" "$flags" "${expect#expect: }"
+      stop=
+      for n in $COUNTS; do
+        if [ -n "$stop" ]; then printf ' - |'; continue; fi
+        r=$(cell "$src" "$tgt" "${rest[@]}" --threads "$n")
+        printf ' %s |' "$r"
+        case "$r" in "time limit"* | killed* | "unknown: solver time limit"*) stop=1 ;; esac
+      done
+      echo
+    done
+done
