@@ -34,7 +34,27 @@ fn args(stem: &str) -> Args {
         report: None,
         dot: None,
         strategies: StrategiesArg::Canonical,
+        cutoff: None,
     }
+}
+
+/// `--cutoff W` follows the exit-status scheme: 0 when C-PAIR gives
+/// `refines` for every thread count up to W, 1 for the bounded
+/// counterexample when the pair check finds a difference.
+#[test]
+fn cutoff_exit_statuses() {
+    let a = Args {
+        threads: "2".into(),
+        cutoff: Some(64),
+        ..args("cl03-jump-threading")
+    };
+    assert_eq!(run(&a).ok(), Some(Exit::Ok));
+    let a = Args {
+        threads: "2".into(),
+        cutoff: Some(64),
+        ..args("cl29-unroll-uncontrolled-remainder")
+    };
+    assert_eq!(run(&a).ok(), Some(Exit::Negative));
 }
 
 #[test]

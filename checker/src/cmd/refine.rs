@@ -131,6 +131,13 @@ pub struct Args {
     /// (proofs/FINDINGS.md F-21). All are exact; only speed differs.
     #[arg(long, value_enum, default_value = "canonical")]
     pub strategies: StrategiesArg,
+    /// Theorem C-PAIR (proofs/CUTOFF.md): when its side conditions hold (no
+    /// anchors, convergent results unused, no atomics, one cycle hierarchy
+    /// in the source), check 1 and 2 threads whose ids range over 0..W-1
+    /// and, if they refine, answer for every thread count up to W (2..1024);
+    /// otherwise say which condition fails and check --threads as usual.
+    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u16).range(2..=1024))]
+    pub cutoff: Option<u16>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -234,6 +241,7 @@ impl Args {
                 StrategiesArg::Canonical => Strategies::Canonical,
                 StrategiesArg::Mirror => Strategies::Mirror,
             },
+            cutoff: self.cutoff.map(usize::from),
             ..Options::default()
         }
     }

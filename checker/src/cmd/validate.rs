@@ -122,6 +122,7 @@ impl Args {
             stats: false,
             no_replay: self.no_replay,
             strategies: self.strategies,
+            cutoff: None,
         }
     }
 }

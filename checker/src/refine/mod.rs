@@ -18,6 +18,7 @@
 //!
 //! Nothing here is a proof beyond the bounds: every verdict carries them.
 
+pub mod cutoff;
 pub mod encode;
 pub mod obs;
 mod pipeline;
@@ -93,6 +94,10 @@ pub struct Options {
     /// Set (by Ctrl-C) to stop the run: the verdict is then `unknown`
     /// ([`UnknownWhy::Stopped`]) with the thread counts decided before.
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// `--cutoff W`: when C-PAIR's side conditions hold (proofs/CUTOFF.md),
+    /// decide every thread count up to W from launches of 1 and 2 threads
+    /// whose ids range over `0..W` ([`cutoff`]).
+    pub cutoff: Option<usize>,
 }
 
 impl Default for Options {
@@ -109,6 +114,7 @@ impl Default for Options {
             strategies: Strategies::Canonical,
             time_limit: None,
             interrupt: None,
+            cutoff: None,
         }
     }
 }
@@ -163,6 +169,8 @@ pub struct Outcome2 {
     pub verdict: Verdict,
     /// Per thread count checked: CEGIS iterations.
     pub iterations: Vec<(usize, usize)>,
+    /// What `--cutoff` established, when asked.
+    pub cutoff: Option<cutoff::Cutoff>,
 }
 
 /// An error that is not a verdict.
@@ -253,6 +261,8 @@ pub struct Checker<'a, 'p> {
     pub tag: String,
     /// Called after every solver query with its log line (`--stats`).
     pub progress: Option<Progress<'a>>,
+    /// C-PAIR's pair check: thread ids are inputs in `0..W` ([`Launch::free_ids`]).
+    pub free_ids: Option<usize>,
 }
 
 enum PerN {
@@ -285,6 +295,7 @@ impl Checker<'_, '_> {
                 return Ok(Outcome2 {
                     verdict: Verdict::Unknown(UnknownWhy::Stopped { stop, finished }),
                     iterations,
+                    cutoff: None,
                 });
             }
             match r {
@@ -292,6 +303,7 @@ impl Checker<'_, '_> {
                     return Ok(Outcome2 {
                         verdict: Verdict::Counterexample(c),
                         iterations,
+                        cutoff: None,
                     })
                 }
                 PerN::Refines { cut } => {
@@ -317,6 +329,7 @@ impl Checker<'_, '_> {
         Ok(Outcome2 {
             verdict,
             iterations,
+            cutoff: None,
         })
     }
 
@@ -336,6 +349,14 @@ impl Checker<'_, '_> {
         r
     }
 
+    /// The launch of `n` threads: ids `0..n`, or free in `0..W` for C-PAIR.
+    fn launch(&self, terms: &mut Terms, n: usize) -> Launch {
+        match self.free_ids {
+            Some(w) => Launch::free_ids(terms, self.src, n, w),
+            None => Launch::new(terms, self.src, n),
+        }
+    }
+
     fn report_last(&mut self) {
         if let (Some(p), Some(rec)) = (self.progress.as_mut(), self.session.log.last()) {
             p(rec);
@@ -346,7 +367,7 @@ impl Checker<'_, '_> {
     /// UB, and does some target execution return within the bound?
     fn vacuity(&mut self, n: usize) -> Result<(bool, bool), RefineError> {
         let mut terms = Terms::new();
-        let launch = Launch::new(&mut terms, self.src, n);
+        let launch = self.launch(&mut terms, n);
         let s = encode(
             &mut terms,
             self.src,
@@ -358,6 +379,7 @@ impl Checker<'_, '_> {
         .map_err(RefineError::source)?;
         let mut c = s.defs.clone();
         c.extend(&s.valid);
+        c.extend(&launch.side);
         let ub = terms.or(&s.ub);
         c.push(terms.not(ub));
         for x in &s.cut {
@@ -382,6 +404,7 @@ impl Checker<'_, '_> {
         .map_err(RefineError::target)?;
         let mut c = t.defs.clone();
         c.extend(&t.valid);
+        c.extend(&launch.side);
         for x in &t.cut {
             c.push(terms.not(*x));
         }
@@ -407,6 +430,7 @@ impl Checker<'_, '_> {
     ) -> Result<Option<CutLaunch>, RefineError> {
         let mut c = t.defs.clone();
         c.extend(&t.valid);
+        c.extend(&launch.side);
         c.push(terms.or(&t.cut));
         let conds: Vec<Condition> = c
             .into_iter()
@@ -446,7 +470,7 @@ impl Checker<'_, '_> {
         let k = self.opts.max_steps;
         let obs = self.opts.observe;
         let mut terms = Terms::new();
-        let launch = Launch::new(&mut terms, self.src, n);
+        let launch = self.launch(&mut terms, n);
         let t = encode(&mut terms, self.tgt, &launch, k, "T", obs).map_err(RefineError::target)?;
         let cut = self.target_cut(&mut terms, &launch, &t, n)?;
         let mut prop = Incremental::new(self.opts.timeout);
@@ -457,6 +481,14 @@ impl Checker<'_, '_> {
         add(&mut terms, &mut prop, tdefs, "target C-OPS results");
         let tvalid = conj(&mut terms, &t.valid);
         add(&mut terms, &mut prop, tvalid, "target D-INST/D-ORDER");
+        for x in launch.side.clone() {
+            add(
+                &mut terms,
+                &mut prop,
+                x,
+                "C-PAIR: thread ids distinct, below W",
+            );
+        }
         for c in t.cut.clone() {
             let nc = terms.not(c);
             add(&mut terms, &mut prop, nc, "target execution complete");

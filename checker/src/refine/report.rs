@@ -8,6 +8,7 @@ use semantics::ir::Module;
 use semantics::machine::render::table;
 use serde_json::{json, Value};
 
+use super::cutoff::Cutoff;
 use super::encode::Observe;
 use super::obs::{CEnd, CEvent, CThread};
 use super::replay::Replayed;
@@ -97,6 +98,42 @@ pub fn bounds_text(o: &Options) -> String {
         observe_name(o.observe),
         unc_name(o.uncontrolled)
     )
+}
+
+/// What `--cutoff` established, one line (R-BOUND: the theorem, its
+/// conditions and W are named).
+pub fn cutoff_text(c: &Cutoff) -> String {
+    match c {
+        Cutoff::Holds { wave } => format!(
+            "theorem C-PAIR (proofs/CUTOFF.md) applies: side conditions (A) no anchors, (B) \
+             convergent results unused, (C) no communication through memory, (D) one cycle \
+             hierarchy in the source, (E) thread-count reads free, all hold; refinement at 1 and \
+             2 threads with thread ids free in 0..{} decides every thread count up to W = {wave}",
+            wave - 1
+        ),
+        Cutoff::NotApplicable { wave, failures } => {
+            let f: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
+            format!(
+                "theorem C-PAIR (W = {wave}) does not apply, the verdict is the bounded one: {}",
+                f.join("; ")
+            )
+        }
+        Cutoff::PairCheck { wave, why } => format!(
+            "theorem C-PAIR's side conditions hold, but the check at 1 and 2 threads with thread \
+             ids free in 0..{} found {why}; the verdict is the bounded one",
+            wave - 1
+        ),
+    }
+}
+
+/// The asked thread counts above W (checked as usual), for the verdict.
+fn above_text(o: &Options, wave: usize) -> String {
+    let above: Vec<usize> = o.threads.iter().copied().filter(|n| *n > wave).collect();
+    if above.is_empty() {
+        String::new()
+    } else {
+        format!("; and within bounds at threads {}", threads_text(&above))
+    }
 }
 
 /// The verdict's short name.
@@ -242,12 +279,25 @@ pub fn render_text(r: &Report) -> String {
     for n in model_notes(r) {
         let _ = writeln!(s, "model: {n}");
     }
+    if let Some(c) = &r.outcome.cutoff {
+        let _ = writeln!(s, "cutoff: {}", cutoff_text(c));
+    }
     match v {
         Verdict::Refines { cut } => {
-            let _ = writeln!(
-                s,
-                "verdict: refines within bounds (not a proof for other thread counts or longer runs)"
-            );
+            if let Some(Cutoff::Holds { wave }) = &r.outcome.cutoff {
+                let _ = writeln!(
+                    s,
+                    "verdict: refines for every thread count N <= {wave} (cutoff 2, theorem C-PAIR), \
+                     at most {} block visits per thread, one launch group{}",
+                    r.opts.max_steps,
+                    above_text(r.opts, *wave)
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "verdict: refines within bounds (not a proof for other thread counts or longer runs)"
+                );
+            }
             if cut.is_empty() {
                 let _ = writeln!(s, "executions cut by the step bound: none");
             } else {
@@ -323,6 +373,26 @@ pub fn render_json(r: &Report) -> Value {
         "queries": r.queries,
         "iterations": r.outcome.iterations,
     });
+    if let Some(c) = &r.outcome.cutoff {
+        let (wave, holds) = match c {
+            Cutoff::Holds { wave } => (*wave, true),
+            Cutoff::NotApplicable { wave, .. } | Cutoff::PairCheck { wave, .. } => (*wave, false),
+        };
+        out["cutoff"] = json!({
+            "theorem": "C-PAIR",
+            "wave": wave,
+            "applies": holds,
+            "every_thread_count_up_to": if holds && matches!(v, Verdict::Refines { .. }) { json!(wave) } else { json!(null) },
+            "failures": match c {
+                Cutoff::NotApplicable { failures, .. } => failures.iter().map(|f| json!({
+                    "condition": f.condition.to_string(), "role": f.role, "what": f.what,
+                })).collect::<Vec<_>>(),
+                _ => Vec::new(),
+            },
+            "pair_check": match c { Cutoff::PairCheck { why, .. } => json!(why), _ => json!(null) },
+            "text": cutoff_text(c),
+        });
+    }
     match v {
         Verdict::Refines { cut } => {
             out["cut"] = json!(!cut.is_empty());

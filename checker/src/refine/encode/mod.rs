@@ -73,6 +73,12 @@ pub struct Launch {
     pub args: Vec<Vec<TermId>>,
     /// The distinct input variables with a readable name.
     pub vars: Vec<(String, TermId)>,
+    /// [thread]: the thread's id (P-LAUNCH), 32 bits: the constant `t`, or
+    /// under [`Launch::free_ids`] an input (C-PAIR's two-thread check).
+    pub tids: Vec<TermId>,
+    /// Constraints on the inputs (free ids: distinct and below the wave
+    /// width); every query over this launch asserts them.
+    pub side: Vec<TermId>,
 }
 
 impl Launch {
@@ -102,7 +108,47 @@ impl Launch {
                 args.push(xs);
             }
         }
-        Launch { n, args, vars }
+        let tids = (0..n).map(|t| terms.bv_const(32, t as u128)).collect();
+        Launch {
+            n,
+            args,
+            vars,
+            tids,
+            side: Vec::new(),
+        }
+    }
+
+    /// Theorem C-PAIR (proofs/CUTOFF.md, side 6): a launch of `n` threads
+    /// whose ids are distinct inputs in `0..wave` rather than `0..n`, so that
+    /// a check over it covers every pair (or single thread) of a launch of
+    /// up to `wave` threads.
+    pub fn free_ids(terms: &mut Terms, p: &Prepared, n: usize, wave: usize) -> Launch {
+        let mut l = Launch::new(terms, p, n);
+        let w = terms.bv_const(32, wave as u128);
+        l.tids = (0..n)
+            .map(|t| {
+                let x = terms.var(&format!("in.tid.t{t}"), Sort::BitVec(32));
+                l.vars.push((format!("tid[t{t}]"), x));
+                let below = terms.bv_ult(x, w);
+                l.side.push(below);
+                x
+            })
+            .collect();
+        if n > 1 {
+            let d = terms.distinct(&l.tids);
+            l.side.push(d);
+        }
+        l
+    }
+
+    /// Thread `t`'s id at width `w` (truncated or zero-extended).
+    fn tid(&self, terms: &mut Terms, t: usize, w: u32) -> TermId {
+        let x = self.tids[t];
+        match w.cmp(&32) {
+            std::cmp::Ordering::Equal => x,
+            std::cmp::Ordering::Less => terms.extract(w - 1, 0, x),
+            std::cmp::Ordering::Greater => terms.zero_ext(w - 32, x),
+        }
     }
 }
 
@@ -638,7 +684,7 @@ impl Builder<'_, '_> {
                                 &[Sort::BitVec(32), Sort::BitVec(CW)],
                                 Sort::BitVec(w),
                             );
-                            let tid = self.bv(32, t as u128);
+                            let tid = launch.tid(self.t, t, 32);
                             let bits = self.t.apply(fid, &[tid, ord]);
                             self.int(bits)
                         }
@@ -866,7 +912,7 @@ impl Builder<'_, '_> {
                             } else {
                                 match info.sem {
                                     CallSem::Tid => {
-                                        let bits = self.bv(rw, t as u128);
+                                        let bits = launch.tid(self.t, t, rw);
                                         result = self.int(bits);
                                     }
                                     CallSem::PureIntrinsic(op) => {
@@ -895,7 +941,8 @@ impl Builder<'_, '_> {
                                             };
                                             xs.push(b);
                                         }
-                                        xs.push(self.bv(32, t as u128));
+                                        let tid = launch.tid(self.t, t, 32);
+                                        xs.push(tid);
                                         let bits = self.t.apply(fid, &xs);
                                         result = self.int(bits);
                                     }

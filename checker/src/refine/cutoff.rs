@@ -1,0 +1,211 @@
+//! Theorem C-PAIR (proofs/CUTOFF.md): when its side conditions (A)-(E)
+//! hold on a pair, refinement at one and two threads whose ids range over
+//! `0..W` implies refinement at every thread count up to `W`. This module
+//! checks the side conditions statically on the prepared (inlined) kernels
+//! and describes the outcome; [`super::pipeline`] runs the pair check.
+
+use std::collections::HashSet;
+
+use semantics::cfg::{Cfg, CycleInfo};
+use semantics::ir::{BlockId, InstKind, Operand, ValueId};
+use semantics::uniformity::analysis::{operands_of, InstRef};
+
+use super::prog::{CallSem, Prepared};
+
+/// One side condition of C-PAIR that does not hold, with where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// `'A'` .. `'E'` as in proofs/CUTOFF.md.
+    pub condition: char,
+    /// `source` or `target`.
+    pub role: &'static str,
+    /// What breaks it, naming the instruction (`line L:C`, `@k %block`).
+    pub what: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "({}) {}: {} in the {}",
+            self.condition,
+            name(self.condition),
+            self.what,
+            self.role
+        )
+    }
+}
+
+/// The short name of each side condition.
+pub fn name(c: char) -> &'static str {
+    match c {
+        'A' => "no anchors",
+        'B' => "convergent results unused",
+        'C' => "no communication through memory",
+        'D' => "one cycle hierarchy in the source",
+        _ => "thread-count reads are free inputs",
+    }
+}
+
+/// What `--cutoff W` established (printed with the verdict).
+#[derive(Clone, Debug)]
+pub enum Cutoff {
+    /// (A)-(E) hold and the checks at 1 and 2 threads with ids free in
+    /// `0..wave` answered refines: every thread count `1..=wave` refines.
+    Holds { wave: usize },
+    /// A side condition fails: the verdict is the bounded one.
+    NotApplicable { wave: usize, failures: Vec<Failure> },
+    /// (A)-(E) hold but the pair check did not answer refines (a
+    /// difference on some pair of ids, or no answer): the verdict is the
+    /// bounded one. `why`: what the pair check answered.
+    PairCheck { wave: usize, why: String },
+}
+
+/// Checks C-PAIR's side conditions on the pair; empty when all hold.
+/// (E) holds by construction: the encoding has no construct that reads the
+/// thread count, and an unknown function that returns it is an input
+/// (P-INPUT, an uninterpreted function of its arguments and the thread id),
+/// which the pair check leaves free.
+pub fn side_conditions(src: &Prepared, tgt: &Prepared) -> Vec<Failure> {
+    let mut out = Vec::new();
+    for (role, p) in [("source", src), ("target", tgt)] {
+        anchors_and_results(role, p, &mut out);
+        memory(role, p, &mut out);
+    }
+    hierarchy("source", src, &mut out);
+    out
+}
+
+fn at(p: &Prepared, b: usize, i: usize) -> String {
+    let f = p.func;
+    let blk = &f.blocks[b];
+    let span = blk.insts[i].span;
+    format!(
+        "line {}:{} (@{} %{})",
+        span.line, span.col, f.name, blk.name
+    )
+}
+
+/// (A) and (B).
+fn anchors_and_results(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+    let f = p.func;
+    let used = used_values(p);
+    for (b, row) in p.calls.iter().enumerate() {
+        for (i, c) in row.iter().enumerate() {
+            let Some(c) = c else { continue };
+            match c.sem {
+                CallSem::Anchor => out.push(Failure {
+                    condition: 'A',
+                    role,
+                    what: format!("@{} at {}", c.callee, at(p, b, i)),
+                }),
+                // (B) shuffle under the UB reading: whether the lane read is
+                // in the set decides UB, which depends on the other threads
+                // even when the result is unused.
+                CallSem::Shuffle { ub: true } => out.push(Failure {
+                    condition: 'B',
+                    role,
+                    what: format!(
+                        "@{} at {} is undefined behaviour when its lane is outside the \
+                         communicating set",
+                        c.callee,
+                        at(p, b, i)
+                    ),
+                }),
+                CallSem::Ballot
+                | CallSem::First
+                | CallSem::Reduce(_)
+                | CallSem::Shuffle { .. }
+                | CallSem::UnknownConv { .. } => {
+                    let r = f.blocks[b].insts[i].result;
+                    if let Some(v) = r.filter(|v| used.contains(v)) {
+                        out.push(Failure {
+                            condition: 'B',
+                            role,
+                            what: format!(
+                                "the result %{} of @{} at {} is used",
+                                f.value(v).name,
+                                c.callee,
+                                at(p, b, i)
+                            ),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Every value some instruction or terminator of the kernel reads.
+fn used_values(p: &Prepared) -> HashSet<ValueId> {
+    let f = p.func;
+    let mut used = HashSet::new();
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for index in 0..=blk.insts.len() {
+            let r = InstRef {
+                block: BlockId(b),
+                index,
+            };
+            for op in operands_of(f, r) {
+                if let Operand::Local(v) = op {
+                    used.insert(*v);
+                }
+            }
+        }
+    }
+    used
+}
+
+/// (C): the encoding has no loads or stores (they are unsupported), so
+/// memory communication is through `atomicrmw` only.
+fn memory(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+    for (b, row) in p.atomics.iter().enumerate() {
+        for (i, a) in row.iter().enumerate() {
+            if let Some(a) = a {
+                out.push(Failure {
+                    condition: 'C',
+                    role,
+                    what: format!("atomicrmw on @{} at {}", a.global, at(p, b, i)),
+                });
+            }
+        }
+        for (i, inst) in p.func.blocks[b].insts.iter().enumerate() {
+            if matches!(inst.kind, InstKind::Store { .. } | InstKind::Load { .. })
+                && row.get(i).is_none_or(|a| a.is_none())
+            {
+                out.push(Failure {
+                    condition: 'C',
+                    role,
+                    what: format!("memory access at {}", at(p, b, i)),
+                });
+            }
+        }
+    }
+}
+
+/// (D), checked conservatively: every cycle of the source is reducible
+/// (an irreducible cycle may still admit one hierarchy; it is reported).
+fn hierarchy(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+    let f = p.func;
+    let info = CycleInfo::compute(&Cfg::from_function(f));
+    for c in &info.cycles {
+        if !c.is_reducible() {
+            let names: Vec<String> = c
+                .entries
+                .iter()
+                .map(|b| format!("%{}", f.block(*b).name))
+                .collect();
+            out.push(Failure {
+                condition: 'D',
+                role,
+                what: format!(
+                    "an irreducible cycle with entries {} in @{} (checked conservatively: \
+                     every cycle must be reducible)",
+                    names.join(", "),
+                    f.name
+                ),
+            });
+        }
+    }
+}
