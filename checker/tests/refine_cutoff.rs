@@ -351,6 +351,12 @@ fn cutoff_campaign() {
             Ok(false) => differs += 1,
             Err(e) => panic!("case {i}: {e}\nsource:\n{s}\ntarget:\n{t}"),
         }
+        if (i + 1) % 10 == 0 {
+            eprintln!(
+                "cutoff campaign: {} pairs agree so far ({holds} refine, {differs} differ)",
+                i + 1
+            );
+        }
     }
     eprintln!("cutoff campaign: {cases} pairs, threads 3..={max_n}: {holds} refine for every N <= 8, {differs} differ; all agree");
 }

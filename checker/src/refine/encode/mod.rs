@@ -591,6 +591,7 @@ impl Builder<'_, '_> {
                 st.cur.insert(ValueId(vi), v);
             }
         }
+        let possible = possible_blocks(f, k);
         let mut blk = vec![self.bv(bw, 0)];
         let mut ub_any = fls;
         let mut ret = match &f.ret_ty {
@@ -650,7 +651,13 @@ impl Builder<'_, '_> {
             for (bi, block) in f.blocks.iter().enumerate() {
                 self.here.0 = format!("@{} %{}", f.name, block.name);
                 let bt = self.bv(bw, bi as u128);
-                let at = self.t.eq(cur_blk, bt);
+                // A block no CFG path of length s reaches is never current
+                // at step s: its instances, events and values fold away.
+                let at = if possible[s][bi] {
+                    self.t.eq(cur_blk, bt)
+                } else {
+                    fls
+                };
                 let mut local: HashMap<ValueId, V> = HashMap::new();
                 let mut ub = fls;
                 let mut ext_i = 0usize;
@@ -1195,6 +1202,29 @@ impl CallSem {
 /// The name of the uninterpreted function of callee `callee` with this
 /// signature: source and target may declare one callee with different
 /// types, which are then different functions (never one ill-sorted one).
+/// `[s][b]`: whether some CFG path from the entry block reaches block `b`
+/// in exactly `s` steps (`s < k`). Step `s`'s current block is one of these
+/// or none (the thread ended), so the encoding may treat the others as
+/// absent: an exact pruning of impossible (step, block) pairs.
+fn possible_blocks(f: &semantics::ir::Function, k: usize) -> Vec<Vec<bool>> {
+    let cfg = semantics::cfg::Cfg::from_function(f);
+    let nb = f.blocks.len();
+    let mut out = vec![vec![false; nb]; k.max(1)];
+    if nb > 0 {
+        out[0][0] = true;
+    }
+    for s in 1..k {
+        for b in 0..nb {
+            if out[s - 1][b] {
+                for x in &cfg.succs[b] {
+                    out[s][x.0] = true;
+                }
+            }
+        }
+    }
+    out
+}
+
 pub(super) fn uf_name(prefix: &str, callee: &str, dom: &[Sort], range: u32) -> String {
     let sig: Vec<String> = dom
         .iter()
