@@ -299,3 +299,39 @@ fn sound_mode_only_adds_divergence() {
         assert!(changed.iter().any(|c| c == must), "{must}: {changed:?}");
     }
 }
+
+/// A module with one function the front end cannot read (inline asm,
+/// P-PROG): `uniformity` reports the other function and exits 2 (no verdict
+/// for the module), 0 without it.
+#[test]
+fn unsupported_function_means_no_verdict() {
+    use checker::cli::Exit;
+    let dir = std::env::temp_dir().join(format!("convcheck-unif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let good = "define void @ok(i32 %x) {\n  %y = add i32 %x, 1\n  ret void\n}\n";
+    let asm =
+        "define void @asm() {\n  call void asm sideeffect \"s_nop 0\", \"\"()\n  ret void\n}\n";
+    let both = dir.join("both.ll");
+    std::fs::write(&both, format!("{good}{asm}")).expect("write");
+    let alone = dir.join("alone.ll");
+    std::fs::write(&alone, good).expect("write");
+    let args = |file: PathBuf| Args {
+        file,
+        json: false,
+        explain: None,
+        sound: false,
+    };
+    let text = render(&args(both.clone())).expect("readable");
+    assert!(
+        text.contains("function 'ok'") && !text.contains("function 'asm'"),
+        "{text}"
+    );
+    assert_eq!(
+        checker::cmd::uniformity::run(&args(both)).ok(),
+        Some(Exit::NoVerdict)
+    );
+    assert_eq!(
+        checker::cmd::uniformity::run(&args(alone)).ok(),
+        Some(Exit::Ok)
+    );
+}

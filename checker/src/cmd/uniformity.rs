@@ -13,7 +13,9 @@
 //! interpreter exhibits (proofs/FINDINGS.md F-17, F-23), and is not meant
 //! to be diffed with `opt`.
 //!
-//! Exit status: 0 on success (whatever the verdicts), 3 on bad input
+//! Exit status: 0 on success (whatever the verdicts), 2 when a function
+//! of the module could not be read (an unsupported construct: it has no
+//! report, the others do, and stderr names it), 3 on bad input
 //! (including an `--explain` name that no defined function has).
 
 use std::path::PathBuf;
@@ -63,10 +65,13 @@ impl Args {
 
 /// The text (or JSON) `run` prints for `args`, without printing it.
 pub fn render(args: &Args) -> Result<String, CliError> {
-    let module = load_module(&args.file)?;
+    render_loaded(&load_module(&args.file)?, args)
+}
+
+fn render_loaded(module: &semantics::ir::Module, args: &Args) -> Result<String, CliError> {
     match &args.explain {
-        Some(v) => explain_text(&module, v, args.json, args.mode()),
-        None => render_module(&module, args.json, args.mode()),
+        Some(v) => explain_text(module, v, args.json, args.mode()),
+        None => render_module(module, args.json, args.mode()),
     }
 }
 
@@ -173,7 +178,26 @@ fn explanation_text(e: &Explanation, mode: Mode) -> String {
 }
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    let out = render(args)?;
+    let module = load_module(&args.file)?;
+    let out = render_loaded(&module, args)?;
     crate::cli::emit(&out)?;
+    // Functions the front end could not read (P-PROG, noted on stderr when
+    // parsed) have no report: the output covers the others only, which is
+    // no verdict for the module (as in `verify`).
+    let not_analysed: Vec<String> = module
+        .functions
+        .iter()
+        .filter(|f| f.unsupported.is_some())
+        .map(|f| format!("@{}", f.name))
+        .collect();
+    if !not_analysed.is_empty() && args.explain.is_none() {
+        eprintln!(
+            "{}: not analysed (unsupported constructs, see the notes above): {}; \
+             the report covers the other functions only",
+            args.file.display(),
+            not_analysed.join(", ")
+        );
+        return Ok(Exit::NoVerdict);
+    }
     Ok(Exit::Ok)
 }
