@@ -38,8 +38,12 @@ use semantics::ir::{
     BinOp, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
 };
 
+mod launch;
 mod pure;
 mod sets;
+
+use launch::possible_blocks;
+pub use launch::Launch;
 
 use super::prog::{CallSem, Prepared, Unsupported};
 use crate::vc::{Sort, TermId, Terms};
@@ -63,93 +67,6 @@ pub enum V {
         def: TermId,
     },
     Void,
-}
-
-/// Inputs of a launch shared by the source and target encodings.
-#[derive(Clone, Debug)]
-pub struct Launch {
-    pub n: usize,
-    /// [param][thread]: the argument's value in each thread.
-    pub args: Vec<Vec<TermId>>,
-    /// The distinct input variables with a readable name.
-    pub vars: Vec<(String, TermId)>,
-    /// [thread]: the thread's id (P-LAUNCH), 32 bits: the constant `t`, or
-    /// under [`Launch::free_ids`] an input (C-PAIR's two-thread check).
-    pub tids: Vec<TermId>,
-    /// Constraints on the inputs (free ids: distinct and below the wave
-    /// width); every query over this launch asserts them.
-    pub side: Vec<TermId>,
-}
-
-impl Launch {
-    /// P-LAUNCH / P-INPUT: one variable per uniform parameter, one per
-    /// thread for the others.
-    pub fn new(terms: &mut Terms, p: &Prepared, n: usize) -> Launch {
-        let mut args = Vec::new();
-        let mut vars = Vec::new();
-        for (i, param) in p.func.params.iter().enumerate() {
-            let w = param.ty.int_bits().unwrap_or(32);
-            let name = match param.value {
-                Some(v) => p.func.value(v).name.to_string(),
-                None => format!("arg{i}"),
-            };
-            if p.uniform_param[i] {
-                let x = terms.var(&format!("in.{name}"), Sort::BitVec(w));
-                vars.push((name.clone(), x));
-                args.push(vec![x; n]);
-            } else {
-                let xs: Vec<TermId> = (0..n)
-                    .map(|t| {
-                        let x = terms.var(&format!("in.{name}.t{t}"), Sort::BitVec(w));
-                        vars.push((format!("{name}[t{t}]"), x));
-                        x
-                    })
-                    .collect();
-                args.push(xs);
-            }
-        }
-        let tids = (0..n).map(|t| terms.bv_const(32, t as u128)).collect();
-        Launch {
-            n,
-            args,
-            vars,
-            tids,
-            side: Vec::new(),
-        }
-    }
-
-    /// Theorem C-PAIR (proofs/CUTOFF.md, side 6): a launch of `n` threads
-    /// whose ids are distinct inputs in `0..wave` rather than `0..n`, so that
-    /// a check over it covers every pair (or single thread) of a launch of
-    /// up to `wave` threads.
-    pub fn free_ids(terms: &mut Terms, p: &Prepared, n: usize, wave: usize) -> Launch {
-        let mut l = Launch::new(terms, p, n);
-        let w = terms.bv_const(32, wave as u128);
-        l.tids = (0..n)
-            .map(|t| {
-                let x = terms.var(&format!("in.tid.t{t}"), Sort::BitVec(32));
-                l.vars.push((format!("tid[t{t}]"), x));
-                let below = terms.bv_ult(x, w);
-                l.side.push(below);
-                x
-            })
-            .collect();
-        if n > 1 {
-            let d = terms.distinct(&l.tids);
-            l.side.push(d);
-        }
-        l
-    }
-
-    /// Thread `t`'s id at width `w` (truncated or zero-extended).
-    fn tid(&self, terms: &mut Terms, t: usize, w: u32) -> TermId {
-        let x = self.tids[t];
-        match w.cmp(&32) {
-            std::cmp::Ordering::Equal => x,
-            std::cmp::Ordering::Less => terms.extract(w - 1, 0, x),
-            std::cmp::Ordering::Greater => terms.zero_ext(w - 32, x),
-        }
-    }
 }
 
 /// One dynamic instance of a convergent operation (thread t, step s, op o).
@@ -1202,29 +1119,6 @@ impl CallSem {
 /// The name of the uninterpreted function of callee `callee` with this
 /// signature: source and target may declare one callee with different
 /// types, which are then different functions (never one ill-sorted one).
-/// `[s][b]`: whether some CFG path from the entry block reaches block `b`
-/// in exactly `s` steps (`s < k`). Step `s`'s current block is one of these
-/// or none (the thread ended), so the encoding may treat the others as
-/// absent: an exact pruning of impossible (step, block) pairs.
-fn possible_blocks(f: &semantics::ir::Function, k: usize) -> Vec<Vec<bool>> {
-    let cfg = semantics::cfg::Cfg::from_function(f);
-    let nb = f.blocks.len();
-    let mut out = vec![vec![false; nb]; k.max(1)];
-    if nb > 0 {
-        out[0][0] = true;
-    }
-    for s in 1..k {
-        for b in 0..nb {
-            if out[s - 1][b] {
-                for x in &cfg.succs[b] {
-                    out[s][x.0] = true;
-                }
-            }
-        }
-    }
-    out
-}
-
 pub(super) fn uf_name(prefix: &str, callee: &str, dom: &[Sort], range: u32) -> String {
     let sig: Vec<String> = dom
         .iter()
