@@ -65,6 +65,13 @@ pub struct Args {
     /// groups, not 3).
     #[arg(long, default_value_t = 1)]
     pub groups: u32,
+    /// Threads per subgroup (P-LAUNCH): subgroup operations (ballots,
+    /// shuffles, subgroup reductions) communicate within a subgroup,
+    /// workgroup barriers and collectives across the group; lanes, local and
+    /// global ids are then distinct. Must divide the group size. Default:
+    /// all threads form one subgroup.
+    #[arg(long, value_name = "S")]
+    pub subgroup_size: Option<u32>,
     /// Argument values: `name=v` (every thread) or `name=v0,v1,...` (one per
     /// thread). Arguments not given are enumerated over the input domain.
     /// Each value must fit the parameter's type iN in its signed or
@@ -201,6 +208,13 @@ fn check_counts(args: &Args) -> Result<(), CliError> {
             t.div_ceil(size)
         ));
     }
+    if let Some(s) = args.subgroup_size {
+        if s == 0 || size % s != 0 {
+            return bad(format!(
+                "--subgroup-size {s}: must be at least 1 and divide the group size ({size})"
+            ));
+        }
+    }
     for (name, v) in [
         ("--max-steps", args.max_steps),
         ("--max-executions", args.max_executions),
@@ -274,6 +288,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             .map(|k| crate::cli::function_name(k).to_string()),
         threads: args.threads,
         groups: args.groups,
+        subgroup_size: args.subgroup_size,
         args: parse_args(&args.args, args.threads)?,
         max_steps: args.max_steps,
         environment: match args.environment {
