@@ -2,7 +2,8 @@
 //! GenericUniformityImpl.h with the AMDGPU target's divergence sources, so
 //! that [`print_module`] writes exactly what
 //! `opt -mtriple=amdgcn-- -passes='print<uniformity>' -disable-output` writes
-//! (rule U-LLVM).
+//! (rule U-LLVM) for a module without a target triple; the module's triple
+//! selects NVPTX, SPIR-V or DirectX instead (`sources::target_of`).
 //!
 //! | rule     | where                                                          |
 //! |----------|----------------------------------------------------------------|
