@@ -181,6 +181,17 @@ pub(super) fn exec_call(
             per_thread(&cx.opts.geometry(), th.tid, op, &args, ret_ty.int_bits())
                 .map_err(|what| unsupported(cx.prog, loc, &what))?
         }
+        CalleeKind::UnknownUniform => {
+            let memo = format!("uniform:{name}:{args:?}");
+            match m.memo.get(&memo) {
+                Some(v) => *v,
+                None => {
+                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
+                    m.memo.insert(memo, v);
+                    v
+                }
+            }
+        }
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,
         _ => {
