@@ -386,6 +386,17 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         b.finish_and_clear();
     }
     let ex = result.map_err(run_error)?;
+    let unknown = semantics::machine::program::unknown_callees(&module);
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|(name, how)| format!("@{name} ({how})"))
+            .collect();
+        eprintln!(
+            "convcheck: note: calls treated as unknown functions (not in the intrinsic table): {}",
+            list.join(", ")
+        );
+    }
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)

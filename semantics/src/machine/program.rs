@@ -112,6 +112,34 @@ fn is_readnone(module: &Module, attrs: &[Attr]) -> bool {
     })
 }
 
+/// The callees the interpreter treats as unknown functions (not modelled by
+/// the intrinsic table, no body), each with how (issue 13: the output says
+/// which calls were treated as unknown), in name order.
+pub fn unknown_callees(module: &Module) -> Vec<(String, &'static str)> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in module.functions.iter().filter(|f| f.has_body()) {
+        for b in &f.blocks {
+            for inst in &b.insts {
+                let InstKind::Call(c) = &inst.kind else {
+                    continue;
+                };
+                let how = match classify(module, c) {
+                    CalleeKind::UnknownConvergent => {
+                        "convergent: a function of the communicating set"
+                    }
+                    CalleeKind::UnknownPure => "readnone: a function of (arguments, thread)",
+                    CalleeKind::UnknownUniform => "nodivergencesource: a function of the arguments",
+                    CalleeKind::UnknownStream => "the thread's input stream",
+                    _ => continue,
+                };
+                let name = c.callee_name().unwrap_or("<indirect>").to_string();
+                out.entry(name).or_insert(how);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Rule C-CONV: the callee or the call has `convergent`, or the call has a
 /// `"convergencectrl"` bundle. The convergent rows of the intrinsic table
 /// are convergent by definition, whatever their declaration says.
