@@ -147,7 +147,8 @@ fn readme_exists_grammar_is_the_help_grammar() {
 }
 
 /// Issue 13: `run` names the calls it treats as unknown functions (not in
-/// the intrinsic table) on stderr, and not the table's builtins;
+/// the intrinsic table) in its report (text and JSON), and not the table's
+/// builtins;
 /// `--subgroup-size` must divide the group size (bad input, exit 3).
 #[test]
 fn unknown_calls_are_listed_and_subgroup_size_is_checked() {
@@ -167,15 +168,20 @@ fn unknown_calls_are_listed_and_subgroup_size_is_checked() {
             .expect("convcheck runs")
     };
     let o = run(&["--threads", "4", "--subgroup-size", "2"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
-        err.contains("calls treated as unknown functions")
-            && err.contains("@conv (convergent")
-            && err.contains("@mystery (readnone"),
-        "{err}"
+        out.contains("calls treated as unknown functions")
+            && out.contains("@conv (convergent")
+            && out.contains("@mystery (readnone")
+            && out.contains("--subgroup-size 2"),
+        "{out}"
     );
-    assert!(!err.contains("get_local_id"), "{err}");
+    assert!(!out.contains("get_local_id"), "{out}");
+    let o = run(&["--threads", "2", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(j["unknown_calls"][0]["callee"], "conv");
+    assert_eq!(j["unknown_calls"].as_array().map(Vec::len), Some(2));
     let o = run(&["--threads", "4", "--subgroup-size", "3"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(3), "{err}");
