@@ -313,3 +313,57 @@ fn cl04_caller_merge_refines() {
     let tgt = example("cl04-caller-merge.tgt.ll");
     assert_eq!(check(&src, &tgt, "append", &opts(vec![2])), "refines");
 }
+
+/// Issue 13 item 4: the table's rows reach the encoder. SPIR-V's and
+/// DirectX's `wave.reduce.umax` encode as C-OPS reductions and NVPTX's
+/// `barrier.cta.sync.aligned.all` as a convergent call without a value, so
+/// `refine` answers instead of stopping at an unsupported intrinsic: the
+/// program refines itself, and hoisting the reductions out of a divergent
+/// branch is a counterexample the interpreter confirms (t0 alone reduces
+/// its own id 0 in the source, umax(0, 1) = 1 in the target).
+#[test]
+fn spirv_dx_reductions_and_nvptx_barrier_are_encoded() {
+    let decls = "
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.spv.wave.reduce.umax.i32(i32)
+declare i32 @llvm.dx.wave.reduce.umax.i32(i32)
+declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)
+declare void @use(i32)
+";
+    let src = parse(&format!(
+        "define void @k() convergent {{
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %then, label %exit
+then:
+  %r = call i32 @llvm.spv.wave.reduce.umax.i32(i32 %t)
+  %s = call i32 @llvm.dx.wave.reduce.umax.i32(i32 %r)
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  call void @use(i32 %s)
+  br label %exit
+exit:
+  ret void
+}}
+{decls}"
+    ));
+    let tgt = parse(&format!(
+        "define void @k() convergent {{
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %c = icmp eq i32 %t, 0
+  %r = call i32 @llvm.spv.wave.reduce.umax.i32(i32 %t)
+  %s = call i32 @llvm.dx.wave.reduce.umax.i32(i32 %r)
+  br i1 %c, label %then, label %exit
+then:
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  call void @use(i32 %s)
+  br label %exit
+exit:
+  ret void
+}}
+{decls}"
+    ));
+    assert_eq!(check(&src, &src, "k", &opts(vec![2])), "refines");
+    assert_eq!(check(&src, &tgt, "k", &opts(vec![2])), "counterexample");
+}

@@ -145,3 +145,45 @@ fn readme_exists_grammar_is_the_help_grammar() {
     assert!(help.len() >= 10, "{help:?}");
     assert_eq!(grammar(&readme), help);
 }
+
+/// Issue 13: `run` names the calls it treats as unknown functions (not in
+/// the intrinsic table) in its report (text and JSON), and not the table's
+/// builtins;
+/// `--subgroup-size` must divide the group size (bad input, exit 3).
+#[test]
+fn unknown_calls_are_listed_and_subgroup_size_is_checked() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("run_unknown_calls.ll");
+    std::fs::write(
+        &file,
+        "define void @k() {\nentry:\n  %a = call i64 @_Z12get_local_idj(i32 0)\n  %b = call i32 @mystery(i64 %a)\n  %c = call i32 @conv(i64 %a) convergent\n  ret void\n}\ndeclare i64 @_Z12get_local_idj(i32)\ndeclare i32 @mystery(i64) memory(none)\ndeclare i32 @conv(i64)\n",
+    )
+    .expect("temporary file written");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_convcheck"))
+            .arg("run")
+            .arg(&file)
+            .args(extra)
+            .output()
+            .expect("convcheck runs")
+    };
+    let o = run(&["--threads", "4", "--subgroup-size", "2"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("calls treated as unknown functions")
+            && out.contains("@conv (convergent")
+            && out.contains("@mystery (readnone")
+            && out.contains("--subgroup-size 2"),
+        "{out}"
+    );
+    assert!(!out.contains("get_local_id"), "{out}");
+    let o = run(&["--threads", "2", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(j["unknown_calls"][0]["callee"], "conv");
+    assert_eq!(j["unknown_calls"].as_array().map(Vec::len), Some(2));
+    let o = run(&["--threads", "4", "--subgroup-size", "3"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("--subgroup-size 3"), "{err}");
+}

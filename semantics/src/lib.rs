@@ -11,6 +11,7 @@
 //! | token inference (CO "Inferring Tokens")   | [`infer`]         | D-UNCTRL `inferred` |
 //! | inlining of defined functions (CO "Function inlining") | [`inline`] | D-ENTRY-CALL |
 //! | reference interpreter (M-OPER)            | [`machine`]       | P-LAUNCH, P-INPUT, C-OPS, D-* |
+//! | intrinsic and builtin table (issue 13)    | [`intrinsics`]    | C-CONV, C-INTR, C-OPS, U-SOURCE |
 //! | static rules (the verifier)               | [`rules`]         | S-*, P-PROG (SSA), S-LLVM |
 //! | uniformity analysis (LLVM-compatible)     | [`uniformity`]    | U-*              |
 //!
@@ -18,6 +19,7 @@
 pub mod cfg;
 pub mod infer;
 pub mod inline;
+pub mod intrinsics;
 pub mod ir;
 pub mod machine;
 pub mod parse;

@@ -65,6 +65,13 @@ pub struct Args {
     /// groups, not 3).
     #[arg(long, default_value_t = 1)]
     pub groups: u32,
+    /// Threads per subgroup (P-LAUNCH): subgroup operations (ballots,
+    /// shuffles, subgroup reductions) communicate within a subgroup,
+    /// workgroup barriers and collectives across the group; lanes, local and
+    /// global ids are then distinct. Must divide the group size. Default:
+    /// all threads form one subgroup.
+    #[arg(long, value_name = "S")]
+    pub subgroup_size: Option<u32>,
     /// Argument values: `name=v` (every thread) or `name=v0,v1,...` (one per
     /// thread). Arguments not given are enumerated over the input domain.
     /// Each value must fit the parameter's type iN in its signed or
@@ -201,6 +208,13 @@ fn check_counts(args: &Args) -> Result<(), CliError> {
             t.div_ceil(size)
         ));
     }
+    if let Some(s) = args.subgroup_size {
+        if s == 0 || size % s != 0 {
+            return bad(format!(
+                "--subgroup-size {s}: must be at least 1 and divide the group size ({size})"
+            ));
+        }
+    }
     for (name, v) in [
         ("--max-steps", args.max_steps),
         ("--max-executions", args.max_executions),
@@ -274,6 +288,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             .map(|k| crate::cli::function_name(k).to_string()),
         threads: args.threads,
         groups: args.groups,
+        subgroup_size: args.subgroup_size,
         args: parse_args(&args.args, args.threads)?,
         max_steps: args.max_steps,
         environment: match args.environment {
@@ -371,6 +386,23 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         b.finish_and_clear();
     }
     let ex = result.map_err(run_error)?;
+    // Issue 13: which callees the intrinsic table does not model, and how
+    // they were treated (a line of the text report, a JSON field).
+    let unknown = semantics::machine::program::unknown_callees(&module);
+    let unknown_line = (!unknown.is_empty()).then(|| {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|(name, how)| format!("@{name} ({how})"))
+            .collect();
+        format!(
+            "calls treated as unknown functions (not in the intrinsic table): {}",
+            list.join(", ")
+        )
+    });
+    let unknown_json = serde_json::json!(unknown
+        .iter()
+        .map(|(name, how)| serde_json::json!({"callee": name, "treated_as": how}))
+        .collect::<Vec<_>>());
     if let Some(out) = &args.report {
         let html = crate::html::run_page(&module, &ex, &render::text(&module, &ex));
         std::fs::write(out, html)
@@ -403,6 +435,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         if args.json {
             let mut j = render::json(&module, &ex);
             j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
+            j["unknown_calls"] = unknown_json.clone();
             j["interrupted"] = serde_json::json!(stopped);
             j["time_limit_reached"] = serde_json::json!(timed_out);
             emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
@@ -422,6 +455,9 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 emit(&render::events(&module, &ex.kernel, b))?;
             }
             emit(&render::counts(&ex))?;
+            if let Some(l) = &unknown_line {
+                emitln(l)?;
+            }
             emitln(&modes)?;
         }
         return Ok(if stopped {
@@ -441,12 +477,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         let mut j = render::json(&module, &ex);
         j["interrupted"] = serde_json::json!(stopped);
         j["time_limit_reached"] = serde_json::json!(timed_out);
+        j["unknown_calls"] = unknown_json;
         emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
     } else {
         if partial {
             emitln(&banner)?;
         }
         emit(&render::text(&module, &ex))?;
+        if let Some(l) = &unknown_line {
+            emitln(l)?;
+        }
         emitln(&modes)?;
         if partial {
             emitln(&banner)?;
@@ -473,9 +513,12 @@ pub fn modes_line(args: &Args) -> String {
             .unwrap_or_default()
     }
     format!(
-        "modes: --threads {} --groups {} --max-steps {} --environment {} --anchor {} --uncontrolled {} --shuffle-oob {}",
+        "modes: --threads {} --groups {}{} --max-steps {} --environment {} --anchor {} --uncontrolled {} --shuffle-oob {}",
         args.threads,
         args.groups,
+        args.subgroup_size
+            .map(|s| format!(" --subgroup-size {s}"))
+            .unwrap_or_default(),
         args.max_steps,
         flag(&args.environment),
         flag(&args.anchor),

@@ -1,8 +1,9 @@
 //! `convcheck uniformity`: the uniformity analysis (docs/RULES.md §5, U-*).
 //!
-//! Prints exactly what `opt -mtriple=amdgcn-- -passes='print<uniformity>'
-//! -disable-output FILE` writes (rule U-LLVM), but on stdout, so the two can
-//! be diffed: `convcheck uniformity f.ll > ours; opt-22 ... f.ll 2> theirs`.
+//! Prints exactly what `opt -passes='print<uniformity>' -disable-output
+//! FILE` writes for the module's target triple (rule U-LLVM; no triple:
+//! `-mtriple=amdgcn--`), but on stdout, so the two can be diffed:
+//! `convcheck uniformity f.ll > ours; opt-22 ... f.ll 2> theirs`.
 //! `--json` prints one JSON array, one object per defined function.
 //! `--explain VALUE` prints why VALUE is divergent instead: the chain of
 //! links (data dependence, sync dependence, diverged entry, temporal

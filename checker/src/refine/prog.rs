@@ -3,14 +3,17 @@
 //! arguments are uniform (P-LAUNCH), the cycle hierarchy (D-MAX), and which
 //! constructs lie outside what the encoding covers.
 //!
-//! This classification is written independently of the interpreter's
-//! (`semantics::machine::program::classify`) on purpose: the encoding is the
-//! second formalization (M-AXIOM), and M-AGREE compares the two.
+//! What a callee is comes from the one intrinsic table
+//! (`semantics::intrinsics`, issue 13); what it means here is written
+//! independently of the interpreter's (`semantics::machine::collective`) on
+//! purpose: the encoding is the second formalization (M-AXIOM), and M-AGREE
+//! compares the two.
 
 use std::collections::HashMap;
 
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
+use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope, Shfl};
 use semantics::ir::{
     Attr, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
     ValueDef, ValueId,
@@ -193,53 +196,84 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
     let conv_attr =
         m.has_attr(&call.fn_attrs, "convergent") || m.has_attr(decl_attrs, "convergent");
     let pure = is_readnone(m, &call.fn_attrs) || is_readnone(m, decl_attrs);
-    let sem = match callee.as_str() {
-        "llvm.experimental.convergence.entry" => CallSem::Entry,
-        "llvm.experimental.convergence.anchor" => CallSem::Anchor,
-        "llvm.experimental.convergence.loop" => CallSem::Loop,
-        "llvm.amdgcn.workitem.id.x" | "llvm.nvvm.read.ptx.sreg.tid.x" | "tid" => CallSem::Tid,
-        "subgroupBallot" => CallSem::Ballot,
-        "subgroupBroadcastFirst" => CallSem::First,
-        "subgroupAdd" => CallSem::Reduce(RedOp::Add),
-        "subgroupShuffle" => CallSem::Shuffle {
+    let unknown = if conv_attr || token.is_some() {
+        CallSem::UnknownConv { effect: !pure }
+    } else if pure {
+        CallSem::Pure
+    } else {
+        CallSem::Stream
+    };
+    let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
+    let row = intrinsics::lookup(&callee);
+    let sem = match row.map(|b| b.op) {
+        Some(Op::Ctrl(Ctrl::Entry)) => CallSem::Entry,
+        Some(Op::Ctrl(Ctrl::Anchor)) => CallSem::Anchor,
+        Some(Op::Ctrl(Ctrl::Loop)) => CallSem::Loop,
+        // One launch group and one subgroup: the local id, the global id
+        // and the lane are the thread id (dimension 0; others are 0).
+        Some(Op::Index(Index::LocalId | Index::GlobalId | Index::Lane, dim)) => match dim {
+            Dim::None | Dim::Fixed(0) => CallSem::Tid,
+            Dim::Arg(k) if const_int(call, k) == Some(0) => CallSem::Tid,
+            _ => return not_encoded("a thread-geometry read of dimension 1 or 2"),
+        },
+        Some(Op::Index(..)) => return not_encoded("this thread-geometry read"),
+        Some(Op::Ballot { arg: 0 }) => CallSem::Ballot,
+        Some(Op::First { arg: 0 }) => CallSem::First,
+        Some(Op::Reduce {
+            op,
+            arg: 0,
+            scan: Scan::None,
+            scope: Scope::Subgroup,
+        }) => CallSem::Reduce(match op {
+            intrinsics::RedOp::Add => RedOp::Add,
+            intrinsics::RedOp::And => RedOp::And,
+            intrinsics::RedOp::Or => RedOp::Or,
+            intrinsics::RedOp::Xor => RedOp::Xor,
+            intrinsics::RedOp::UMin => RedOp::UMin,
+            intrinsics::RedOp::UMax => RedOp::UMax,
+            intrinsics::RedOp::Min => RedOp::SMin,
+            intrinsics::RedOp::Max => RedOp::SMax,
+        }),
+        Some(Op::Shuffle {
+            val: 0,
+            idx: 1,
+            mode: Shfl::Idx,
+            scale: 1,
+        }) => CallSem::Shuffle {
             ub: match str_attr(m, decl_attrs, "convcheck-out-of-range") {
                 Some(v) => v == "ub",
                 None => oob_ub,
             },
         },
-        n if n.starts_with("llvm.amdgcn.ballot") => CallSem::Ballot,
-        n if n.starts_with("llvm.amdgcn.readfirstlane") => CallSem::First,
-        n if n.starts_with("llvm.amdgcn.wave.reduce.") => {
-            match n["llvm.amdgcn.wave.reduce.".len()..].split('.').next() {
-                Some("add") => CallSem::Reduce(RedOp::Add),
-                Some("and") => CallSem::Reduce(RedOp::And),
-                Some("or") => CallSem::Reduce(RedOp::Or),
-                Some("xor") => CallSem::Reduce(RedOp::Xor),
-                Some("umin") => CallSem::Reduce(RedOp::UMin),
-                Some("umax") => CallSem::Reduce(RedOp::UMax),
-                Some("min") => CallSem::Reduce(RedOp::SMin),
-                Some("max") => CallSem::Reduce(RedOp::SMax),
-                _ => return Err(format!("intrinsic @{n}")),
-            }
-        }
-        n if n == "llvm.assume"
-            || n.starts_with("llvm.lifetime.")
-            || n.starts_with("llvm.dbg.") =>
-        {
-            CallSem::Ignored
-        }
-        n if n.starts_with("llvm.ctpop.") => CallSem::PureIntrinsic(PureOp::Ctpop),
-        n if n.starts_with("llvm.umin.") => CallSem::PureIntrinsic(PureOp::UMin),
-        n if n.starts_with("llvm.umax.") => CallSem::PureIntrinsic(PureOp::UMax),
-        n if n.starts_with("llvm.smin.") => CallSem::PureIntrinsic(PureOp::SMin),
-        n if n.starts_with("llvm.smax.") => CallSem::PureIntrinsic(PureOp::SMax),
-        n if n.starts_with("llvm.") => return Err(format!("intrinsic @{n}")),
-        _ if conv_attr || token.is_some() => CallSem::UnknownConv { effect: !pure },
-        _ if pure => CallSem::Pure,
-        _ => CallSem::Stream,
+        // A barrier's only effect is its communicating set; a convergent
+        // row without a model is an uninterpreted function of the set
+        // (C-OPS), as an unknown convergent function with this declaration.
+        Some(Op::Barrier(_) | Op::Uninterpreted) => CallSem::UnknownConv { effect: !pure },
+        Some(Op::Ignored) => CallSem::Ignored,
+        Some(Op::Pure(p)) => CallSem::PureIntrinsic(match p {
+            intrinsics::PureOp::Ctpop => PureOp::Ctpop,
+            intrinsics::PureOp::UMin => PureOp::UMin,
+            intrinsics::PureOp::UMax => PureOp::UMax,
+            intrinsics::PureOp::SMin => PureOp::SMin,
+            intrinsics::PureOp::SMax => PureOp::SMax,
+        }),
+        Some(Op::Opaque) => unknown.clone(),
+        Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
+        None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
+        None => unknown.clone(),
     };
+    if let Some(k) = row.and_then(|b| b.op.max_arg()) {
+        if k as usize >= call.args.len() {
+            return Err(format!(
+                "call of @{callee} with {} argument(s) (the builtin reads argument {})",
+                call.args.len(),
+                k + 1
+            ));
+        }
+    }
     let convergent = conv_attr
         || token.is_some()
+        || row.is_some_and(|b| b.row.convergent)
         || !matches!(
             sem,
             CallSem::Tid
@@ -635,5 +669,13 @@ impl Prepared<'_> {
     /// The `atomicrmw` at (block, inst), if that instruction is one.
     pub fn atomic(&self, b: usize, i: usize) -> Option<&AtomicInfo> {
         self.atomics[b][i].as_ref()
+    }
+}
+
+/// The value of operand `k` when it is an integer constant.
+fn const_int(call: &Call, k: u8) -> Option<i128> {
+    match call.args.get(k as usize).map(|a| &a.value) {
+        Some(Operand::Const(Const::Int { value, .. })) => Some(*value),
+        _ => None,
     }
 }

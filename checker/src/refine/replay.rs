@@ -245,6 +245,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         entry: Some(kernel.to_string()),
         threads: cex.threads as u32,
         groups: 1,
+        subgroup_size: None,
         args,
         max_steps: (opts.max_steps * insts * 4).max(64) as u64,
         environment: Environment::OpenCl,

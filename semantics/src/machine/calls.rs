@@ -2,8 +2,10 @@
 //! give each convergent call's dynamic instance its key (D-CTRL, D-LOOP,
 //! D-ENTRY-LAUNCH, D-ENTRY-CALL, D-ANCHOR, D-MAX-ITER).
 
+use crate::intrinsics::Op;
 use crate::ir::{Call, Operand, Type, ValueId};
 
+use super::collective::per_thread;
 use super::program::{classify, is_convergent_call, CalleeKind};
 use super::state::{
     CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
@@ -11,7 +13,7 @@ use super::state::{
 use super::step::{
     choose_value, enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R,
 };
-use super::value::{int, mask, signed, Val};
+use super::value::Val;
 use super::{AnchorMode, Environment, RunError};
 
 /// D-MAX-ITER: the key of an instance of `loc` that is not controlled by a
@@ -68,6 +70,9 @@ pub(super) fn exec_call(
             Operand::Metadata(_) => Val::Void,
             v => eval(m, th, cx, loc, &a.ty, v)?,
         });
+    }
+    if let CalleeKind::Builtin(op) = kind {
+        check_arity(cx, loc, call, op)?;
     }
     let convergent = is_convergent_call(module, call);
     let ret_ty = match &call.ty {
@@ -161,10 +166,6 @@ pub(super) fn exec_call(
             enter_block(m, th, cx, None)?;
             return Ok(Flow::Jumped);
         }
-        CalleeKind::ThreadId => match ret_ty {
-            Type::Int(bits) => int(bits, th.tid as i128),
-            _ => return Err(unsupported(cx.prog, loc, "thread id of non-integer type")),
-        },
         CalleeKind::UnknownPure => {
             let memo = format!("pure:{name}:{args:?}:{}", th.tid);
             match m.memo.get(&memo) {
@@ -175,6 +176,10 @@ pub(super) fn exec_call(
                     v
                 }
             }
+        }
+        CalleeKind::Builtin(op) if !op.needs_set() && ret_ty != Type::Void => {
+            per_thread(&cx.opts.geometry(), th.tid, op, &args, ret_ty.int_bits())
+                .map_err(|what| unsupported(cx.prog, loc, &what))?
         }
         CalleeKind::UnknownUniform => {
             let memo = format!("uniform:{name}:{args:?}");
@@ -187,7 +192,6 @@ pub(super) fn exec_call(
                 }
             }
         }
-        CalleeKind::PureIntrinsic(which) => pure_intrinsic(cx, loc, &which, &args)?,
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,
         _ => {
@@ -258,34 +262,22 @@ fn instance_key(
     })
 }
 
-fn pure_intrinsic(cx: &Ctx, loc: Loc, which: &str, args: &[Val]) -> R<Val> {
-    let ints: Option<Vec<(u32, u128)>> = args
-        .iter()
-        .map(|a| match a {
-            Val::Int { bits, v } => Some((*bits, *v)),
-            _ => None,
-        })
-        .collect();
-    let Some(ints) = ints else {
-        return Ok(Val::Poison);
-    };
-    let (bits, a) = *ints
-        .first()
-        .ok_or_else(|| unsupported(cx.prog, loc, "intrinsic without arguments"))?;
-    let b = ints.get(1).map(|x| x.1).unwrap_or(0);
-    let (sa, sb) = (signed(bits, a), signed(bits, b));
-    let v = match which {
-        "llvm.ctpop" => a.count_ones() as u128,
-        "llvm.umin" => a.min(b),
-        "llvm.umax" => a.max(b),
-        "llvm.smin" => sa.min(sb) as u128,
-        "llvm.smax" => sa.max(sb) as u128,
-        _ => return Err(unsupported(cx.prog, loc, which)),
-    };
-    Ok(Val::Int {
-        bits,
-        v: v & mask(bits),
-    })
+/// C-OPS: a builtin called with fewer operands than its row reads is an
+/// ill-formed call, reported with the callee's name (never a panic).
+fn check_arity(cx: &Ctx, loc: Loc, call: &Call, op: Op) -> R<()> {
+    match op.max_arg() {
+        Some(k) if k as usize >= call.args.len() => Err(Stop::Error(RunError::IllFormed {
+            rule: "C-OPS",
+            at: loc_text(cx.prog, loc),
+            message: format!(
+                "@{} called with {} argument(s); the builtin reads argument {}",
+                call.callee_name().unwrap_or("<indirect>"),
+                call.args.len(),
+                k + 1
+            ),
+        })),
+        _ => Ok(()),
+    }
 }
 
 /// Records a convergent call; D-INST: a thread never has two converged

@@ -27,6 +27,7 @@
 
 pub mod calls;
 pub mod chooser;
+mod collective;
 pub mod dmax;
 pub mod launch;
 pub mod program;
@@ -98,6 +99,10 @@ pub struct Options {
     /// Number of launch groups; threads are split into contiguous groups
     /// of equal size (the last may be smaller).
     pub groups: u32,
+    /// Threads per subgroup (`--subgroup-size`); `None`: all threads form
+    /// one subgroup. Subgroup operations communicate within a subgroup,
+    /// workgroup barriers and collectives across the workgroup (P-LAUNCH).
+    pub subgroup_size: Option<u32>,
     /// Given argument values; the others are enumerated over the domain.
     pub args: BTreeMap<String, ArgValues>,
     /// Per-thread instruction bound; a thread exceeding it is cut.
@@ -129,6 +134,7 @@ impl Default for Options {
             entry: None,
             threads: 2,
             groups: 1,
+            subgroup_size: None,
             args: BTreeMap::new(),
             max_steps: DEFAULT_MAX_STEPS,
             environment: Environment::OpenCl,
@@ -146,9 +152,16 @@ impl Default for Options {
 impl Options {
     /// The launch group of thread `t`.
     pub fn group_of(&self, t: u32) -> u32 {
-        let groups = self.groups.clamp(1, self.threads.max(1));
-        let size = self.threads.div_ceil(groups).max(1);
-        t / size
+        self.geometry().group_of(t)
+    }
+
+    /// The thread geometry of the launch (P-LAUNCH).
+    pub fn geometry(&self) -> crate::intrinsics::Geometry {
+        crate::intrinsics::Geometry {
+            threads: self.threads,
+            groups: self.groups,
+            subgroup: self.subgroup_size,
+        }
     }
 }
 

@@ -7,25 +7,13 @@
 use std::collections::HashMap;
 
 use crate::cfg::{Cfg, CycleInfo};
+use crate::intrinsics::{self, Ctrl, Op};
 use crate::ir::{Attr, BlockId, Call, Const, Function, InstKind, Module, Operand};
 
 use super::state::Loc;
 
 /// At most this many cycle hierarchies per function are explored (D-HIER).
 pub const HIERARCHY_LIMIT: usize = 16;
-
-/// A reduction of C-OPS.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reduce {
-    Add,
-    Min,
-    Max,
-    UMin,
-    UMax,
-    And,
-    Or,
-    Xor,
-}
 
 /// What a call does, by callee.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,20 +24,14 @@ pub enum CalleeKind {
     Anchor,
     /// `llvm.experimental.convergence.loop` (D-LOOP).
     Loop,
-    /// A thread-id intrinsic (P-LAUNCH).
-    ThreadId,
-    /// C-OPS ballot: bit mask of members whose argument `arg` is true.
-    Ballot { arg: usize },
-    /// C-OPS read-first-lane / broadcast-first.
-    ReadFirst { arg: usize },
-    /// C-OPS reduction.
-    Reduce { op: Reduce, arg: usize },
-    /// C-OPS shuffle: value `val` of the member whose id is `idx / scale`.
-    Shuffle { val: usize, idx: usize, scale: u128 },
+    /// An operation of the intrinsic table with a model (C-OPS, P-LAUNCH,
+    /// P-THREAD): collectives, thread-geometry reads, pure intrinsics.
+    Builtin(Op),
     /// A function with a body.
     Defined(usize),
-    /// A declared convergent function without a model: uninterpreted value
-    /// of the communicating set (C-OPS).
+    /// A convergent function without a model (declared so, or a table row
+    /// whose operation is uninterpreted): uninterpreted value of the
+    /// communicating set (C-OPS).
     UnknownConvergent,
     /// A declared `readnone` / `memory(none)` function: uninterpreted
     /// function of (arguments, thread id) (P-INPUT).
@@ -62,8 +44,6 @@ pub enum CalleeKind {
     /// Any other declared function: result from the thread's input stream,
     /// the call is observable (P-INPUT, R-OBS).
     UnknownStream,
-    /// A modelled pure intrinsic (`llvm.ctpop`, `llvm.umin`, ...).
-    PureIntrinsic(String),
     /// An intrinsic without semantic effect here (`llvm.assume`,
     /// `llvm.lifetime.*`, `llvm.dbg.*`).
     Ignored,
@@ -73,109 +53,45 @@ impl CalleeKind {
     /// Whether the result depends on the communicating set, so that the
     /// thread must wait for the set to fire (M-OPER).
     pub fn needs_set(&self) -> bool {
-        matches!(
-            self,
-            CalleeKind::Ballot { .. }
-                | CalleeKind::ReadFirst { .. }
-                | CalleeKind::Reduce { .. }
-                | CalleeKind::Shuffle { .. }
-                | CalleeKind::UnknownConvergent
-        )
+        match self {
+            CalleeKind::Builtin(op) => op.needs_set(),
+            CalleeKind::UnknownConvergent => true,
+            _ => false,
+        }
     }
 }
 
-/// Classifies a callee by name (C-INTR, C-OPS, P-INPUT).
+/// Classifies a callee through the intrinsic table (C-INTR, C-OPS,
+/// P-INPUT). An OpenCL builtin the module defines runs its body; a name
+/// without a model keeps the unknown-call treatment of its declaration.
 pub fn classify(module: &Module, call: &Call) -> CalleeKind {
     let Some(name) = call.callee_name() else {
         return CalleeKind::UnknownStream;
     };
-    match name {
-        "llvm.experimental.convergence.entry" => return CalleeKind::Entry,
-        "llvm.experimental.convergence.anchor" => return CalleeKind::Anchor,
-        "llvm.experimental.convergence.loop" => return CalleeKind::Loop,
-        "llvm.amdgcn.workitem.id.x" | "llvm.nvvm.read.ptx.sreg.tid.x" | "tid" => {
-            return CalleeKind::ThreadId
-        }
-        "subgroupBallot" => return CalleeKind::Ballot { arg: 0 },
-        "subgroupBroadcastFirst" => return CalleeKind::ReadFirst { arg: 0 },
-        "subgroupAdd" => {
-            return CalleeKind::Reduce {
-                op: Reduce::Add,
-                arg: 0,
-            }
-        }
-        "subgroupShuffle" => {
-            return CalleeKind::Shuffle {
-                val: 0,
-                idx: 1,
-                scale: 1,
-            }
-        }
-        "llvm.nvvm.vote.ballot.sync" => return CalleeKind::Ballot { arg: 1 },
-        "llvm.nvvm.shfl.sync.idx.i32" => {
-            return CalleeKind::Shuffle {
-                val: 1,
-                idx: 2,
-                scale: 1,
-            }
-        }
-        "llvm.amdgcn.ds.bpermute" => {
-            return CalleeKind::Shuffle {
-                val: 1,
-                idx: 0,
-                scale: 4,
-            }
-        }
-        _ => {}
-    }
-    if name.starts_with("llvm.amdgcn.ballot") {
-        return CalleeKind::Ballot { arg: 0 };
-    }
-    if name.starts_with("llvm.amdgcn.readfirstlane") {
-        return CalleeKind::ReadFirst { arg: 0 };
-    }
-    for (prefix, arg) in [
-        ("llvm.amdgcn.wave.reduce.", 0),
-        ("llvm.nvvm.redux.sync.", 0),
-    ] {
-        if let Some(rest) = name.strip_prefix(prefix) {
-            let op = match rest.split('.').next().unwrap_or("") {
-                "add" => Reduce::Add,
-                "min" => Reduce::Min,
-                "max" => Reduce::Max,
-                "umin" => Reduce::UMin,
-                "umax" => Reduce::UMax,
-                "and" => Reduce::And,
-                "or" => Reduce::Or,
-                "xor" => Reduce::Xor,
-                _ => return CalleeKind::UnknownConvergent,
-            };
-            return CalleeKind::Reduce { op, arg };
+    let defined = module
+        .functions
+        .iter()
+        .position(|f| f.name == name && f.has_body());
+    if let Some(b) = intrinsics::lookup(name) {
+        let mangled = b.row.form == intrinsics::Form::Mangled;
+        match b.op {
+            Op::Ctrl(Ctrl::Entry) => return CalleeKind::Entry,
+            Op::Ctrl(Ctrl::Anchor) => return CalleeKind::Anchor,
+            Op::Ctrl(Ctrl::Loop) => return CalleeKind::Loop,
+            Op::Ignored => return CalleeKind::Ignored,
+            Op::Opaque => {}
+            _ if mangled && defined.is_some() => {}
+            Op::Uninterpreted => return CalleeKind::UnknownConvergent,
+            op => return CalleeKind::Builtin(op),
         }
     }
-    for p in [
-        "llvm.ctpop.",
-        "llvm.umin.",
-        "llvm.umax.",
-        "llvm.smin.",
-        "llvm.smax.",
-    ] {
-        if name.starts_with(p) {
-            return CalleeKind::PureIntrinsic(p.trim_end_matches('.').to_string());
-        }
+    if let Some(i) = defined {
+        return CalleeKind::Defined(i);
     }
-    if name == "llvm.assume" || name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.")
-    {
-        return CalleeKind::Ignored;
+    if is_convergent_call(module, call) {
+        return CalleeKind::UnknownConvergent;
     }
-    if let Some(i) = module.functions.iter().position(|f| f.name == name) {
-        let f = &module.functions[i];
-        if f.has_body() {
-            return CalleeKind::Defined(i);
-        }
-        if is_convergent_call(module, call) {
-            return CalleeKind::UnknownConvergent;
-        }
+    if let Some(f) = module.function(name) {
         if module.has_attr(&f.fn_attrs, "nodivergencesource")
             || module.has_attr(&call.fn_attrs, "nodivergencesource")
         {
@@ -184,8 +100,6 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
         if is_readnone(module, &f.fn_attrs) || is_readnone(module, &call.fn_attrs) {
             return CalleeKind::UnknownPure;
         }
-    } else if is_convergent_call(module, call) {
-        return CalleeKind::UnknownConvergent;
     }
     CalleeKind::UnknownStream
 }
@@ -198,9 +112,37 @@ fn is_readnone(module: &Module, attrs: &[Attr]) -> bool {
     })
 }
 
+/// The callees the interpreter treats as unknown functions (not modelled by
+/// the intrinsic table, no body), each with how (issue 13: the output says
+/// which calls were treated as unknown), in name order.
+pub fn unknown_callees(module: &Module) -> Vec<(String, &'static str)> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in module.functions.iter().filter(|f| f.has_body()) {
+        for b in &f.blocks {
+            for inst in &b.insts {
+                let InstKind::Call(c) = &inst.kind else {
+                    continue;
+                };
+                let how = match classify(module, c) {
+                    CalleeKind::UnknownConvergent => {
+                        "convergent: a function of the communicating set"
+                    }
+                    CalleeKind::UnknownPure => "readnone: a function of (arguments, thread)",
+                    CalleeKind::UnknownUniform => "nodivergencesource: a function of the arguments",
+                    CalleeKind::UnknownStream => "the thread's input stream",
+                    _ => continue,
+                };
+                let name = c.callee_name().unwrap_or("<indirect>").to_string();
+                out.entry(name).or_insert(how);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Rule C-CONV: the callee or the call has `convergent`, or the call has a
-/// `"convergencectrl"` bundle. Control intrinsics and C-OPS intrinsics are
-/// convergent by definition, whatever their declaration says.
+/// `"convergencectrl"` bundle. The convergent rows of the intrinsic table
+/// are convergent by definition, whatever their declaration says.
 pub fn is_convergent_call(module: &Module, call: &Call) -> bool {
     if call.convergence_bundles().next().is_some() || module.has_attr(&call.fn_attrs, "convergent")
     {
@@ -214,15 +156,7 @@ pub fn is_convergent_call(module: &Module, call: &Call) -> bool {
             return true;
         }
     }
-    name.starts_with("llvm.experimental.convergence.")
-        || name.starts_with("subgroup")
-        || name.starts_with("llvm.amdgcn.ballot")
-        || name.starts_with("llvm.amdgcn.readfirstlane")
-        || name.starts_with("llvm.amdgcn.wave.reduce.")
-        || name.starts_with("llvm.amdgcn.ds.bpermute")
-        || name.starts_with("llvm.nvvm.vote.")
-        || name.starts_with("llvm.nvvm.shfl.")
-        || name.starts_with("llvm.nvvm.redux.")
+    intrinsics::lookup(name).is_some_and(|b| b.row.convergent)
 }
 
 /// Static facts about one function.

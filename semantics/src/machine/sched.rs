@@ -13,11 +13,12 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::chooser::{Chooser, ChooserMode};
-use super::program::{classify, CalleeKind, Program, Reduce};
+use super::collective::{set_results, Member};
+use super::program::{classify, CalleeKind, Program};
 use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Resume, Status, ThreadEnd};
 use super::step::{run_thread, Ctx, Stop};
-use super::value::{mask, signed, Val};
-use super::{Options, RunError, ShuffleOob};
+use super::value::Val;
+use super::{Options, RunError};
 
 /// How the scheduling of one execution ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -261,58 +262,19 @@ fn op_results(
             (th.tid, p.args.clone())
         })
         .collect();
-    let arg = |i: usize, k: usize| args[i].1.get(k).copied().unwrap_or(Val::Poison);
     let same = |v: Val| vec![Ok(v); members.len()];
-    match classify(prog.module, call) {
-        CalleeKind::Ballot { arg: a } => {
-            let mut bits: u128 = 0;
-            for (i, (tid, _)) in args.iter().enumerate() {
-                match arg(i, a) {
-                    Val::Int { v: 1, .. } => bits |= 1u128.checked_shl(*tid).unwrap_or(0),
-                    Val::Int { .. } => {}
-                    _ => return same(Val::Poison),
-                }
-            }
-            same(Val::Int {
-                bits: ret_bits,
-                v: bits & mask(ret_bits),
+    if let CalleeKind::Builtin(op) = classify(prog.module, call) {
+        let set: Vec<Member> = args
+            .iter()
+            .map(|(tid, a)| Member {
+                tid: *tid,
+                args: a.as_slice(),
             })
-        }
-        CalleeKind::ReadFirst { arg: a } => same(arg(0, a)),
-        CalleeKind::Reduce { op, arg: a } => {
-            let mut acc: Option<(u32, u128)> = None;
-            for i in 0..args.len() {
-                let Val::Int { bits, v } = arg(i, a) else {
-                    return same(Val::Poison);
-                };
-                acc = Some(match acc {
-                    None => (bits, v),
-                    Some((_, x)) => (bits, reduce(op, bits, x, v)),
-                });
-            }
-            match acc {
-                Some((bits, v)) => same(Val::Int { bits, v }),
-                None => same(Val::Poison),
-            }
-        }
-        CalleeKind::Shuffle { val, idx, scale } => (0..args.len())
-            .map(|i| match arg(i, idx) {
-                Val::Int { v, .. } => {
-                    let want = v / scale;
-                    match args.iter().position(|(tid, _)| *tid as u128 == want) {
-                        Some(j) => Ok(arg(j, val)),
-                        None => match opts.shuffle_oob {
-                            ShuffleOob::Poison => Ok(Val::Poison),
-                            ShuffleOob::Ub => {
-                                Err(super::value::UbKind::ShuffleOutOfSet { thread: want })
-                            }
-                        },
-                    }
-                }
-                _ => Ok(Val::Poison),
-            })
-            .collect(),
-        _ => {
+            .collect();
+        return set_results(&opts.geometry(), opts.shuffle_oob, op, ret_bits, &set);
+    }
+    {
+        {
             // An unknown convergent function: uninterpreted function of the
             // multiset of (thread id, arguments) over the set (C-OPS).
             // One function per callee (not per call site), as C-OPS says
@@ -333,19 +295,4 @@ fn op_results(
             same(v)
         }
     }
-}
-
-fn reduce(op: Reduce, bits: u32, a: u128, b: u128) -> u128 {
-    let (sa, sb) = (signed(bits, a), signed(bits, b));
-    let r = match op {
-        Reduce::Add => a.wrapping_add(b),
-        Reduce::Min => sa.min(sb) as u128,
-        Reduce::Max => sa.max(sb) as u128,
-        Reduce::UMin => a.min(b),
-        Reduce::UMax => a.max(b),
-        Reduce::And => a & b,
-        Reduce::Or => a | b,
-        Reduce::Xor => a ^ b,
-    };
-    r & mask(bits)
 }

@@ -3,6 +3,7 @@
 //! are control intrinsics (C-INTR), and the token uses (C-CTRL).
 
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
+use crate::intrinsics::{self, Ctrl};
 use crate::ir::{BlockId, Call, Function, InstKind, Module, Operand, ValueDef, ValueId};
 
 use super::print::{print_block_operand, print_cycle, print_inst_at};
@@ -17,45 +18,24 @@ pub enum CtrlKind {
 }
 
 impl CtrlKind {
-    /// The kind of a callee name, if it is a control intrinsic.
+    /// The kind of a callee name, if it is a control intrinsic (the
+    /// intrinsic table's C-INTR rows).
     pub fn of_callee(name: &str) -> Option<CtrlKind> {
-        match name {
-            "llvm.experimental.convergence.entry" => Some(CtrlKind::Entry),
-            "llvm.experimental.convergence.anchor" => Some(CtrlKind::Anchor),
-            "llvm.experimental.convergence.loop" => Some(CtrlKind::Loop),
-            _ => None,
-        }
+        intrinsics::ctrl_of(name).map(|c| match c {
+            Ctrl::Entry => CtrlKind::Entry,
+            Ctrl::Anchor => CtrlKind::Anchor,
+            Ctrl::Loop => CtrlKind::Loop,
+        })
     }
     pub fn of_call(call: &Call) -> Option<CtrlKind> {
         call.callee_name().and_then(CtrlKind::of_callee)
     }
 }
 
-/// Intrinsics LLVM marks `convergent` in its intrinsic tables, whatever the
-/// declaration in the module says (LLVM attaches intrinsic attributes on
-/// declaration). Prefix match on the name.
-const CONVERGENT_INTRINSIC_PREFIXES: &[&str] = &[
-    "llvm.experimental.convergence.",
-    "llvm.amdgcn.ballot",
-    "llvm.amdgcn.readfirstlane",
-    "llvm.amdgcn.readlane",
-    "llvm.amdgcn.writelane",
-    "llvm.amdgcn.wave.reduce.",
-    "llvm.amdgcn.icmp",
-    "llvm.amdgcn.fcmp",
-    "llvm.amdgcn.ds.swizzle",
-    "llvm.amdgcn.mov.dpp",
-    "llvm.amdgcn.update.dpp",
-    "llvm.amdgcn.permlane",
-    "llvm.amdgcn.s.barrier",
-    "llvm.nvvm.vote.",
-    "llvm.nvvm.shfl.",
-    "llvm.nvvm.barrier",
-    "llvm.nvvm.bar.",
-];
-
 /// Whether LLVM 22 considers the call convergent (`CallBase::isConvergent`):
-/// the `convergent` attribute on the call site or on the callee. A
+/// the `convergent` attribute on the call site or on the callee, which LLVM
+/// attaches to the intrinsics its tables mark `convergent` whatever the
+/// declaration says (the intrinsic table's `llvm_convergent`). A
 /// `convergencectrl` bundle does not make a call convergent in LLVM 22.
 pub fn is_convergent_llvm(m: &Module, call: &Call) -> bool {
     if m.has_attr(&call.fn_attrs, "convergent") {
@@ -63,10 +43,7 @@ pub fn is_convergent_llvm(m: &Module, call: &Call) -> bool {
     }
     match call.callee_name() {
         Some(name) => {
-            if CONVERGENT_INTRINSIC_PREFIXES
-                .iter()
-                .any(|p| name.starts_with(p))
-            {
+            if intrinsics::lookup(name).is_some_and(|b| b.llvm_convergent()) {
                 return true;
             }
             m.function(name)

@@ -2,7 +2,8 @@
 //! GenericUniformityImpl.h with the AMDGPU target's divergence sources, so
 //! that [`print_module`] writes exactly what
 //! `opt -mtriple=amdgcn-- -passes='print<uniformity>' -disable-output` writes
-//! (rule U-LLVM).
+//! (rule U-LLVM) for a module without a target triple; the module's triple
+//! selects NVPTX, SPIR-V or DirectX instead (`sources::target_of`).
 //!
 //! | rule     | where                                                          |
 //! |----------|----------------------------------------------------------------|
@@ -112,6 +113,14 @@ impl FunctionUniformity {
 /// `GCNTTIImpl::hasBranchDivergence`: false for functions that run a single
 /// lane (`"amdgpu-flat-work-group-size"="1,1"`).
 fn has_branch_divergence(m: &Module, f: &Function) -> bool {
+    // LLVM 22's SPIR-V and DirectX TTIs report no branch divergence: opt
+    // prints ALL VALUES UNIFORM for every function of those triples.
+    if matches!(
+        sources::target_of(m),
+        crate::intrinsics::Target::Spirv | crate::intrinsics::Target::DirectX
+    ) {
+        return false;
+    }
     !m.expand_attrs(&f.fn_attrs).iter().any(|a| {
         matches!(a, Attr::Str { key, value: Some(v) }
             if key == "amdgpu-flat-work-group-size" && v.replace(' ', "") == "1,1")

@@ -1,152 +1,31 @@
-//! Rule U-SOURCE: the AMDGPU divergence sources and always-uniform
-//! instructions, as LLVM's `GCNTTIImpl::isSourceOfDivergence` /
-//! `isAlwaysUniform` (AMDGPUTargetTransformInfo.cpp) and the
+//! Rule U-SOURCE: the divergence sources and always-uniform instructions
+//! of the module's target, as LLVM 22's `TTI::isSourceOfDivergence` /
+//! `isAlwaysUniform` decide them: for AMDGPU (`GCNTTIImpl`, the
 //! `SourcesOfDivergence` / `AlwaysUniform` tables of
-//! AMDGPUSearchableTables.td decide them for `-mtriple=amdgcn--`.
-//!
-//! Intrinsics are matched by their base name: an overloaded intrinsic
-//! `llvm.amdgcn.readfirstlane.i32` is the intrinsic `llvm.amdgcn.readfirstlane`.
-//! Since base names can be prefixes of one another (`llvm.amdgcn.if` and
-//! `llvm.amdgcn.if.break`), the longest known base wins, as in LLVM's
-//! intrinsic name lookup.
+//! AMDGPUSearchableTables.td) and NVPTX (`NVPTXTTIImpl`). The per-intrinsic
+//! classes live in the intrinsic table ([`crate::intrinsics`], column
+//! `class`); this module adds the target rules for arguments, loads,
+//! atomics and calls in general. The target comes from the module's
+//! `target triple` ([`Target::of_triple`]; none: AMDGPU). SPIR-V and
+//! DirectX have no branch divergence in LLVM 22 (`hasBranchDivergence` is
+//! false), so nothing is computed for them (see `has_branch_divergence`).
 
+use crate::intrinsics::{self, Class, Target};
 use crate::ir::{Call, Const, Function, Inst, InstKind, Module, Operand, Param, Type};
 
-/// Intrinsics whose result differs between threads whatever their operands
-/// (thread ids, lane counters, interpolation, lane shuffles, atomics on
-/// buffers and images, wave-matrix operations).
-const SOURCES_OF_DIVERGENCE: &[&str] = &[
-    "workitem.id.x",
-    "workitem.id.y",
-    "workitem.id.z",
-    "interp.mov",
-    "interp.p1",
-    "interp.p2",
-    "interp.p1.f16",
-    "interp.p2.f16",
-    "interp.inreg.p10",
-    "interp.inreg.p2",
-    "interp.inreg.p10.f16",
-    "interp.inreg.p2.f16",
-    "lds.direct.load",
-    "lds.param.load",
-    "mbcnt.hi",
-    "mbcnt.lo",
-    "atomic.inc",
-    "atomic.dec",
-    "global.atomic.fmin.num",
-    "global.atomic.fmax.num",
-    "global.atomic.ordered.add.b64",
-    "flat.atomic.fmin.num",
-    "flat.atomic.fmax.num",
-    "atomic.cond.sub.u32",
-    "ds.fadd",
-    "ds.fmin",
-    "ds.fmax",
-    "ds.swizzle",
-    "ds.ordered.add",
-    "ds.ordered.swap",
-    "ds.bpermute",
-    "ds.permute",
-    "ds.bpermute.fi.b32",
-    "ps.live",
-    "live.mask",
-    "wqm.helper",
-    "inverse.ballot",
-    "permlane16",
-    "permlanex16",
-    "permlane16.var",
-    "permlanex16.var",
-    "permlane16.swap",
-    "permlane32.swap",
-    "mov.dpp",
-    "mov.dpp8",
-    "update.dpp",
-    "writelane",
-    "set.inactive",
-    "set.inactive.chain.arg",
-    "if",
-    "else",
-    "loop",
-    "buffer.atomic.swap",
-    "buffer.atomic.add",
-    "buffer.atomic.sub",
-    "buffer.atomic.smin",
-    "buffer.atomic.umin",
-    "buffer.atomic.smax",
-    "buffer.atomic.umax",
-    "buffer.atomic.and",
-    "buffer.atomic.or",
-    "buffer.atomic.xor",
-    "buffer.atomic.cmpswap",
-    "buffer.atomic.csub",
-];
-
-/// Buffer/image atomic families: every `llvm.amdgcn.{raw,struct}[.ptr].buffer.atomic.*`
-/// and `llvm.amdgcn.image.atomic.*` intrinsic is a source, as are the
-/// MFMA/WMMA/SWMMAC matrix intrinsics (their results are spread across lanes).
-const SOURCE_PREFIXES: &[&str] = &[
-    "raw.buffer.atomic.",
-    "raw.ptr.buffer.atomic.",
-    "struct.buffer.atomic.",
-    "struct.ptr.buffer.atomic.",
-    "image.atomic.",
-    "mfma.",
-    "smfmac.",
-    "wmma.",
-    "swmmac.",
-    "rts.",
-    "swc.reorder",
-];
-
-/// Intrinsics whose result is uniform whatever their operands: the lane
-/// readers (read-first-lane and kin) and whole-wave masks.
-const ALWAYS_UNIFORM: &[&str] = &[
-    "readfirstlane",
-    "readlane",
-    "icmp",
-    "fcmp",
-    "ballot",
-    "if.break",
-    "s.getpc",
-];
-
-/// Every base name the two tables and the overload matcher must tell apart
-/// (so that `if.break` is not read as an overload of `if`).
-fn known_bases() -> impl Iterator<Item = &'static str> {
-    SOURCES_OF_DIVERGENCE
-        .iter()
-        .chain(ALWAYS_UNIFORM.iter())
-        .copied()
+/// The target the module's uniformity follows (U-SOURCE).
+pub fn target_of(m: &Module) -> Target {
+    Target::of_triple(m.triple.as_deref())
 }
 
-/// The `llvm.amdgcn.` intrinsic base of a callee name, longest match first.
-fn amdgcn_base(name: &str) -> Option<&'static str> {
-    let rest = name.strip_prefix("llvm.amdgcn.")?;
-    known_bases()
-        .filter(|b| rest == *b || rest.starts_with(&format!("{b}.")))
-        .max_by_key(|b| b.len())
+/// Whether `name` is an intrinsic the table classes as a source on `t`.
+fn is_intrinsic_source(t: Target, name: &str) -> bool {
+    intrinsics::class_on(t, name) == Class::Source
 }
 
-/// Whether `name` is an intrinsic in the SourcesOfDivergence table.
-fn is_intrinsic_source(name: &str) -> bool {
-    if let Some(base) = amdgcn_base(name) {
-        return SOURCES_OF_DIVERGENCE.contains(&base);
-    }
-    match name.strip_prefix("llvm.amdgcn.") {
-        Some(rest) => SOURCE_PREFIXES.iter().any(|p| rest.starts_with(p)),
-        None => {
-            name.starts_with("llvm.r600.read.tidig.")
-                || name == "llvm.r600.read.tidig.x"
-                || name == "llvm.r600.read.tidig.y"
-                || name == "llvm.r600.read.tidig.z"
-        }
-    }
-}
-
-/// Whether `name` is an intrinsic in the AlwaysUniform table.
-fn is_intrinsic_always_uniform(name: &str) -> bool {
-    amdgcn_base(name).is_some_and(|b| ALWAYS_UNIFORM.contains(&b))
+/// Whether `name` is an intrinsic the table classes as always uniform on `t`.
+fn is_intrinsic_always_uniform(t: Target, name: &str) -> bool {
+    intrinsics::class_on(t, name) == Class::AlwaysUniform
 }
 
 /// Calling conventions whose arguments all live in scalar registers
@@ -174,11 +53,15 @@ fn is_shader_cc(cc: Option<&str>) -> bool {
     )
 }
 
-/// Rule U-SOURCE for arguments: an argument is divergent unless the target
-/// passes it in a scalar register: every argument of a kernel, `inreg`
-/// arguments of any function, and `byval` arguments of graphics shaders.
+/// Rule U-SOURCE for arguments. AMDGPU: an argument is divergent unless
+/// the target passes it in a scalar register: every argument of a kernel,
+/// `inreg` arguments of any function, and `byval` arguments of graphics
+/// shaders. NVPTX: every argument of a non-kernel (`ptx_kernel`) function.
 pub fn is_divergent_arg(m: &Module, f: &Function, p: &Param) -> bool {
     let cc = f.cconv.as_deref();
+    if target_of(m) == Target::Nvptx {
+        return cc != Some("ptx_kernel");
+    }
     if is_kernel_cc(cc) {
         return false;
     }
@@ -208,11 +91,14 @@ fn call_has_fn_attr(m: &Module, call: &Call, attr: &str) -> bool {
         .is_some_and(|callee| m.has_attr(&callee.fn_attrs, attr))
 }
 
-/// Rule U-SOURCE for instructions (`TTI::isSourceOfDivergence`): loads
-/// from private (5) or flat (0) memory, atomics, divergence-source
-/// intrinsics, and calls to anything that is not an intrinsic, unless the
-/// call is `nodivergencesource`.
+/// Rule U-SOURCE for instructions (`TTI::isSourceOfDivergence`). AMDGPU:
+/// loads from private (5) or flat (0) memory, atomics, divergence-source
+/// intrinsics, and calls to anything that is not an intrinsic. NVPTX: loads
+/// from generic (0) or local (5) memory, atomics, thread and lane id reads,
+/// and every other call too (`NVPTXTTIImpl` treats any call's result as
+/// divergent). On both, not a call marked `nodivergencesource`.
 pub fn is_source_of_divergence(m: &Module, inst: &Inst) -> bool {
+    let target = target_of(m);
     match &inst.kind {
         InstKind::Load { ptr, .. } => matches!(addrspace(&ptr.ty), Some(0) | Some(5)),
         InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => true,
@@ -221,11 +107,12 @@ pub fn is_source_of_divergence(m: &Module, inst: &Inst) -> bool {
                 return false;
             }
             match call.callee_name() {
+                _ if target == Target::Nvptx => true,
                 Some(name) if name.starts_with("llvm.") => {
-                    if name.starts_with("llvm.read_register.") {
+                    if intrinsics::class_on(target, name) == Class::ByRegister {
                         return read_register_is_divergent(call);
                     }
-                    is_intrinsic_source(name)
+                    is_intrinsic_source(target, name)
                 }
                 _ => true,
             }
@@ -260,9 +147,9 @@ pub fn is_always_uniform(m: &Module, f: &Function, inst: &Inst) -> bool {
             // LLVM 22 treats a `nodivergencesource` call as uniform whatever
             // its arguments (proofs/FINDINGS.md: an approximation).
             call_has_fn_attr(m, call, "nodivergencesource")
-                || call
-                    .callee_name()
-                    .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(n))
+                || call.callee_name().is_some_and(|n| {
+                    n.starts_with("llvm.") && is_intrinsic_always_uniform(target_of(m), n)
+                })
         }
         InstKind::ExtractValue { agg, indices } => {
             let Some(v) = agg.value.as_local() else {
@@ -276,8 +163,8 @@ pub fn is_always_uniform(m: &Module, f: &Function, inst: &Inst) -> bool {
             };
             let is_if_else = call
                 .callee_name()
-                .and_then(amdgcn_base)
-                .is_some_and(|b| b == "if" || b == "else");
+                .and_then(intrinsics::lookup)
+                .is_some_and(|b| matches!(b.row.name, "llvm.amdgcn.if" | "llvm.amdgcn.else"));
             is_if_else && indices.as_slice() == [1]
         }
         _ => false,
@@ -296,7 +183,7 @@ pub fn uniform_only_by_attribute(m: &Module, inst: &Inst) -> bool {
     call_has_fn_attr(m, call, "nodivergencesource")
         && !call
             .callee_name()
-            .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(n))
+            .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(target_of(m), n))
 }
 
 /// Whether the operand is a constant (`isa<Constant>`), never divergent.
@@ -319,12 +206,20 @@ mod tests {
     /// Rule U-SOURCE: overloaded names resolve to the longest base.
     #[test]
     fn intrinsic_bases_resolve_longest_first() {
-        assert_eq!(amdgcn_base("llvm.amdgcn.if.break.i64"), Some("if.break"));
-        assert_eq!(amdgcn_base("llvm.amdgcn.if.i64"), Some("if"));
-        assert!(is_intrinsic_always_uniform("llvm.amdgcn.readfirstlane.i32"));
-        assert!(!is_intrinsic_source("llvm.amdgcn.if.break.i64"));
-        assert!(is_intrinsic_source("llvm.amdgcn.workitem.id.x"));
-        assert!(is_intrinsic_source("llvm.amdgcn.raw.buffer.atomic.add.i32"));
-        assert!(!is_intrinsic_source("llvm.amdgcn.workgroup.id.x"));
+        let a = Target::Amdgpu;
+        assert!(is_intrinsic_always_uniform(
+            a,
+            "llvm.amdgcn.readfirstlane.i32"
+        ));
+        assert!(is_intrinsic_always_uniform(a, "llvm.amdgcn.if.break.i64"));
+        assert!(!is_intrinsic_source(a, "llvm.amdgcn.if.break.i64"));
+        assert!(is_intrinsic_source(a, "llvm.amdgcn.if.i64"));
+        assert!(is_intrinsic_source(a, "llvm.amdgcn.workitem.id.x"));
+        assert!(is_intrinsic_source(
+            a,
+            "llvm.amdgcn.raw.buffer.atomic.add.i32"
+        ));
+        assert!(!is_intrinsic_source(a, "llvm.amdgcn.workgroup.id.x"));
+        assert!(is_intrinsic_source(a, "llvm.r600.read.tidig.x"));
     }
 }
