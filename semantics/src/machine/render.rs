@@ -284,9 +284,18 @@ pub fn counts(ex: &Exploration) -> String {
         if ex.complete { "" } else { " (INCOMPLETE: budget, random mode or interrupted)" },
         ex.domain,
         if ex.reduced {
-            "reductions: memoized states (counts are of representative executions; --no-reduce: every execution)\n"
+            format!(
+                "reductions: memoized states, {} (counts are of representative executions; --no-reduce: every execution)\n",
+                match &ex.symmetry {
+                    Ok(0) => "launch symmetry (sorted per-thread inputs)".to_string(),
+                    Ok(n) => format!(
+                        "launch symmetry (sorted per-thread inputs; {n} behaviours by renaming threads)"
+                    ),
+                    Err(why) => format!("no launch symmetry: {why}"),
+                }
+            )
         } else {
-            ""
+            String::new()
         }
     )
 }
@@ -373,6 +382,10 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "pruned": ex.pruned,
         "merged": ex.merged,
         "reduced": ex.reduced,
+        "launch_symmetry": match &ex.symmetry {
+            Ok(n) => json!({"used": true, "renamed_behaviours": n}),
+            Err(why) => json!({"used": false, "why": why}),
+        },
         "complete": ex.complete,
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
