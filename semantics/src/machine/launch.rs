@@ -92,12 +92,25 @@ impl Execution {
     /// observations, how each thread ended.
     pub fn behaviour_key(&self) -> String {
         let mut s = format!("{:?}|{:?}|", self.outcome, self.visit_classes());
-        let sets = self.event_sets();
+        // Each call's communicating set, named by its first member (thread
+        // order): the same partition of the calls as the sets themselves,
+        // in text linear in the number of calls.
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for e in &th.events {
+                first.entry(e.key).or_insert((t, e.pos));
+            }
+        }
+        let sets: Vec<Vec<VisitRef>> = self
+            .threads
+            .iter()
+            .map(|th| th.events.iter().map(|e| first[&e.key]).collect())
+            .collect();
         for (t, th) in self.threads.iter().enumerate() {
             let path: Vec<(usize, BlockId)> = th.trace.iter().map(|v| (v.func, v.block)).collect();
             // Token values are key ids, which depend on the order keys were
             // interned; the sets already say which instances are converged.
-            let evs: Vec<(&str, Option<Val>, &Vec<VisitRef>)> = th
+            let evs: Vec<(&str, Option<Val>, &VisitRef)> = th
                 .events
                 .iter()
                 .zip(&sets[t])

@@ -69,16 +69,13 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
     {
         return Some("per-thread arguments are given".into());
     }
+    if let Some(why) = memory(prog) {
+        return Some(why);
+    }
     for f in &prog.module.functions {
         for b in &f.blocks {
             for inst in &b.insts {
                 match &inst.kind {
-                    InstKind::Load { .. }
-                    | InstKind::Store { .. }
-                    | InstKind::AtomicRmw { .. }
-                    | InstKind::CmpXchg { .. } => {
-                        return Some(format!("@{} accesses memory", f.name))
-                    }
                     InstKind::Call(c) => {
                         if c.callee_name().is_none() {
                             return Some(format!("@{} makes an indirect call", f.name));
@@ -103,6 +100,27 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether some function of the module accesses memory (the machine runs
+/// threads one after the other between firings, so their memory accesses
+/// do not commute with each other): the reason, or `None`.
+pub fn memory(prog: &Program) -> Option<String> {
+    prog.module.functions.iter().find_map(|f| {
+        f.blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .any(|inst| {
+                matches!(
+                    inst.kind,
+                    InstKind::Load { .. }
+                        | InstKind::Store { .. }
+                        | InstKind::AtomicRmw { .. }
+                        | InstKind::CmpXchg { .. }
+                )
+            })
+            .then(|| format!("@{} accesses memory", f.name))
+    })
 }
 
 /// P-INPUT: the values an enumerated input of type `ty` ranges over, in
