@@ -75,26 +75,24 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
     for f in &prog.module.functions {
         for b in &f.blocks {
             for inst in &b.insts {
-                match &inst.kind {
-                    InstKind::Call(c) => {
-                        if c.callee_name().is_none() {
-                            return Some(format!("@{} makes an indirect call", f.name));
-                        }
-                        match classify(prog.module, c) {
-                            CalleeKind::ThreadId
-                            | CalleeKind::Ballot { .. }
-                            | CalleeKind::ReadFirst { .. }
-                            | CalleeKind::Shuffle { .. } => {
-                                return Some(format!(
-                                    "@{} reads thread ids ({})",
-                                    f.name,
-                                    c.callee_name().unwrap_or("?")
-                                ))
-                            }
-                            _ => {}
-                        }
-                    }
-                    _ => {}
+                let InstKind::Call(c) = &inst.kind else {
+                    continue;
+                };
+                if c.callee_name().is_none() {
+                    return Some(format!("@{} makes an indirect call", f.name));
+                }
+                if matches!(
+                    classify(prog.module, c),
+                    CalleeKind::ThreadId
+                        | CalleeKind::Ballot { .. }
+                        | CalleeKind::ReadFirst { .. }
+                        | CalleeKind::Shuffle { .. }
+                ) {
+                    return Some(format!(
+                        "@{} reads thread ids ({})",
+                        f.name,
+                        c.callee_name().unwrap_or("?")
+                    ));
                 }
             }
         }
