@@ -30,7 +30,7 @@ fn keys(ex: &Exploration) -> BTreeSet<String> {
 
 /// Compares the two searches on `text`; `None` when either was cut by the
 /// execution budget (then nothing can be compared).
-fn compare(text: &str, opts: &Options) -> Option<(u64, u64)> {
+fn compare(text: &str, opts: &Options) -> Option<(u64, u64, Result<usize, String>)> {
     let module = parse_module("gen.ll", text).expect("generated module parses");
     let plain = explore(
         &module,
@@ -55,7 +55,7 @@ fn compare(text: &str, opts: &Options) -> Option<(u64, u64)> {
     let (a, b) = (keys(&plain), keys(&reduced));
     assert!(
         a == b,
-        "memoization changed the behaviours ({} plain, {} reduced; {} only plain, {} only reduced) at {} threads on\n{text}",
+        "the reductions changed the behaviours ({} plain, {} reduced; {} only plain, {} only reduced) at {} threads on\n{text}",
         a.len(),
         b.len(),
         a.difference(&b).count(),
@@ -71,6 +71,7 @@ fn compare(text: &str, opts: &Options) -> Option<(u64, u64)> {
     Some((
         plain.explored + plain.pruned,
         reduced.explored + reduced.pruned,
+        reduced.symmetry,
     ))
 }
 
@@ -86,6 +87,11 @@ fn opts(threads: u32, max_steps: u64, domain: Vec<i128>) -> Options {
 
 struct Tally {
     compared: usize,
+    /// Compared programs explored with launch symmetry, and those where the
+    /// closure under renaming added behaviours the sorted launches did
+    /// not show.
+    symmetric: usize,
+    closed: usize,
     skipped: usize,
     plain: u64,
     reduced: u64,
@@ -95,15 +101,21 @@ impl Tally {
     fn new() -> Tally {
         Tally {
             compared: 0,
+            symmetric: 0,
+            closed: 0,
             skipped: 0,
             plain: 0,
             reduced: 0,
         }
     }
-    fn add(&mut self, r: Option<(u64, u64)>) {
+    fn add(&mut self, r: Option<(u64, u64, Result<usize, String>)>) {
         match r {
-            Some((p, q)) => {
+            Some((p, q, sym)) => {
                 self.compared += 1;
+                if let Ok(images) = sym {
+                    self.symmetric += 1;
+                    self.closed += usize::from(images > 0);
+                }
                 self.plain += p;
                 self.reduced += q;
             }
@@ -112,8 +124,8 @@ impl Tally {
     }
     fn report(&self, what: &str) {
         eprintln!(
-            "memoization {what}: {} programs compared ({} skipped at the budget); executions plain {} / reduced {}",
-            self.compared, self.skipped, self.plain, self.reduced
+            "reductions {what}: {} programs compared ({} skipped at the budget; {} with launch symmetry, {} completed by renaming); executions plain {} / reduced {}",
+            self.compared, self.skipped, self.symmetric, self.closed, self.plain, self.reduced
         );
     }
 }
@@ -131,6 +143,60 @@ fn reduced_equals_plain_on_token_programs_at_3_threads() {
     }
     t.report("token programs, 3 threads");
     assert!(t.compared >= 120, "too few compared: {}", t.compared);
+    assert!(
+        t.closed >= 20,
+        "launch symmetry is exercised: {} programs completed by renaming",
+        t.closed
+    );
+}
+
+/// Launch symmetry (`semantics/src/machine/symmetry.rs`) where it matters
+/// most: token programs (anchors, hearts, reducible and irreducible CFGs)
+/// whose `i32` switch arguments range over {0, 1, 2} per thread at 2
+/// threads and over {0, 1} at 3 threads (`i1` over both values), in one
+/// launch group and in two (renaming only within a group), and in the C++
+/// environment (threads never converged at entry).
+#[test]
+fn launch_symmetry_equals_plain_on_token_programs_over_a_domain() {
+    let progs: Vec<TokenProgram> = testgen::sample(&arb_valid_token_module(4), 400, 45);
+    let mut t = Tally::new();
+    for (i, p) in progs.iter().enumerate() {
+        let text = p.to_ll();
+        let mut o = if i % 2 == 0 {
+            opts(2, 10, vec![0, 1, 2])
+        } else {
+            opts(3, 10, vec![0, 1])
+        };
+        o.max_executions = 3_000;
+        match i % 6 {
+            1 | 3 => o.groups = 2,
+            2 | 5 => o.environment = semantics::machine::Environment::Cxx,
+            _ => {}
+        }
+        // Launches the plain search must enumerate: skip programs whose
+        // input vectors alone exceed a tenth of the budget (counted as
+        // skipped) instead of running the plain search into the budget.
+        let define = text.lines().find(|l| l.starts_with("define")).unwrap_or("");
+        let (ones, ints) = (
+            define.matches("i1 %").count(),
+            define.matches("i32 %").count(),
+        );
+        let per_thread = 2f64.powi(ones as i32) * (o.int_domain.len() as f64).powi(ints as i32);
+        if per_thread.powi(o.threads as i32) > 300.0 {
+            t.add(None);
+            continue;
+        }
+        t.add(compare(&text, &o));
+    }
+    t.report("token programs, domains {0, 1, 2} at 2 threads, {0, 1} at 3");
+    assert!(t.compared >= 40, "too few compared: {}", t.compared);
+    assert!(
+        t.symmetric >= 35 && t.closed >= 8,
+        "{} symmetric, {} completed by renaming",
+        t.symmetric,
+        t.closed
+    );
+    assert!(t.reduced * 2 < t.plain, "{} vs {}", t.reduced, t.plain);
 }
 
 /// The same programs with branch conditions read from per-thread
@@ -146,6 +212,7 @@ fn reduced_equals_plain_on_token_programs_with_arguments() {
     }
     t.report("token programs, arguments");
     assert!(t.compared >= 180, "too few compared: {}", t.compared);
+    assert!(t.closed >= 30, "{} completed by renaming", t.closed);
     assert!(
         t.reduced < t.plain,
         "the family exercises merges (anchors fired in either order)"

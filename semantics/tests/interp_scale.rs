@@ -61,3 +61,36 @@ fn long_chain_two_threads_finish() {
     assert_eq!((ex.explored, ex.behaviours.len()), (1, 1));
     assert_eq!(ex.behaviours[0].execution.outcome, Outcome::Finished);
 }
+
+/// `run --threads N` text (R-CEX tables, convergent calls) and the
+/// behaviour key are linear in threads × calls: a communicating set of
+/// more than `render::INLINE_SET` threads is printed once by name, and the
+/// behaviour key names each set by its first member. CL-05's loop with
+/// every thread in one entry set, one loop set per iteration and a
+/// ballot: doubling the threads from 300 to 600 at most ~doubles both
+/// texts (the earlier text was quadratic: 31 MB at 1,000 threads).
+#[test]
+fn large_launch_text_is_linear() {
+    let path = format!(
+        "{}/../examples/interp/cl05-exit-loop-token.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    let m = parse_module(&path, &text).expect("example parses");
+    let sizes = |n: u32| {
+        let o = Options {
+            threads: n,
+            max_executions: 1,
+            ..Options::default()
+        };
+        let ex = explore(&m, &o).expect("explores");
+        let b = &ex.behaviours[0].execution;
+        let out = semantics::machine::render::text(&m, &ex);
+        assert!(out.contains("S1 = {t0@"), "the big sets are named");
+        (out.len(), b.behaviour_key().len())
+    };
+    let (t1, k1) = sizes(300);
+    let (t2, k2) = sizes(600);
+    assert!(t2 * 10 < t1 * 23, "text {t1} -> {t2} bytes");
+    assert!(k2 * 10 < k1 * 23, "behaviour key {k1} -> {k2} bytes");
+}

@@ -149,7 +149,7 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// Turn off the exact reductions of the enumeration (memoized states,
-    /// memoization): every execution is run and counted. The set of distinct
+    /// launch symmetry): every execution is run and counted. The set of distinct
     /// behaviours is the same; only the counts differ.
     #[arg(long)]
     pub no_reduce: bool,

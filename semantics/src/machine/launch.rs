@@ -92,12 +92,25 @@ impl Execution {
     /// observations, how each thread ended.
     pub fn behaviour_key(&self) -> String {
         let mut s = format!("{:?}|{:?}|", self.outcome, self.visit_classes());
-        let sets = self.event_sets();
+        // Each call's communicating set, named by its first member (thread
+        // order): the same partition of the calls as the sets themselves,
+        // in text linear in the number of calls.
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for e in &th.events {
+                first.entry(e.key).or_insert((t, e.pos));
+            }
+        }
+        let sets: Vec<Vec<VisitRef>> = self
+            .threads
+            .iter()
+            .map(|th| th.events.iter().map(|e| first[&e.key]).collect())
+            .collect();
         for (t, th) in self.threads.iter().enumerate() {
             let path: Vec<(usize, BlockId)> = th.trace.iter().map(|v| (v.func, v.block)).collect();
             // Token values are key ids, which depend on the order keys were
             // interned; the sets already say which instances are converged.
-            let evs: Vec<(&str, Option<Val>, &Vec<VisitRef>)> = th
+            let evs: Vec<(&str, Option<Val>, &VisitRef)> = th
                 .events
                 .iter()
                 .zip(&sets[t])
@@ -135,6 +148,9 @@ pub struct Exploration {
     pub merged: u64,
     /// Whether the exact reductions were on (`Options::reduce`).
     pub reduced: bool,
+    /// Launch symmetry ([`super::symmetry`]): how many behaviours the
+    /// closure under thread renaming added, or why it was not used.
+    pub symmetry: Result<usize, String>,
     pub cut: u64,
     pub ub: u64,
     pub contradictions: u64,
@@ -215,13 +231,13 @@ pub fn explore_with(
             )));
         }
     }
-    let mut chooser = Chooser::new(opts.chooser);
     let mut ex = Exploration {
         behaviours: Vec::new(),
         explored: 0,
         pruned: 0,
         merged: 0,
         reduced: opts.reduce && opts.chooser == super::ChooserMode::Exhaustive,
+        symmetry: Err(String::new()),
         cut: 0,
         ub: 0,
         contradictions: 0,
@@ -242,11 +258,64 @@ pub fn explore_with(
             })
             .collect(),
     };
+    // Launch symmetry (see `symmetry`): sorted per-thread inputs, then the
+    // behaviours closed under renaming threads within their groups.
+    let blind = super::symmetry::blind(&prog, opts);
+    let sym = ex.reduced && blind.is_none() && opts.threads > 1;
+    if sym && !search(&prog, opts, true, progress, &mut ex)? {
+        let found = ex.behaviours.len();
+        ex.behaviours = super::symmetry::close(std::mem::take(&mut ex.behaviours), opts);
+        ex.symmetry = Ok(ex.behaviours.len() - found);
+    } else {
+        if sym {
+            // A contradiction in the middle of a run: its record depends on
+            // the order threads run in, so start again without symmetry.
+            let fresh = Exploration {
+                behaviours: Vec::new(),
+                ..ex.clone()
+            };
+            ex = Exploration {
+                explored: 0,
+                pruned: 0,
+                merged: 0,
+                cut: 0,
+                ub: 0,
+                contradictions: 0,
+                complete: true,
+                ..fresh
+            };
+            ex.symmetry = Err("a run stopped at a contradiction (D-INST)".into());
+        } else {
+            ex.symmetry = Err(blind.unwrap_or_else(|| "no reductions".into()));
+        }
+        search(&prog, opts, false, progress, &mut ex)?;
+    }
+    if !matches!(opts.chooser, super::ChooserMode::Exhaustive) {
+        ex.complete = false;
+    }
+    Ok(ex)
+}
+
+/// The depth-first search over every choice, collecting distinct
+/// behaviours into `ex`; with `sym`, launches take sorted per-thread
+/// inputs only and the search returns `true` (abandoned) at the first
+/// execution that ends in a contradiction in the middle of a run.
+fn search(
+    prog: &Program,
+    opts: &Options,
+    sym: bool,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+    ex: &mut Exploration,
+) -> Result<bool, RunError> {
+    let mut chooser = Chooser::new(opts.chooser);
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut seen: HashSet<u128> = HashSet::new();
     loop {
-        let (mut m, inputs) = launch(&prog, opts, &mut chooser)?;
-        let end = run_execution(&prog, opts, &mut chooser, &mut m, &mut seen)?;
+        let (mut m, inputs) = launch(prog, opts, &mut chooser, sym)?;
+        let end = run_execution(prog, opts, &mut chooser, &mut m, &mut seen)?;
+        if sym && matches!(end, ExecEnd::Contradiction { .. }) {
+            return Ok(true);
+        }
         if end == ExecEnd::Killed {
             ex.pruned += 1;
         } else if end == ExecEnd::Merged {
@@ -284,10 +353,7 @@ pub fn explore_with(
             break;
         }
     }
-    if !matches!(opts.chooser, super::ChooserMode::Exhaustive) {
-        ex.complete = false;
-    }
-    Ok(ex)
+    Ok(false)
 }
 
 /// Builds the initial machine: hierarchies (D-HIER), arguments (P-INPUT),
@@ -296,6 +362,7 @@ fn launch(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
+    sym: bool,
 ) -> Result<(Machine, Inputs), RunError> {
     let module = prog.module;
     let hierarchy: Vec<usize> = prog
@@ -327,10 +394,46 @@ fn launch(
     let n = opts.threads as usize;
     let mut per_thread: Vec<Vec<Val>> = vec![Vec::new(); n];
     let mut inputs = Vec::new();
+    let enumerated = |p: &crate::ir::Param| {
+        let given = p
+            .value
+            .is_some_and(|v| opts.args.contains_key(&kf.value(v).name.to_string()));
+        p.value.is_some()
+            && !given
+            && !matches!(p.ty, Type::Ptr(_))
+            && !kernel_cc
+            && !module.has_attr(&p.attrs, "inreg")
+    };
+    // Launch symmetry: the enumerated per-thread inputs as sorted tuples.
+    let mut sorted = if sym {
+        let domains: Vec<Vec<Val>> = kf
+            .params
+            .iter()
+            .filter(|p| enumerated(p))
+            .map(|p| super::symmetry::domain(&p.ty, opts))
+            .collect();
+        let tuples = super::symmetry::choose_sorted(chooser, &domains, opts);
+        (0..domains.len())
+            .map(|k| tuples.iter().map(|t| t[k]).collect::<Vec<Val>>())
+            .collect::<Vec<_>>()
+            .into_iter()
+    } else {
+        Vec::new().into_iter()
+    };
     for p in &kf.params {
         let Some(v) = p.value else { continue };
         let name = kf.value(v).name.to_string();
         let uniform = kernel_cc || module.has_attr(&p.attrs, "inreg");
+        if sym && enumerated(p) {
+            let vals = sorted
+                .next()
+                .expect("symmetry: one sorted column per enumerated parameter");
+            for (t, x) in vals.iter().enumerate() {
+                per_thread[t].push(*x);
+            }
+            inputs.push((name, vals));
+            continue;
+        }
         let vals: Vec<Val> = match (opts.args.get(&name), &p.ty) {
             (Some(ArgValues::Uniform(x)), Type::Int(b)) => vec![int(*b, *x); n],
             (Some(ArgValues::PerThread(xs)), Type::Int(b)) => {

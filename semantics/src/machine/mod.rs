@@ -12,6 +12,7 @@
 //! | literal maximal convergence, order checks      | [`dmax`]      | D-MAX, D-ORDER, D-CW |
 //! | the one source of nondeterminism               | [`chooser`]   | — |
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
+//! | launch symmetry: sorted inputs, orbits      | [`symmetry`]  | R-BEHAV, P-INPUT |
 //! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
 //! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
 //!
@@ -37,6 +38,7 @@ pub mod render;
 pub mod sched;
 pub mod state;
 pub mod step;
+pub mod symmetry;
 pub mod value;
 
 use std::collections::BTreeMap;
@@ -118,7 +120,8 @@ pub struct Options {
     /// Stop after this many executions (the exploration is then reported
     /// incomplete).
     pub max_executions: u64,
-    /// Apply the exact reductions of [`reduce`] (memoized states); `false` runs the
+    /// Apply the exact reductions of [`reduce`] (memoized states) and
+    /// [`symmetry`] (launch symmetry); `false` runs the
     /// plain enumeration, the oracle the reductions are tested against.
     pub reduce: bool,
 }

@@ -47,6 +47,12 @@
 //! functions' argument strings) are hashed raw: that can only miss a merge,
 //! never merge two states that differ.
 //!
+//! Launch symmetry, the other exact reduction, lives in
+//! [`super::symmetry`] with its argument. Partial-order reduction by sleep
+//! sets over [`super::sched`] was tried with per-location independence and
+//! blocked no execution on the examples (README, "Partial-order reduction
+//! (tried, not kept)").
+//!
 //! # Independence (what a future memory model must extend)
 //!
 //! Memoization needs no independence relation: it compares whole states.

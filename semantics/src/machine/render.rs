@@ -170,30 +170,61 @@ pub fn table(module: &Module, kernel: &str, exec: &Execution) -> String {
     s
 }
 
-/// The convergent calls of an execution, one line each.
+/// Communicating sets larger than this are printed once, by name, instead
+/// of on every member's line (which would make the text quadratic in the
+/// number of threads).
+pub const INLINE_SET: usize = 8;
+
+/// The convergent calls of an execution, one line each. A communicating
+/// set of at most [`INLINE_SET`] members is written on each member's line;
+/// a larger one is named `S1`, `S2`, ... on the members' lines and its
+/// members are listed once, after the calls, so that the text stays
+/// linear in threads × calls.
 pub fn events(module: &Module, kernel: &str, exec: &Execution) -> String {
     let labels = labels(module, kernel, exec);
-    let sets = exec.event_sets();
+    let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::new();
+    for (t, th) in exec.threads.iter().enumerate() {
+        for e in &th.events {
+            by_key.entry(e.key).or_default().push((t, e.pos));
+        }
+    }
+    let member_list = |set: &[VisitRef]| -> String {
+        let members: Vec<String> = set
+            .iter()
+            .map(|(u, p)| format!("t{}@{}", exec.threads[*u].tid, labels[*u][*p]))
+            .collect();
+        members.join(", ")
+    };
+    let mut named: HashMap<super::KeyId, usize> = HashMap::new();
+    let mut big: Vec<super::KeyId> = Vec::new();
     let mut s = String::new();
     for (t, th) in exec.threads.iter().enumerate() {
-        for (e, set) in th.events.iter().zip(&sets[t]) {
+        for e in &th.events {
+            let set = &by_key[&e.key];
             let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
-            let members: Vec<String> = set
-                .iter()
-                .map(|(u, p)| format!("t{}@{}", exec.threads[*u].tid, labels[*u][*p]))
-                .collect();
             let result = e.result.map_or("-".to_string(), |r| r.to_string());
+            let with = if set.len() <= INLINE_SET {
+                format!("{{{}}}", member_list(set))
+            } else {
+                let i = *named.entry(e.key).or_insert_with(|| {
+                    big.push(e.key);
+                    big.len()
+                });
+                format!("S{i} ({} threads)", set.len())
+            };
             let _ = writeln!(
                 s,
-                "  t{} at {}: @{}({}) = {} with {{{}}}",
+                "  t{} at {}: @{}({}) = {} with {with}",
                 th.tid,
                 labels[t][e.pos],
                 e.callee,
                 args.join(", "),
                 result,
-                members.join(", ")
             );
         }
+    }
+    for (i, k) in big.iter().enumerate() {
+        let _ = writeln!(s, "  S{} = {{{}}}", i + 1, member_list(&by_key[k]));
     }
     s
 }
@@ -284,9 +315,18 @@ pub fn counts(ex: &Exploration) -> String {
         if ex.complete { "" } else { " (INCOMPLETE: budget, random mode or interrupted)" },
         ex.domain,
         if ex.reduced {
-            "reductions: memoized states (counts are of representative executions; --no-reduce: every execution)\n"
+            format!(
+                "reductions: memoized states, {} (counts are of representative executions; --no-reduce: every execution)\n",
+                match &ex.symmetry {
+                    Ok(0) => "launch symmetry (sorted per-thread inputs)".to_string(),
+                    Ok(n) => format!(
+                        "launch symmetry (sorted per-thread inputs; {n} behaviours by renaming threads)"
+                    ),
+                    Err(why) => format!("no launch symmetry: {why}"),
+                }
+            )
         } else {
-            ""
+            String::new()
         }
     )
 }
@@ -373,6 +413,10 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "pruned": ex.pruned,
         "merged": ex.merged,
         "reduced": ex.reduced,
+        "launch_symmetry": match &ex.symmetry {
+            Ok(n) => json!({"used": true, "renamed_behaviours": n}),
+            Err(why) => json!({"used": false, "why": why}),
+        },
         "complete": ex.complete,
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
