@@ -3,7 +3,8 @@
 //! visit.
 
 use crate::ir::{
-    BinOp, CastOp, Const, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedOperand, ValueId,
+    BinOp, CastOp, Const, ConstExpr, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedConst,
+    TypedOperand, ValueId,
 };
 
 use super::chooser::Chooser;
@@ -168,7 +169,43 @@ fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
             Some(obj) => Ok(Val::Ptr { obj: *obj, off: 0 }),
             None => Err(unsupported(cx.prog, loc, "function pointer")),
         },
+        (Const::Expr(e), _) => const_expr_val(_m, cx, loc, e),
         _ => Err(unsupported(cx.prog, loc, "constant of this type")),
+    }
+}
+
+/// A constant expression's value (P-PROG): the same rules as the
+/// instruction of the same opcode, over constant operands.
+fn const_expr_val(m: &Machine, cx: &Ctx, loc: Loc, e: &ConstExpr) -> R<Val> {
+    let sub = |tc: &TypedConst| const_val(m, cx, loc, &tc.ty, &tc.value);
+    match e {
+        ConstExpr::Cast { op, from, to } => cast(cx, loc, *op, &[], &from.ty, to, sub(from)?),
+        ConstExpr::Gep {
+            source_ty,
+            base,
+            indices,
+            ..
+        } => {
+            let idx = indices.iter().map(sub).collect::<R<Vec<Val>>>()?;
+            gep(cx, loc, source_ty, sub(base)?, &idx)
+        }
+        ConstExpr::Binary {
+            op,
+            flags,
+            lhs,
+            rhs,
+        } => {
+            let bits = bits_of(cx, loc, &lhs.ty)?;
+            match (sub(lhs)?, sub(rhs)?) {
+                (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => match binary(*op, flags, bits, a, b) {
+                    Arith::Val(v) => Ok(v),
+                    Arith::Ub(_) => unreachable!(
+                        "P-PROG: the parser admits only add, sub and xor constant expressions, which have no undefined behaviour"
+                    ),
+                },
+                _ => Ok(Val::Poison),
+            }
+        }
     }
 }
 
@@ -339,52 +376,62 @@ fn exec_inst(
             ..
         } => {
             let p = eval_t(m, th, cx, loc, base)?;
-            let mut off: i64 = 0;
-            let mut ty = source_ty.clone();
-            let mut poison = false;
-            for (k, idx) in indices.iter().enumerate() {
-                let i = match eval_t(m, th, cx, loc, idx)? {
-                    Val::Int { bits, v } => signed(bits, v) as i64,
-                    _ => {
-                        poison = true;
-                        0
-                    }
-                };
-                if k == 0 {
-                    off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &ty)?));
-                } else {
-                    match ty.clone() {
-                        Type::Array { elem, .. } | Type::Vector { elem, .. } => {
-                            off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &elem)?));
-                            ty = *elem;
-                        }
-                        Type::Struct { fields, .. } => {
-                            let i = usize::try_from(i)
-                                .map_err(|_| unsupported(cx.prog, loc, "negative struct index"))?;
-                            for f in fields.iter().take(i) {
-                                off = off.wrapping_add(size_of(cx, loc, f)?);
-                            }
-                            ty = fields
-                                .get(i)
-                                .cloned()
-                                .ok_or_else(|| unsupported(cx.prog, loc, "struct index"))?;
-                        }
-                        _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
-                    }
-                }
-            }
-            let v = match p {
-                Val::Ptr { obj, off: o } if !poison => Val::Ptr {
-                    obj,
-                    off: o.wrapping_add(off),
-                },
-                _ => Val::Poison,
-            };
-            set(th, res, v);
+            let idx = indices
+                .iter()
+                .map(|i| eval_t(m, th, cx, loc, i))
+                .collect::<R<Vec<Val>>>()?;
+            set(th, res, gep(cx, loc, source_ty, p, &idx)?);
         }
         other => return Err(unsupported(cx.prog, loc, mnemonic(other))),
     }
     Ok(Flow::Next)
+}
+
+/// `getelementptr` over evaluated operands (P-MEM-LAYOUT): the base
+/// pointer moved by the indices' offsets; poison when the base or an
+/// index is.
+fn gep(cx: &Ctx, loc: Loc, source_ty: &Type, p: Val, indices: &[Val]) -> R<Val> {
+    let mut off: i64 = 0;
+    let mut ty = source_ty.clone();
+    let mut poison = false;
+    for (k, idx) in indices.iter().enumerate() {
+        let i = match *idx {
+            Val::Int { bits, v } => signed(bits, v) as i64,
+            _ => {
+                poison = true;
+                0
+            }
+        };
+        if k == 0 {
+            off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &ty)?));
+        } else {
+            match ty.clone() {
+                Type::Array { elem, .. } | Type::Vector { elem, .. } => {
+                    off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &elem)?));
+                    ty = *elem;
+                }
+                Type::Struct { fields, .. } => {
+                    let i = usize::try_from(i)
+                        .map_err(|_| unsupported(cx.prog, loc, "negative struct index"))?;
+                    for f in fields.iter().take(i) {
+                        off = off.wrapping_add(size_of(cx, loc, f)?);
+                    }
+                    ty = fields
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| unsupported(cx.prog, loc, "struct index"))?;
+                }
+                _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
+            }
+        }
+    }
+    Ok(match p {
+        Val::Ptr { obj, off: o } if !poison => Val::Ptr {
+            obj,
+            off: o.wrapping_add(off),
+        },
+        _ => Val::Poison,
+    })
 }
 
 /// Allocation size of a type (naturally aligned scalars, unpadded
