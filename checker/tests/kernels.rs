@@ -414,3 +414,187 @@ fn amdgcn_uniformity_matches_opt() {
         diffs.join("\n")
     );
 }
+
+/// Kernels whose `expect arg` lines the interpreter cannot check yet (issue
+/// 12 item 3), by module name prefix (`stem`, `stem.target` or
+/// `stem.target.On`), with the reason. Every other compiled module
+/// must run at its declared threads with its declared arguments and end,
+/// in every behaviour, with the expected buffer contents; a pinned kernel
+/// that starts passing fails the test until it leaves this list.
+const RUN_GAPS: &[(&str, &str)] = &[
+    ("cl_broadcast_vote", OPENCL_BUILTINS),
+    ("cl_divergent_reduction", OPENCL_BUILTINS),
+    ("cl_early_exit_loop", OPENCL_BUILTINS),
+    ("cl_subgroup_reduce", OPENCL_BUILTINS),
+    ("cl_subgroup_scan", OPENCL_BUILTINS),
+    ("cl_tree_reduce", OPENCL_BUILTINS),
+    (
+        "cu_ballot_vote",
+        "`llvm.nvvm.vote.all.sync`/`vote.any.sync` are not modelled",
+    ),
+    (
+        "cu_derivative",
+        "`llvm.nvvm.shfl.sync.bfly.i32` is not modelled",
+    ),
+    (
+        "cu_match_any",
+        "`llvm.nvvm.match.any.sync.i32` is not modelled",
+    ),
+    (
+        "cu_shared_reduce",
+        "`llvm.nvvm.shfl.sync.down.i32` is not modelled",
+    ),
+    (
+        "cu_warp_reduce",
+        "`llvm.nvvm.shfl.sync.down.i32` is not modelled",
+    ),
+    (
+        "hip_ballot_compact",
+        "`llvm.amdgcn.mbcnt.lo/hi` are not modelled (and -O0 does not finish in the time limit)",
+    ),
+];
+/// The builtin table of C-INTR (another task) has not landed: the OpenCL
+/// work-item and sub-group functions are unknown convergent functions to the
+/// interpreter, with the same result in every thread.
+const OPENCL_BUILTINS: &str =
+    "OpenCL builtins (`_Z12get_local_idj`, `sub_group_*`) are unknown functions to the interpreter";
+
+/// The `--buffer`/`--arg` flags of a launch: numbered parameters are named
+/// by their number (`%0`), as clang's output has them.
+fn launch_flags(l: &Launch) -> Vec<String> {
+    let mut v = vec![
+        "--kernel".to_string(),
+        l.kernel.clone(),
+        "--threads".to_string(),
+        l.threads.to_string(),
+    ];
+    for (i, (len, vals)) in &l.args {
+        match len {
+            Some(len) => {
+                let vals: Vec<String> = if vals.len() == 1 {
+                    vec![vals[0].clone(); *len]
+                } else {
+                    vals.clone()
+                };
+                v.push("--buffer".into());
+                v.push(format!("{i}=i32:{}", vals.join(",")));
+            }
+            None => {
+                v.push("--arg".into());
+                v.push(format!("{i}={}", vals[0]));
+            }
+        }
+    }
+    v
+}
+
+/// Why one launch does not give the expected buffers (`None`: it does).
+fn run_mismatch(m: &Path, l: &Launch) -> Option<String> {
+    if l.subgroup != l.threads {
+        return Some(format!(
+            "subgroups of {} in {} threads: the interpreter has no subgroup size",
+            l.subgroup, l.threads
+        ));
+    }
+    let mut args = vec![
+        "run".to_string(),
+        "--json".into(),
+        "--time-limit".into(),
+        "60".into(),
+    ];
+    args.extend(launch_flags(l));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = convcheck(&args, m);
+    if o.status.code() != Some(0) {
+        return Some(format!(
+            "exit {:?}: {}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
+    }
+    let j: serde_json::Value = match serde_json::from_slice(&o.stdout) {
+        Ok(j) => j,
+        Err(e) => return Some(format!("bad JSON: {e}")),
+    };
+    if j["complete"] != serde_json::json!(true) {
+        return Some("enumeration incomplete".into());
+    }
+    let execs = j["executions"].as_array().cloned().unwrap_or_default();
+    for (b, e) in execs.iter().enumerate() {
+        let outcome = e["outcome"].as_str().unwrap_or_default();
+        if outcome != "finished" {
+            return Some(format!("behaviour {}: {outcome}", b + 1));
+        }
+        for (i, want) in &l.expect {
+            let got: Vec<String> = e["memory"][format!("%{i}")]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let ok =
+                got.len() == want.len() && got.iter().zip(want).all(|(g, w)| w == "?" || g == w);
+            if !ok {
+                return Some(format!(
+                    "behaviour {}: arg {i} = {} (expected {})",
+                    b + 1,
+                    got.join(" "),
+                    want.join(" ")
+                ));
+            }
+        }
+    }
+    if execs.is_empty() {
+        return Some("no behaviour".into());
+    }
+    None
+}
+
+/// Issue 12 item 3 (P-MEM-*, R-MEM): each compiled kernel runs in the
+/// interpreter at its declared launch, with its input buffers given by
+/// `--buffer`, and every behaviour ends with the hand-worked buffer
+/// contents of its `expect arg` lines; the kernels that need what the
+/// interpreter does not model yet are pinned in [`RUN_GAPS`].
+#[test]
+fn kernels_compute_their_expected_buffers() {
+    let Some(modules) = compiled() else { return };
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for m in modules {
+        let stem = stem_of(m);
+        let src = sources()
+            .into_iter()
+            .find(|s| s.file_stem().is_some_and(|x| x.to_string_lossy() == stem))
+            .expect("every module has its source");
+        let launches = parse_expectations(&src).unwrap_or_else(|e| panic!("{e}"));
+        let mismatch = launches.iter().find_map(|l| run_mismatch(m, l));
+        let name = m
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        report.push(format!("{name}: {}", mismatch.as_deref().unwrap_or("ok")));
+        let pinned = RUN_GAPS
+            .iter()
+            .find(|(s, _)| name.starts_with(&format!("{s}.")));
+        match (mismatch, pinned) {
+            (None, None) | (Some(_), Some(_)) => {}
+            (Some(why), None) => failures.push(format!("{name}: {why}")),
+            (None, Some((_, why))) => failures.push(format!(
+                "{name}: pinned in RUN_GAPS ({why}) but computes its expected buffers: remove the pin"
+            )),
+        }
+    }
+    eprintln!(
+        "kernels_compute_their_expected_buffers:\n  {}",
+        report.join("\n  ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
