@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine validate-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine validate-campaign uniformity-sound-campaign
 
 setup:
 	@scripts/setup.sh
@@ -41,6 +41,11 @@ bench-verify: build
 
 bench-refine: build
 	@scripts/bench-refine.sh
+
+# MC-05 and MC-06 for `convcheck uniformity --sound` on
+# CONVCHECK_SOUND_PROGRAMS generated programs (default 10,000; minutes).
+uniformity-sound-campaign: setup
+	CONVCHECK_SOUND_PROGRAMS=$${CONVCHECK_SOUND_PROGRAMS:-10000} $(CARGO) test --release -p semantics --test uniformity_sound -- --ignored sound_campaign --nocapture
 
 # convcheck validate over examples/kernels and generated convergent programs
 # with -O2/-O3 and single passes (minutes; prints the README's table).

@@ -283,9 +283,9 @@ fn every_compiled_kernel_verifies_and_has_a_uniformity_result() {
     for m in modules {
         if let Some((why, code)) = known_gap(m) {
             for sub in ["verify", "uniformity"] {
-                // `verify` gives no verdict for a module with a function it
-                // could not read; `uniformity` prints LLVM's report for the
-                // functions it read, after the note.
+                // `verify` and `uniformity` give no verdict (2) for a module
+                // with a function they could not read; `uniformity` prints
+                // the report of the functions it read, after the note.
                 let code = if sub == "verify" { 2 } else { code };
                 let o = convcheck(&[sub], m);
                 let err = String::from_utf8_lossy(&o.stderr);

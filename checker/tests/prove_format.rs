@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use checker::prove::format::{parse_claim, split_words, Kind};
+use checker::prove::format::{parse_claim, split_words, Expect, Kind, RefineExpect};
+use semantics::machine::query::Answer;
+use semantics::rules::RuleId;
 
 const GOOD: &str = "\
 # comment
@@ -36,7 +38,47 @@ fn well_formed_file_parses_every_field() {
     assert_eq!(c.checks[0].line, 9);
     assert_eq!(c.checks[0].args, ["a.src.ll", "a.tgt.ll", "--threads", "2"]);
     assert_eq!(c.checks[1].args, ["x.ll", "--exists", "t0@op ~ t1@op"]);
-    assert_eq!(c.checks[1].expect, "sometimes");
+    assert_eq!(
+        c.checks[0].expect,
+        Expect::Refine(RefineExpect::Counterexample)
+    );
+    assert_eq!(c.checks[1].expect, Expect::Exists(Answer::Sometimes));
+}
+
+/// `expect` values are typed when the file is read: `verify`'s rule list is
+/// made of rule IDs (a misspelled one is a format error at its line, not a
+/// check that silently never agrees), and prints back as written.
+#[test]
+fn verify_expectations_are_rule_ids() {
+    let file = |expect: &str| {
+        GOOD.replace(
+            "check: refine a.src.ll a.tgt.ll --threads 2\nexpect: counterexample\n",
+            &format!("check: verify a.ll\nexpect: {expect}\n"),
+        )
+    };
+    let c = parse(&file("invalid S-CYCLE-1, S-LOOP-BUNDLE")).expect("parses");
+    assert_eq!(
+        c.checks[0].expect,
+        Expect::InvalidRules(vec![RuleId::SCycle1, RuleId::SLoopBundle])
+    );
+    assert_eq!(
+        c.checks[0].expect.to_string(),
+        "invalid S-CYCLE-1,S-LOOP-BUNDLE"
+    );
+    assert_eq!(
+        parse(&file("invalid")).expect("parses").checks[0].expect,
+        Expect::InvalidRules(vec![])
+    );
+    let e = parse(&file("invalid S-CYCLE-9")).expect_err("unknown rule");
+    assert!(
+        e.starts_with("proofs/CL-99.claim:10: `invalid S-CYCLE-9`: unknown rule ID"),
+        "{e}"
+    );
+    let e = parse(&file("invalidate")).expect_err("not a verdict");
+    assert!(
+        e.contains("`invalidate` is not a verdict of a `verify` check"),
+        "{e}"
+    );
 }
 
 /// Each mutation of GOOD and the `file:line: message` prefix it must give.

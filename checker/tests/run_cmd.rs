@@ -118,3 +118,30 @@ fn verification_gate_and_no_verify() {
         Exit::Ok
     );
 }
+
+/// The README's `--exists` grammar is the one `run --help` prints
+/// (`semantics::machine::query::HELP`), line for line from `COND :=` to
+/// `VALUE :=` (indentation aside): a new atom must be documented in both.
+#[test]
+fn readme_exists_grammar_is_the_help_grammar() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+    )
+    .expect("README.md");
+    let grammar = |text: &str| -> Vec<String> {
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("COND  :="))
+            .expect("a `COND  :=` line");
+        lines[start..]
+            .iter()
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with("```"))
+            .map(|l| l.trim().to_string())
+            .take_while(|l| !l.starts_with("A REF"))
+            .collect()
+    };
+    let help = grammar(semantics::machine::query::HELP);
+    assert!(help.len() >= 10, "{help:?}");
+    assert_eq!(grammar(&readme), help);
+}

@@ -44,6 +44,7 @@ fn analyse(file: &str) -> Value {
         file: examples_dir().join(file),
         json: true,
         explain: None,
+        sound: false,
     };
     let text = render(&args).unwrap_or_else(|e| panic!("{file}: {}", e.message));
     serde_json::from_str(&text).expect("convcheck uniformity --json prints JSON")
@@ -98,6 +99,7 @@ fn check_against_opt(file: &str) {
         file: path,
         json: false,
         explain: None,
+        sound: false,
     })
     .unwrap_or_else(|e| panic!("{file}: {}", e.message));
     let named = |s: &str| -> Vec<String> {
@@ -184,8 +186,152 @@ fn controlled_loop_matches_opt_exactly() {
             file: path,
             json: false,
             explain: None,
+            sound: false,
         })
         .expect("analyses");
         assert_eq!(out.stderr, ours);
     }
+}
+
+/// `convcheck uniformity` text of `path` in the default or `--sound` mode.
+fn text_of(path: &Path, sound: bool) -> Result<String, String> {
+    render(&Args {
+        file: path.to_path_buf(),
+        json: false,
+        explain: None,
+        sound,
+    })
+    .map_err(|e| e.message)
+}
+
+/// Per function, the printed lines (the function header included).
+fn per_function(text: &str) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    for l in text.lines() {
+        if l.starts_with("UniformityInfo for function") || out.is_empty() {
+            out.push(Vec::new());
+        }
+        if let Some(f) = out.last_mut() {
+            f.push(l);
+        }
+    }
+    out
+}
+
+/// Rule U-SOUND: the `--sound` text only adds to the default text. Per
+/// function, every default line appears in the sound text in order, a
+/// uniform line possibly as the same line marked DIVERGENT, and a DIVERGENT
+/// line never loses its mark; a function the default calls ALL VALUES
+/// UNIFORM may be printed in full by the sound mode.
+fn check_sound_adds_only(path: &Path) -> usize {
+    let (Ok(default), Ok(sound)) = (text_of(path, false), text_of(path, true)) else {
+        return 0;
+    };
+    let (d, s) = (per_function(&default), per_function(&sound));
+    assert_eq!(d.len(), s.len(), "{}", path.display());
+    let mut added = 0;
+    for (df, sf) in d.iter().zip(&s) {
+        assert_eq!(df.first(), sf.first(), "{}", path.display());
+        if df.get(1) == Some(&"ALL VALUES UNIFORM") {
+            added += usize::from(sf.get(1) != Some(&"ALL VALUES UNIFORM"));
+            continue;
+        }
+        let mut k = 0;
+        for line in df {
+            let unmarked = line.replacen("  DIVERGENT: ", "             ", 1);
+            let marked = unmarked.replacen("             ", "  DIVERGENT: ", 1);
+            let want_marked = line.starts_with("  DIVERGENT: ");
+            loop {
+                let Some(got) = sf.get(k) else {
+                    panic!(
+                        "{}: `--sound` lost the line `{line}`\n--- default\n{default}\n--- sound\n{sound}",
+                        path.display()
+                    );
+                };
+                k += 1;
+                if *got == marked || (!want_marked && *got == *line) {
+                    added += usize::from(*got != *line);
+                    break;
+                }
+                added += 1;
+            }
+        }
+        added += sf.len() - k;
+    }
+    added
+}
+
+/// U-SOUND on the documents' examples, the findings' programs and LLVM's
+/// own uniformity tests (../shared/corpus): the sound output only adds
+/// DIVERGENT marks and list entries, and does add some (F-17, F-23).
+#[test]
+fn sound_mode_only_adds_divergence() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(examples_dir())
+        .expect("examples/uniformity")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .collect();
+    if let Some(c) = testgen::oracle::corpus_or_skip("sound_mode_only_adds_divergence") {
+        let dir = c.join("llvm/llvm/test/Analysis/UniformityAnalysis");
+        files.extend(testgen::oracle::ll_files(&dir));
+    }
+    files.sort();
+    let mut changed = Vec::new();
+    for f in &files {
+        if check_sound_adds_only(f) > 0 {
+            changed.push(
+                f.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+    }
+    eprintln!(
+        "--sound adds divergence in {} of {} files: {changed:?}",
+        changed.len(),
+        files.len()
+    );
+    for must in [
+        "u9_assumed_divergent_exit.ll",
+        "f23_self_join_irreducible.ll",
+    ] {
+        assert!(changed.iter().any(|c| c == must), "{must}: {changed:?}");
+    }
+}
+
+/// A module with one function the front end cannot read (inline asm,
+/// P-PROG): `uniformity` reports the other function and exits 2 (no verdict
+/// for the module), 0 without it.
+#[test]
+fn unsupported_function_means_no_verdict() {
+    use checker::cli::Exit;
+    let dir = std::env::temp_dir().join(format!("convcheck-unif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let good = "define void @ok(i32 %x) {\n  %y = add i32 %x, 1\n  ret void\n}\n";
+    let asm =
+        "define void @asm() {\n  call void asm sideeffect \"s_nop 0\", \"\"()\n  ret void\n}\n";
+    let both = dir.join("both.ll");
+    std::fs::write(&both, format!("{good}{asm}")).expect("write");
+    let alone = dir.join("alone.ll");
+    std::fs::write(&alone, good).expect("write");
+    let args = |file: PathBuf| Args {
+        file,
+        json: false,
+        explain: None,
+        sound: false,
+    };
+    let text = render(&args(both.clone())).expect("readable");
+    assert!(
+        text.contains("function 'ok'") && !text.contains("function 'asm'"),
+        "{text}"
+    );
+    assert_eq!(
+        checker::cmd::uniformity::run(&args(both)).ok(),
+        Some(Exit::NoVerdict)
+    );
+    assert_eq!(
+        checker::cmd::uniformity::run(&args(alone)).ok(),
+        Some(Exit::Ok)
+    );
 }

@@ -392,3 +392,72 @@ fn bisect_names_the_breaking_pass() {
         "{b}"
     );
 }
+
+/// Sends SIGINT to `child` after `wait_ms` and returns its output, which
+/// must come within 30 s.
+fn interrupt_after(child: std::process::Child, wait_ms: u64) -> Output {
+    std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let start = std::time::Instant::now();
+    let out = child.wait_with_output().expect("convcheck ends");
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    out
+}
+
+fn spawn_validate(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .arg("validate")
+        .args(args)
+        .env_remove("OPT")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("convcheck starts")
+}
+
+/// Ctrl-C (exit status 130) while opt runs: opt is killed and nothing is
+/// checked; during the checks: the check under way answers unknown, the
+/// table is printed, and the output names the interruption.
+#[test]
+fn ctrl_c_stops_opt_and_the_checks() {
+    if Command::new("kill").arg("-l").output().is_err() {
+        eprintln!("SKIP: no `kill` command to send SIGINT");
+        return;
+    }
+    // A fake opt that never finishes by itself.
+    let slow = fake_opt("ctrlc-opt", "sleep 600; cp \"$in\" \"$out\"");
+    let src = example("cl11-unroll-anchor-remainder", "src");
+    let child = spawn_validate(&[&src, "--opt", &slow.display().to_string(), "--", "-O2"]);
+    let out = interrupt_after(child, 800);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("interrupted (Ctrl-C); nothing was checked"),
+        "{stderr}"
+    );
+
+    // A check that takes minutes: CL-11's pair at 5 threads, 12 visits.
+    let tgt = example("cl11-unroll-anchor-remainder", "tgt");
+    let copy = fake_opt("ctrlc-check", &format!("cp '{tgt}' \"$out\""));
+    let child = spawn_validate(&[
+        &src,
+        "--opt",
+        &copy.display().to_string(),
+        "--threads",
+        "5",
+        "--max-steps",
+        "12",
+        "--",
+        "-O2",
+    ]);
+    let out = interrupt_after(child, 2500);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{stdout}{stderr}");
+    assert!(stdout.contains("unknown"), "{stdout}");
+    assert!(stdout.contains("interrupted"), "{stdout}");
+}

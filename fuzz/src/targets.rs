@@ -219,10 +219,12 @@ pub fn run_input(
     out.push((
         "uniformity",
         guarded(|| {
-            let a = cmd::uniformity::render_module(&module, false);
-            let b = cmd::uniformity::render_module(&module, true);
-            std::hint::black_box(&b);
-            status(&a.and(b), |_| Exit::Ok)
+            use semantics::uniformity::Mode;
+            let a = cmd::uniformity::render_module(&module, false, Mode::Llvm);
+            let b = cmd::uniformity::render_module(&module, true, Mode::Llvm);
+            let c = cmd::uniformity::render_module(&module, false, Mode::Sound);
+            std::hint::black_box((&b, &c));
+            status(&a.and(b).and(c), |_| Exit::Ok)
         }),
     ));
     if plan.run {

@@ -64,6 +64,9 @@ pub enum UInst {
         dst: usize,
         incoming: Vec<(UOp, usize)>,
     },
+    /// `%v = call i32 @convcheck.nds(i32 a)`: an unknown function marked
+    /// `nodivergencesource` (only in [`gen_function_sound`]'s programs).
+    NoDivSource { dst: usize, a: UOp },
     /// `%c = icmp slt i32 a, b` (an `i1` value).
     Cmp { dst: usize, a: UOp, b: UOp },
     /// `store i32 v, ptr addrspace(1) %out`
@@ -235,6 +238,22 @@ pub fn gen_function(seed: u64, name: &str) -> UFunc {
 /// A random function from `seed` with 2 to `max_blocks` blocks (at least
 /// 2); `gen_function_sized(s, n, 10)` is `gen_function(s, n)`.
 pub fn gen_function_sized(seed: u64, name: &str, max_blocks: usize) -> UFunc {
+    gen_with(seed, name, max_blocks, false)
+}
+
+/// Like [`gen_function_sized`], with the shapes where LLVM 22's analysis is
+/// unsound against the documents' semantics made frequent, for the sound
+/// mode's checks (issue 15, rule U-SOUND): phis (at cycle exits among
+/// others) with constant incoming values half of the time, always-uniform
+/// `readfirstlane` in 40% of the blocks (so inside irreducible cycles too),
+/// and calls of a `nodivergencesource` function on any operand.
+pub fn gen_function_sound(seed: u64, name: &str, max_blocks: usize) -> UFunc {
+    gen_with(seed, name, max_blocks, true)
+}
+
+/// The generator; `sound_shapes` draws extra random numbers only when set,
+/// so [`gen_function_sized`]'s programs do not depend on it.
+fn gen_with(seed: u64, name: &str, max_blocks: usize, sound_shapes: bool) -> UFunc {
     let mut rng = Rng::new(seed);
     let n = 2 + rng.below(max_blocks.max(2) - 1);
     let succs = random_cfg(&mut rng, n);
@@ -314,11 +333,19 @@ pub fn gen_function_sized(seed: u64, name: &str, max_blocks: usize) -> UFunc {
             defined[b].push(dst);
             avail.push(UOp::Val(dst));
         }
-        if rng.chance(15) {
+        if rng.chance(if sound_shapes { 40 } else { 15 }) {
             let dst = next;
             next += 1;
             let a = pick(&mut rng, &avail);
             insts.push(UInst::ReadFirstLane { dst, a });
+            defined[b].push(dst);
+            avail.push(UOp::Val(dst));
+        }
+        if sound_shapes && rng.chance(25) {
+            let dst = next;
+            next += 1;
+            let a = pick(&mut rng, &avail);
+            insts.push(UInst::NoDivSource { dst, a });
             defined[b].push(dst);
             avail.push(UOp::Val(dst));
         }
@@ -352,7 +379,7 @@ pub fn gen_function_sized(seed: u64, name: &str, max_blocks: usize) -> UFunc {
                     avail.extend(defined[d].iter().map(|&v| UOp::Val(v)));
                 }
             }
-            let op = if rng.chance(15) {
+            let op = if rng.chance(if sound_shapes { 50 } else { 15 }) {
                 UOp::Const(rng.below(4) as i32)
             } else {
                 avail[rng.below(avail.len())]
@@ -469,6 +496,9 @@ impl UFunc {
                             .collect();
                         format!("%v{dst} = phi i32 {}", ins.join(", "))
                     }
+                    UInst::NoDivSource { dst, a } => {
+                        format!("%v{dst} = call i32 @convcheck.nds(i32 {})", op_text(*a))
+                    }
                     UInst::Cmp { dst, a, b } => {
                         format!("%v{dst} = icmp slt i32 {}, {}", op_text(*a), op_text(*b))
                     }
@@ -496,7 +526,8 @@ impl UFunc {
 
 /// Declarations every module of generated functions needs.
 pub const DECLARATIONS: &str = "declare i32 @llvm.amdgcn.workitem.id.x()\n\
-declare i32 @llvm.amdgcn.readfirstlane.i32(i32)\n";
+declare i32 @llvm.amdgcn.readfirstlane.i32(i32)\n\
+declare i32 @convcheck.nds(i32) nodivergencesource\n";
 
 /// A proptest strategy over generated functions (named `f`).
 pub fn arb_function() -> impl Strategy<Value = UFunc> {
@@ -514,6 +545,16 @@ pub fn arb_function_sized(max_blocks: usize) -> impl Strategy<Value = UFunc> {
 pub fn arb_launch_sized(max_blocks: usize) -> impl Strategy<Value = (UFunc, u32)> {
     (arb_function_sized(max_blocks), any::<bool>())
         .prop_map(|(u, three)| (u, if three { 3 } else { 2 }))
+}
+
+/// A launch of a [`gen_function_sound`] program (2 or 3 threads).
+pub fn arb_launch_sound(max_blocks: usize) -> impl Strategy<Value = (UFunc, u32)> {
+    (any::<u64>(), any::<bool>()).prop_map(move |(seed, three)| {
+        (
+            gen_function_sound(seed, "f", max_blocks),
+            if three { 3 } else { 2 },
+        )
+    })
 }
 
 /// The hard shape for the uniformity benchmark and scale tests (issue 15):

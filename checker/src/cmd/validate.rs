@@ -4,8 +4,10 @@
 //! Exit status: 1 if any function has a counterexample; otherwise 3 if FILE
 //! cannot be read or parsed, the arguments are bad, or opt cannot be found
 //! or fails (its stderr shown); otherwise 70 if the checker failed on some
-//! function (our bug); otherwise 2 if any function is unknown, vacuous,
-//! unsupported or invalid; otherwise 0.
+//! function (our bug); otherwise 130 if Ctrl-C stopped the run (opt is
+//! killed, or the checks under way answer unknown and the rest are not
+//! started; the table of what was checked is printed); otherwise 2 if any
+//! function is unknown, vacuous, unsupported or invalid; otherwise 0.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -32,7 +34,8 @@ use crate::validate::{bisect, check_all, match_functions, opt, FnResult, FnVerdi
 /// Exit status: 0 every checked function refines within bounds; 1 some
 /// counterexample; 2 some unknown, vacuous, unsupported or invalid; 3 FILE
 /// unreadable or unparsable, bad arguments, opt missing or failing; 70
-/// internal error.
+/// internal error; 130 interrupted by Ctrl-C (the functions checked so far
+/// are printed, the others marked not checked).
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
     /// The program given to opt (.ll).
@@ -189,7 +192,17 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         ),
     };
     let argv = opt::argv(&opt_path, &opt_args, &args.file, &output);
-    opt::run(&argv).map_err(|f| bad(f.to_string()))?;
+    // Ctrl-C: opt is killed, or the checks under way stop and the others
+    // are not started; what was checked is printed, exit status 130.
+    let stop = crate::cmd::run::ctrl_c_flag();
+    if let Err(f) = opt::run_until(&argv, Some(&stop)) {
+        if f.interrupted {
+            let _ = std::fs::remove_file(&output);
+            eprintln!("convcheck: {f}; nothing was checked");
+            return Ok(Exit::Interrupted);
+        }
+        return Err(bad(f.to_string()));
+    }
     let out_name = output.display().to_string();
     let tgt = std::fs::read_to_string(&output)
         .map_err(|e| e.to_string())
@@ -197,6 +210,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let mut ropts = args.refine_args(&output).options(threads);
     // refine's budget per check is validate's --time-limit (none by default).
     ropts.time_limit = time_limit;
+    ropts.interrupt = Some(stop.clone());
     let mut matching = match &tgt {
         Ok(t) => match_functions(&src, t),
         Err(_) => crate::validate::Matching {
@@ -258,7 +272,8 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             })
             .collect(),
     };
-    if args.bisect {
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    if args.bisect && !interrupted {
         let dir = match &args.keep {
             Some(d) => d.join(format!("{stem}.bisect")),
             None => std::env::temp_dir().join(format!(
@@ -296,7 +311,12 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         matching: &matching,
         results: &results,
     };
-    let status = exit_status(&results);
+    // A counterexample found before Ctrl-C is still a negative verdict.
+    let status = match exit_status(&results) {
+        s @ (Exit::Negative | Exit::Internal) => s,
+        _ if interrupted => Exit::Interrupted,
+        s => s,
+    };
     if temporary && status == Exit::Ok {
         let _ = std::fs::remove_file(&output);
     } else if temporary {

@@ -15,7 +15,7 @@ use crate::refine::report::render_text;
 use crate::refine::{check_pair, Options, PairResult, Verdict};
 use crate::smt::Session;
 
-use super::format::{Check, Kind};
+use super::format::{Check, Expect, Kind, RefineExpect};
 use super::meta;
 
 /// What a check produced.
@@ -114,7 +114,7 @@ fn first_line(s: &str) -> String {
 
 /// `verify`: `valid`, or `invalid R1,R2` (the expected rules must all be
 /// among the rules the verifier reports).
-fn verify(base: &Path, a: &cmd::verify::Args, expect: &str) -> Obtained {
+fn verify(base: &Path, a: &cmd::verify::Args, expect: &Expect) -> Obtained {
     let bounds = if a.llvm_compatible {
         "llvm-compatible".to_string()
     } else {
@@ -132,27 +132,18 @@ fn verify(base: &Path, a: &cmd::verify::Args, expect: &str) -> Obtained {
             closed_paths: a.closed_paths,
         },
     );
-    let rules: Vec<String> = report
-        .rules()
-        .iter()
-        .map(|r| r.as_str().to_string())
-        .collect();
+    let rules = report.rules();
     let verdict = if rules.is_empty() {
-        "valid".to_string()
+        Expect::Valid
     } else {
-        format!("invalid {}", rules.join(","))
+        Expect::InvalidRules(rules.to_vec())
     };
-    let agrees = match expect.strip_prefix("invalid") {
-        None => rules.is_empty(),
-        Some(want) => {
-            !rules.is_empty()
-                && want
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|w| !w.is_empty())
-                    .all(|w| rules.iter().any(|r| r == w))
-        }
+    let agrees = match expect {
+        Expect::Valid => rules.is_empty(),
+        Expect::InvalidRules(want) => !rules.is_empty() && want.iter().all(|w| rules.contains(w)),
+        _ => false,
     };
+    let verdict = verdict.to_string();
     Obtained {
         detail: semantics::rules::render_text(&a.file.display().to_string(), &report),
         verdict,
@@ -164,7 +155,7 @@ fn verify(base: &Path, a: &cmd::verify::Args, expect: &str) -> Obtained {
 
 /// `run --exists COND`: Always / Sometimes / Never over every execution
 /// the interpreter explores within the bounds.
-fn run(base: &Path, a: &cmd::run::Args, expect: &str) -> Obtained {
+fn run(base: &Path, a: &cmd::run::Args, expect: &Expect) -> Obtained {
     let bounds = format!(
         "threads {}, steps {}, anchor {}, {}{}",
         a.threads,
@@ -197,19 +188,19 @@ fn run(base: &Path, a: &cmd::run::Args, expect: &str) -> Obtained {
         Err(e) => return Obtained::error(bounds, e.to_string()),
     };
     let (answer, witness) = query::answer(&m, &cond, &ex);
-    let verdict = answer.to_string().to_lowercase();
+    let obtained = Expect::Exists(answer);
     let bounds = format!(
         "{bounds}; {} executions{}",
         ex.explored,
         if ex.complete { "" } else { " (incomplete)" }
     );
     Obtained {
-        agrees: verdict == expect,
+        agrees: obtained == *expect,
         detail: format!(
             "{text}: {answer}{}",
             witness.map_or(String::new(), |w| format!(" (witness: behaviour {w})"))
         ),
-        verdict,
+        verdict: obtained.to_string(),
         bounds,
         not_checked: false,
     }
@@ -224,14 +215,20 @@ fn defined_name(text: &str) -> Option<&str> {
 /// `uniformity`: the naming convention of `examples/uniformity` (values
 /// `%uni.*` are uniform, `%div.*` divergent, as the document states).
 fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
-    let bounds = "amdgcn, LLVM-compatible analysis".to_string();
+    use semantics::uniformity::Mode;
+    let mode = if a.sound { Mode::Sound } else { Mode::Llvm };
+    let bounds = match mode {
+        Mode::Llvm => "amdgcn, LLVM-compatible analysis",
+        Mode::Sound => "amdgcn, sound analysis (--sound)",
+    }
+    .to_string();
     let m = match load_module(&rebase(base, &a.file)) {
         Ok(m) => m,
         Err(e) => return Obtained::error(bounds, e.message),
     };
     let mut named = 0;
     let mut wrong = Vec::new();
-    for fu in semantics::uniformity::analyze_module(&m) {
+    for fu in semantics::uniformity::analyze_module_with(&m, mode) {
         for b in &fu.blocks {
             for d in &b.definitions {
                 let Some(name) = defined_name(&d.text) else {
@@ -278,6 +275,9 @@ pub const PROVE_MAX_ITERATIONS: usize = 16;
 
 /// A refinement check and its printed report.
 pub struct RefineRun {
+    /// The verdict, in the vocabulary of `expect`.
+    pub kind: RefineExpect,
+    /// The verdict as printed (with the reason of `unknown`).
     pub verdict: String,
     /// No verdict: the checker cannot encode a construct, or it answered
     /// unknown within its limits (a missing capability, not a verdict).
@@ -321,6 +321,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             message,
         } => {
             return Ok(RefineRun {
+                kind: RefineExpect::Invalid,
                 verdict: "invalid".into(),
                 unsupported: false,
                 bounds,
@@ -329,6 +330,7 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         }
         PairResult::Unsupported { role, message, .. } => {
             return Ok(RefineRun {
+                kind: RefineExpect::Unknown,
                 verdict: "not checked (unsupported)".into(),
                 unsupported: true,
                 bounds,
@@ -356,13 +358,14 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
         ));
     }
     let unknown = matches!(outcome.verdict, Verdict::Unknown(_));
-    let verdict = match &outcome.verdict {
-        Verdict::Refines { .. } => "refines".to_string(),
-        Verdict::Counterexample(_) => "counterexample".to_string(),
-        Verdict::Unknown(r) => format!("unknown ({r})"),
-        Verdict::Vacuous(r) => format!("unknown ({r})"),
+    let (kind, verdict) = match &outcome.verdict {
+        Verdict::Refines { .. } => (RefineExpect::Refines, "refines".to_string()),
+        Verdict::Counterexample(_) => (RefineExpect::Counterexample, "counterexample".to_string()),
+        Verdict::Unknown(r) => (RefineExpect::Unknown, format!("unknown ({r})")),
+        Verdict::Vacuous(r) => (RefineExpect::Unknown, format!("unknown ({r})")),
     };
     Ok(RefineRun {
+        kind,
         verdict,
         unsupported: unknown,
         bounds,
@@ -370,10 +373,10 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     })
 }
 
-fn refine(base: &Path, a: &cmd::refine::Args, expect: &str) -> Obtained {
+fn refine(base: &Path, a: &cmd::refine::Args, expect: &Expect) -> Obtained {
     match refine_check(base, a) {
         Ok(r) => Obtained {
-            agrees: !r.unsupported && r.verdict.split(' ').next() == Some(expect),
+            agrees: !r.unsupported && *expect == Expect::Refine(r.kind),
             verdict: r.verdict,
             bounds: r.bounds,
             detail: r.text,

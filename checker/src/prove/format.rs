@@ -16,7 +16,9 @@
 //! | `check` | at least once | `KIND ARGS...`: a `convcheck` command line without the program name |
 //! | `expect` | once after each `check` | the verdict this check must produce |
 //!
-//! Kinds and their `expect` values: `verify` (`valid` or `invalid RULE,...`),
+//! Kinds and their `expect` values (typed as [`Expect`] when the file is
+//! read): `verify` (`valid` or `invalid RULE,...`, each RULE a rule ID the
+//! verifier reports, misspelled IDs being format errors),
 //! `run` with `--exists` (`always`, `sometimes`, `never`), `uniformity`
 //! (`names`: values named `%uni.*` are uniform and `%div.*` divergent),
 //! `refine` (`refines`, `counterexample`, `unknown`, `invalid`), `meta`
@@ -24,6 +26,9 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use semantics::machine::query::Answer;
+use semantics::rules::RuleId;
 
 /// A claim file, validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +52,65 @@ pub struct Check {
     /// The arguments after the kind, split like a shell would for the
     /// subset used here (whitespace, double quotes).
     pub args: Vec<String>,
-    pub expect: String,
+    pub expect: Expect,
+}
+
+/// The verdict a check must produce, typed by its kind (parsed when the
+/// claim file is read, so a misspelled verdict or rule ID is a format error
+/// at `file:line`, not a silent disagreement).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// `verify`: `valid`.
+    Valid,
+    /// `verify`: `invalid R1,R2`: the verifier reports (at least) these
+    /// rules; `invalid` alone: some rule.
+    InvalidRules(Vec<RuleId>),
+    /// `run --exists`: `always`, `sometimes` or `never`.
+    Exists(Answer),
+    /// `uniformity`: `names` (`%uni.*` uniform, `%div.*` divergent).
+    Names,
+    /// `refine`: the verdict.
+    Refine(RefineExpect),
+    /// `meta`: `holds`.
+    Holds,
+}
+
+/// The verdicts of a `refine` check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefineExpect {
+    Refines,
+    Counterexample,
+    Unknown,
+    /// A side breaks a static rule (S-*).
+    Invalid,
+}
+
+impl RefineExpect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefineExpect::Refines => "refines",
+            RefineExpect::Counterexample => "counterexample",
+            RefineExpect::Unknown => "unknown",
+            RefineExpect::Invalid => "invalid",
+        }
+    }
+}
+
+impl fmt::Display for Expect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expect::Valid => write!(f, "valid"),
+            Expect::InvalidRules(rules) if rules.is_empty() => write!(f, "invalid"),
+            Expect::InvalidRules(rules) => {
+                let ids: Vec<&str> = rules.iter().map(|r| r.as_str()).collect();
+                write!(f, "invalid {}", ids.join(","))
+            }
+            Expect::Exists(a) => write!(f, "{}", a.to_string().to_lowercase()),
+            Expect::Names => write!(f, "names"),
+            Expect::Refine(r) => write!(f, "{}", r.as_str()),
+            Expect::Holds => write!(f, "holds"),
+        }
+    }
 }
 
 /// What a check runs.
@@ -72,15 +135,31 @@ impl Kind {
         })
     }
 
-    /// The accepted `expect` values (a prefix match for `invalid ...`).
-    fn accepts(self, e: &str) -> bool {
-        match self {
-            Kind::Verify => e == "valid" || e.starts_with("invalid"),
-            Kind::Run => matches!(e, "always" | "sometimes" | "never"),
-            Kind::Uniformity => e == "names",
-            Kind::Refine => matches!(e, "refines" | "counterexample" | "unknown" | "invalid"),
-            Kind::Meta => e == "holds",
-        }
+    /// The `expect` value `e` of a check of this kind.
+    fn expect(self, e: &str) -> Result<Expect, String> {
+        let not = || format!("`{e}` is not a verdict of a `{}` check", self.as_str());
+        Ok(match (self, e) {
+            (Kind::Verify, "valid") => Expect::Valid,
+            (Kind::Verify, _) if e == "invalid" || e.starts_with("invalid ") => {
+                let rules = e["invalid".len()..]
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|w| !w.is_empty())
+                    .map(|w| w.parse::<RuleId>().map_err(|u| format!("`{e}`: {u}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Expect::InvalidRules(rules)
+            }
+            (Kind::Run, "always") => Expect::Exists(Answer::Always),
+            (Kind::Run, "sometimes") => Expect::Exists(Answer::Sometimes),
+            (Kind::Run, "never") => Expect::Exists(Answer::Never),
+            (Kind::Uniformity, "names") => Expect::Names,
+            (Kind::Refine, "refines") => Expect::Refine(RefineExpect::Refines),
+            (Kind::Refine, "counterexample") => Expect::Refine(RefineExpect::Counterexample),
+            (Kind::Refine, "unknown") => Expect::Refine(RefineExpect::Unknown),
+            (Kind::Refine, "invalid") => Expect::Refine(RefineExpect::Invalid),
+            (Kind::Meta, "holds") => Expect::Holds,
+            _ => return Err(not()),
+        })
     }
 
     pub fn as_str(self) -> &'static str {
@@ -245,17 +324,12 @@ pub fn parse_claim(path: &Path, text: &str) -> Result<Claim, FormatError> {
                 let (line, kind, args) = pending
                     .take()
                     .ok_or_else(|| err(n, "`expect` without a preceding `check`".into()))?;
-                if !kind.accepts(&v) {
-                    return Err(err(
-                        n,
-                        format!("`{v}` is not a verdict of a `{}` check", kind.as_str()),
-                    ));
-                }
+                let expect = kind.expect(&v).map_err(|e| err(n, e))?;
                 checks.push(Check {
                     line,
                     kind,
                     args,
-                    expect: v,
+                    expect,
                 });
             }
             other => return Err(err(n, format!("unknown field `{other}`"))),

@@ -136,7 +136,8 @@ impl Bisector<'_> {
         let mut args = self.base.clone();
         args.push(format!("-passes={pass}"));
         let argv = opt::argv(self.opt, &args, input, &out);
-        opt::run(&argv).map_err(|f| f.to_string())?;
+        // The run's Ctrl-C flag (the checks' interrupt) also stops opt.
+        opt::run_until(&argv, self.opts.interrupt.as_deref()).map_err(|f| f.to_string())?;
         let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
         let module = semantics::parse_module(&out.display().to_string(), &text).ok();
         Ok(Step { path: out, module })

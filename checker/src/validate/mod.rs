@@ -162,16 +162,43 @@ pub struct RunSettings<'a> {
     pub on_done: &'a (dyn Fn(usize, usize, &FnResult) + Sync),
 }
 
+/// The result of a function not checked because the run was stopped.
+pub fn not_checked_interrupted(name: &str, opts: &Options) -> FnResult {
+    FnResult {
+        name: name.to_string(),
+        verdict: FnVerdict::Unknown,
+        reason: "not checked: interrupted (Ctrl-C)".into(),
+        bounds: crate::refine::report::bounds_text(opts),
+        seconds: 0.0,
+        text: None,
+        counterexample: None,
+        internal: None,
+        bisect: None,
+    }
+}
+
 /// Checks every function of `names` ([`adapter::check_function`]) with up
-/// to `jobs` at once; results in the order of `names`.
+/// to `jobs` at once; results in the order of `names`. Once the options'
+/// interrupt flag is set (Ctrl-C), the checks under way stop with an
+/// `unknown (interrupted)` verdict and the others are not started.
 pub fn check_all(pair: &Pair, names: &[String], s: &RunSettings) -> Vec<FnResult> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FnResult>>> = Mutex::new(vec![None; names.len()]);
+    let stopped = || {
+        s.opts
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    };
     let worker = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(name) = names.get(i) else { break };
-        let r = adapter::check_function(pair, name, s.opts, s.replay, s.time_limit);
+        let r = if stopped() {
+            not_checked_interrupted(name, s.opts)
+        } else {
+            adapter::check_function(pair, name, s.opts, s.replay, s.time_limit)
+        };
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
         (s.on_done)(d, names.len(), &r);
         results.lock().expect("no worker panics holding the lock")[i] = Some(r);

@@ -1,8 +1,12 @@
 //! Running LLVM's `opt`: locating it, running a pipeline on a file with its
 //! output kept, and reading a test file's `; RUN: opt ...` line.
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// The `opt` used when neither `--opt` nor `$OPT` names one.
 pub const DEFAULT_OPT: &str = "opt-22";
@@ -47,17 +51,22 @@ fn find_program(p: &Path) -> Option<PathBuf> {
         .find(|q| is_exe(q))
 }
 
-/// opt exited unsuccessfully (or could not be started).
+/// opt exited unsuccessfully (or could not be started, or was stopped).
 #[derive(Debug)]
 pub struct OptFailure {
     /// The command line, for the message.
     pub command: String,
     pub status: Option<i32>,
     pub stderr: String,
+    /// The run was stopped (Ctrl-C) and opt killed.
+    pub interrupted: bool,
 }
 
 impl std::fmt::Display for OptFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.interrupted {
+            return write!(f, "`{}` interrupted (Ctrl-C)", self.command);
+        }
         match self.status {
             Some(s) => write!(f, "`{}` failed with status {s}", self.command)?,
             None => write!(f, "`{}` failed", self.command)?,
@@ -100,24 +109,73 @@ pub fn check_args(args: &[String]) -> Result<(), String> {
 
 /// Runs `argv` (from [`argv`]); `Ok` when opt exits with status 0.
 pub fn run(argv: &[String]) -> Result<(), OptFailure> {
+    run_until(argv, None)
+}
+
+/// [`run`], killing opt when `stop` becomes true (Ctrl-C): the failure is
+/// then marked `interrupted`.
+pub fn run_until(argv: &[String], stop: Option<&AtomicBool>) -> Result<(), OptFailure> {
     let command = argv.join(" ");
-    let out = Command::new(&argv[0])
+    let fail = |status, stderr, interrupted| OptFailure {
+        command: command.clone(),
+        status,
+        stderr,
+        interrupted,
+    };
+    // opt runs in a process group of its own: Ctrl-C at the terminal
+    // reaches only us, and stopping kills opt with anything it started.
+    let mut child = Command::new(&argv[0])
         .args(&argv[1..])
-        .output()
-        .map_err(|e| OptFailure {
-            command: command.clone(),
-            status: None,
-            stderr: e.to_string(),
-        })?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(OptFailure {
-            command,
-            status: out.status.code(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        })
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| fail(None, e.to_string(), false))?;
+    // opt's stderr is read on a thread of its own, so that a chatty opt
+    // never blocks on a full pipe while we wait for it.
+    let mut pipe = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(p) = pipe.as_mut() {
+            let _ = p.read_to_string(&mut text);
+        }
+        text
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if stop.is_some_and(|s| s.load(Ordering::SeqCst)) => {
+                kill_group(&mut child);
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => {
+                kill_group(&mut child);
+                return Err(fail(None, e.to_string(), false));
+            }
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    match status {
+        None => Err(fail(None, stderr, true)),
+        Some(s) if s.success() => Ok(()),
+        Some(s) => Err(fail(s.code(), stderr, false)),
     }
+}
+
+/// Kills `child`'s process group (the group [`run_until`] gave it) and
+/// reaps the child.
+fn kill_group(child: &mut std::process::Child) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group;
+        // it touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Splits a shell command into words: whitespace separates, single and

@@ -176,6 +176,17 @@ pub(super) fn exec_call(
                 }
             }
         }
+        CalleeKind::UnknownUniform => {
+            let memo = format!("uniform:{name}:{args:?}");
+            match m.memo.get(&memo) {
+                Some(v) => *v,
+                None => {
+                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
+                    m.memo.insert(memo, v);
+                    v
+                }
+            }
+        }
         CalleeKind::PureIntrinsic(which) => pure_intrinsic(cx, loc, &which, &args)?,
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,

@@ -54,6 +54,11 @@ pub enum CalleeKind {
     /// A declared `readnone` / `memory(none)` function: uninterpreted
     /// function of (arguments, thread id) (P-INPUT).
     UnknownPure,
+    /// A declared non-convergent function marked `nodivergencesource`
+    /// (LangRef: "a call to this function is not a source of divergence"):
+    /// uninterpreted function of the arguments alone, the same in every
+    /// thread, so equal arguments give equal results (P-INPUT, U-SOUND).
+    UnknownUniform,
     /// Any other declared function: result from the thread's input stream,
     /// the call is observable (P-INPUT, R-OBS).
     UnknownStream,
@@ -170,6 +175,11 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
         }
         if is_convergent_call(module, call) {
             return CalleeKind::UnknownConvergent;
+        }
+        if module.has_attr(&f.fn_attrs, "nodivergencesource")
+            || module.has_attr(&call.fn_attrs, "nodivergencesource")
+        {
+            return CalleeKind::UnknownUniform;
         }
         if is_readnone(module, &f.fn_attrs) || is_readnone(module, &call.fn_attrs) {
             return CalleeKind::UnknownPure;

@@ -8,6 +8,7 @@
 use super::cfg_facts::{properly_dominates, CycleFacts};
 use super::sources;
 use super::sync::{DivergenceDescriptor, JoinPropagator, ModifiedPostOrder};
+use super::Mode;
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
 
@@ -36,6 +37,9 @@ pub enum Reason {
         branch: BlockId,
         join: BlockId,
     },
+    /// Rule U-SOUND (`--sound` only): defined in `cycle`, the outermost
+    /// irreducible cycle around the divergent branch ending `branch` (F-23).
+    IrreducibleRegion { cycle: CycleId, branch: BlockId },
     /// Rule U-EXIT: a phi at an exit of `cycle` reading a value of it; the
     /// cycle's divergent exit comes from the branch ending `branch`.
     ExitPhi { cycle: CycleId, branch: BlockId },
@@ -87,16 +91,33 @@ pub struct Analysis<'a> {
     has_divergent_exit: Vec<bool>,
     /// (definition, user outside the cycle, cycle) triples (D-TEMPORAL).
     pub temporal: Vec<(InstRef, InstRef, CycleId)>,
+    /// LLVM-compatible (U-LLVM) or sound against the interpreter (U-SOUND).
+    pub mode: Mode,
 }
 
 impl<'a> Analysis<'a> {
-    /// Sets up the analysis and marks the sources (LLVM's `initialize`).
+    /// Sets up the LLVM-compatible analysis (rule U-LLVM) and marks the
+    /// sources (LLVM's `initialize`).
     pub fn new(
         module: &'a Module,
         func: &'a Function,
         cfg: &'a Cfg,
         dt: &'a DomTree,
         ci: &'a CycleInfo,
+    ) -> Analysis<'a> {
+        Analysis::with_mode(module, func, cfg, dt, ci, Mode::Llvm)
+    }
+
+    /// Sets up the analysis in `mode` and marks the sources. Rule U-SOUND:
+    /// in [`Mode::Sound`] a `nodivergencesource` call is not a source but
+    /// is not always uniform either (its result depends on its operands).
+    pub fn with_mode(
+        module: &'a Module,
+        func: &'a Function,
+        cfg: &'a Cfg,
+        dt: &'a DomTree,
+        ci: &'a CycleInfo,
+        mode: Mode,
     ) -> Analysis<'a> {
         let facts = CycleFacts::new(cfg, ci);
         let mpo = ModifiedPostOrder::compute_with(&facts);
@@ -134,13 +155,16 @@ impl<'a> Analysis<'a> {
             is_assumed: vec![false; ci.cycles.len()],
             has_divergent_exit: vec![false; ci.cycles.len()],
             temporal: Vec::new(),
+            mode,
         };
         for b in func.block_ids() {
             for (i, inst) in func.block(b).insts.iter().enumerate() {
                 let r = InstRef { block: b, index: i };
                 if sources::is_source_of_divergence(module, inst) {
                     a.mark_divergent(r, Reason::Source);
-                } else if sources::is_always_uniform(module, func, inst) {
+                } else if sources::is_always_uniform(module, func, inst)
+                    && !(mode == Mode::Sound && sources::uniform_only_by_attribute(module, inst))
+                {
                     a.uniform_override[b.0][i] = true;
                 }
             }
@@ -234,27 +258,48 @@ impl<'a> Analysis<'a> {
             return;
         }
         let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, &self.mpo, block);
-        let mut div_cycles: Vec<(CycleId, BlockId)> = Vec::new();
+        // Cycles to assume divergent, with the join that makes them so
+        // (`None`: U-SOUND's irreducible region around the branch).
+        let mut div_cycles: Vec<(CycleId, Option<BlockId>)> = Vec::new();
         for &join in &desc.join_blocks {
             let cycle = self.ci.innermost[join.0];
             if let Some(c) = self.outermost_divergent_cycle(cycle, block, join) {
-                div_cycles.push((c, join));
+                div_cycles.push((c, Some(join)));
                 continue;
             }
             self.taint_phis(join, block);
         }
+        if self.mode == Mode::Sound {
+            if let Some(c) = self.outermost_irreducible_around(block) {
+                div_cycles.push((c, None));
+            }
+        }
         div_cycles.sort_by_key(|(c, _)| std::cmp::Reverse(self.ci.cycles[c.0].depth));
         for (c, join) in div_cycles {
             if self.inside_assumed_divergent(c) {
+                // Its definitions are divergent already. The sound mode
+                // still lists it, so that its cycle list only adds to the
+                // LLVM-compatible one (an enclosing irreducible region it
+                // assumed first would otherwise hide a cycle LLVM lists).
+                if self.mode == Mode::Sound && !self.is_assumed[c.0] {
+                    self.assumed_divergent.push(c);
+                    self.is_assumed[c.0] = true;
+                }
                 continue;
             }
             self.assumed_divergent.push(c);
             self.is_assumed[c.0] = true;
             let blocks = self.ci.cycles[c.0].blocks.clone();
-            let why = Reason::AssumedCycle {
-                cycle: c,
-                branch: block,
-                join,
+            let why = match join {
+                Some(join) => Reason::AssumedCycle {
+                    cycle: c,
+                    branch: block,
+                    join,
+                },
+                None => Reason::IrreducibleRegion {
+                    cycle: c,
+                    branch: block,
+                },
             };
             for b in blocks {
                 for i in 0..self.func.block(b).insts.len() {
@@ -267,6 +312,26 @@ impl<'a> Analysis<'a> {
                 self.propagate_cycle_exit_divergence(exit, branch_cycle, block);
             }
         }
+    }
+
+    /// Rule U-SOUND (F-23): the outermost irreducible cycle containing
+    /// `block`, if any. A divergent branch inside an irreducible cycle can
+    /// make its threads' paths meet at the branch itself or at another
+    /// entry, where the cycle hierarchies disagree on which instances are
+    /// converged (D-HIER); LLVM's join computation sees such a path as an
+    /// inner cycle's back edge and an exit, and applies the diverged entry
+    /// criterion to nothing. The sound mode assumes the whole irreducible
+    /// region divergent.
+    fn outermost_irreducible_around(&self, block: BlockId) -> Option<CycleId> {
+        let mut found = None;
+        let mut x = self.ci.innermost[block.0];
+        while let Some(c) = x {
+            if !self.ci.cycles[c.0].is_reducible() {
+                found = Some(c);
+            }
+            x = self.ci.cycles[c.0].parent;
+        }
+        found
     }
 
     /// Whether `c` or a cycle containing it is assumed divergent.
@@ -366,7 +431,11 @@ impl<'a> Analysis<'a> {
         }
         self.divergent_exit_cycles.push(outer);
         self.has_divergent_exit[outer.0] = true;
-        if self.inside_assumed_divergent(outer) {
+        // LLVM stops here: every definition of an assumed-divergent cycle
+        // is divergent already. Not the always-uniform ones, whose uses
+        // outside the cycle are still temporally divergent (F-17, U-9):
+        // the sound mode goes on (rule U-SOUND).
+        if self.mode == Mode::Llvm && self.inside_assumed_divergent(outer) {
             return;
         }
         self.analyze_cycle_exit_divergence(outer, branch);
@@ -390,7 +459,12 @@ impl<'a> Analysis<'a> {
                         })
                         .is_some_and(|b| self.facts.contains(cycle, b))
                 });
-                if uses_cycle_value {
+                // LLVM looks only at values defined in the cycle; threads
+                // that leave in different iterations or by different
+                // exiting edges also disagree on constants (U-SOUND).
+                let differs =
+                    self.mode == Mode::Sound && !has_constant_or_undef_value(inst.result, incoming);
+                if uses_cycle_value || differs {
                     self.mark_divergent(
                         InstRef { block: e, index: i },
                         Reason::ExitPhi { cycle, branch },

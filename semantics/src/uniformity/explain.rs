@@ -8,7 +8,7 @@
 //! exactly the verdict `print<uniformity>` prints (LLVM-compatible mode).
 
 use super::analysis::{Analysis, InstRef, Reason};
-use super::{cfg_facts, has_branch_divergence, llvm_text};
+use super::{cfg_facts, has_branch_divergence, llvm_text, Mode};
 use crate::cfg::{Cfg, CycleInfo, DomTree};
 use crate::ir::{Function, Module, Name, ValueDef, ValueId};
 
@@ -34,12 +34,18 @@ pub fn find_value(f: &Function, name: &str) -> Option<ValueId> {
         .map(ValueId)
 }
 
-/// Explains value `v` of the defined function `f` of `m`.
+/// Explains value `v` of the defined function `f` of `m` (LLVM-compatible
+/// analysis).
 pub fn explain(m: &Module, f: &Function, v: ValueId) -> Explanation {
+    explain_with(m, f, v, Mode::Llvm)
+}
+
+/// Explains value `v` under the analysis in `mode`.
+pub fn explain_with(m: &Module, f: &Function, v: ValueId, mode: Mode) -> Explanation {
     let cfg = Cfg::from_function(f);
     let dt = DomTree::dominators(&cfg);
     let ci = CycleInfo::compute(&cfg);
-    let mut a = Analysis::new(m, f, &cfg, &dt, &ci);
+    let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
     let value = format!("%{} in @{}", f.value(v).name, f.name);
     if !has_branch_divergence(m, f) {
         return Explanation {
@@ -138,6 +144,15 @@ fn walk(a: &Analysis, f: &Function, cfg: &Cfg, ci: &CycleInfo, start: Link, out:
                     text(r),
                     f.block(join).name,
                     f.block(branch).name
+                ));
+                term_of(branch).into()
+            }
+            Reason::IrreducibleRegion { cycle: c, branch } => {
+                out.push(format!(
+                    "{} is defined in {}, an irreducible cycle assumed divergent because the divergent branch in %{} lies inside it: its diverged paths may meet at the branch or at another entry, where the cycle hierarchies disagree (--sound, U-SOUND)",
+                    text(r),
+                    cycle(c),
+                    f.block(branch).name,
                 ));
                 term_of(branch).into()
             }

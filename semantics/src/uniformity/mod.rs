@@ -13,6 +13,7 @@
 //! | U-MCONV  | `Analysis::int_div_cycle` / `ext_div_cycle` (diverged entry criterion) |
 //! | U-FIX    | `Analysis::run`                                                |
 //! | U-LLVM   | [`render_function`], [`llvm_text`]                             |
+//! | U-SOUND  | [`Mode::Sound`] (`Analysis::with_mode`)                          |
 //!
 //! [`oracle`] checks the analysis against the interpreter (MC-05, MC-06).
 
@@ -31,6 +32,24 @@ use serde::Serialize;
 use crate::cfg::{Cfg, CycleInfo, DomTree};
 use crate::ir::{Attr, Function, Module};
 use analysis::{Analysis, InstRef};
+
+/// Which analysis runs.
+///
+/// Rule U-LLVM: [`Mode::Llvm`] (the default) reproduces LLVM 22 exactly,
+/// including its unsound approximations, so its output can be diffed with
+/// `opt`. Rule U-SOUND: [`Mode::Sound`] adds divergence where LLVM 22 misses
+/// it against the documents' semantics (checked against the interpreter,
+/// MC-05 and MC-06): temporal divergence of always-uniform values defined in
+/// assumed-divergent cycles (F-17), divergent branches inside irreducible
+/// cycles (F-23), phis at divergent cycle exits that merge different
+/// constants, and `nodivergencesource` calls with divergent arguments. Its
+/// verdicts only add `DIVERGENT` to the LLVM-compatible ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    #[default]
+    Llvm,
+    Sound,
+}
 
 /// The verdict on one instruction or terminator.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -99,13 +118,18 @@ fn has_branch_divergence(m: &Module, f: &Function) -> bool {
     })
 }
 
-/// Runs the analysis on one defined function of `m`.
+/// Runs the LLVM-compatible analysis on one defined function of `m`.
 pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
+    analyze_function_with(m, f, Mode::Llvm)
+}
+
+/// Runs the analysis in `mode` on one defined function of `m`.
+pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUniformity {
     let cfg = Cfg::from_function(f);
     let dt = DomTree::dominators(&cfg);
     let ci = CycleInfo::compute(&cfg);
     let computed = has_branch_divergence(m, f);
-    let mut a = Analysis::new(m, f, &cfg, &dt, &ci);
+    let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
     if computed {
         a.run();
     } else {
@@ -178,10 +202,15 @@ pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
 
 /// Every defined function of the module, in order (as `opt` visits them).
 pub fn analyze_module(m: &Module) -> Vec<FunctionUniformity> {
+    analyze_module_with(m, Mode::Llvm)
+}
+
+/// [`analyze_module`] in `mode`.
+pub fn analyze_module_with(m: &Module, mode: Mode) -> Vec<FunctionUniformity> {
     m.functions
         .iter()
         .filter(|f| f.has_body())
-        .map(|f| analyze_function(m, f))
+        .map(|f| analyze_function_with(m, f, mode))
         .collect()
 }
 
@@ -246,7 +275,15 @@ pub fn render_function(u: &FunctionUniformity) -> String {
 
 /// Rule U-LLVM: the whole `print<uniformity>` output for a module.
 pub fn print_module(m: &Module) -> String {
-    analyze_module(m).iter().map(render_function).collect()
+    print_module_with(m, Mode::Llvm)
+}
+
+/// The `print<uniformity>` text of the analysis in `mode`.
+pub fn print_module_with(m: &Module, mode: Mode) -> String {
+    analyze_module_with(m, mode)
+        .iter()
+        .map(render_function)
+        .collect()
 }
 
 /// The result as JSON (one object per defined function).

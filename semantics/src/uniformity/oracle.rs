@@ -31,6 +31,7 @@ use crate::machine::dmax::not_m_converged;
 use crate::machine::state::Observation;
 use crate::machine::{explore, ArgValues, ChooserMode, Options, Outcome, Val};
 use crate::uniformity::analysis::Analysis;
+use crate::uniformity::Mode;
 
 /// Prefix of the observation callees the instrumentation adds.
 const OBSERVE: &str = "convcheck.observe.i";
@@ -120,12 +121,12 @@ pub fn prepare(text: &str, func: &str, threads: u32) -> Result<(Module, Options)
 
 /// The analysis of function `fi` of `m`: per block and instruction, whether
 /// it is divergent, and the blocks inside cycles assumed divergent.
-fn analyse(m: &Module, fi: usize) -> (Vec<Vec<bool>>, BTreeSet<usize>) {
+fn analyse(m: &Module, fi: usize, mode: Mode) -> (Vec<Vec<bool>>, BTreeSet<usize>) {
     let f = &m.functions[fi];
     let cfg = Cfg::from_function(f);
     let dt = DomTree::dominators(&cfg);
     let ci = CycleInfo::compute(&cfg);
-    let mut a = Analysis::new(m, f, &cfg, &dt, &ci);
+    let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
     a.run();
     let assumed: BTreeSet<usize> = a
         .assumed_divergent
@@ -221,8 +222,18 @@ fn function_index(m: &Module, func: &str) -> Result<usize, String> {
 /// `Err` describes a violation (value, block, threads, values) or a failure
 /// to explore.
 pub fn check_soundness(m: &Module, func: &str, opts: &Options) -> Result<SoundnessCounts, String> {
+    check_soundness_with(m, func, opts, Mode::Llvm)
+}
+
+/// [`check_soundness`] of the analysis in `mode`.
+pub fn check_soundness_with(
+    m: &Module,
+    func: &str,
+    opts: &Options,
+    mode: Mode,
+) -> Result<SoundnessCounts, String> {
     let fi = function_index(m, func)?;
-    let (div, _) = analyse(m, fi);
+    let (div, _) = analyse(m, fi, mode);
     let (im, observed) = instrument(m, fi);
     let f = &m.functions[fi];
     // The analysis verdict of each observed value.
@@ -291,8 +302,18 @@ pub fn check_soundness(m: &Module, func: &str, opts: &Options) -> Result<Soundne
 /// the analysis treats as m-converged whose relation differs between
 /// hierarchies.
 pub fn check_m_convergence(m: &Module, func: &str, opts: &Options) -> Result<MConvCounts, String> {
+    check_m_convergence_with(m, func, opts, Mode::Llvm)
+}
+
+/// [`check_m_convergence`] of the analysis in `mode`.
+pub fn check_m_convergence_with(
+    m: &Module,
+    func: &str,
+    opts: &Options,
+    mode: Mode,
+) -> Result<MConvCounts, String> {
     let fi = function_index(m, func)?;
-    let (_, claimed) = analyse(m, fi);
+    let (_, claimed) = analyse(m, fi, mode);
     let ex = explore(m, opts).map_err(|e| format!("explore: {e}"))?;
     let observed = not_m_converged(&ex);
     for (g, b) in &observed {

@@ -284,6 +284,21 @@ pub fn is_always_uniform(m: &Module, f: &Function, inst: &Inst) -> bool {
     }
 }
 
+/// Whether [`is_always_uniform`] holds for `inst` only because it is a call
+/// marked `nodivergencesource` (not an always-uniform intrinsic). The
+/// attribute says the call introduces no divergence of its own, not that
+/// its result is uniform whatever its arguments: the sound mode (U-SOUND)
+/// lets divergence flow through such calls.
+pub fn uniform_only_by_attribute(m: &Module, inst: &Inst) -> bool {
+    let InstKind::Call(call) = &inst.kind else {
+        return false;
+    };
+    call_has_fn_attr(m, call, "nodivergencesource")
+        && !call
+            .callee_name()
+            .is_some_and(|n| n.starts_with("llvm.") && is_intrinsic_always_uniform(n))
+}
+
 /// Whether the operand is a constant (`isa<Constant>`), never divergent.
 pub fn is_constant(op: &Operand) -> bool {
     matches!(op, Operand::Const(_) | Operand::Metadata(_))

@@ -40,8 +40,11 @@ fn decl(name: &str, ret: Type, params: Vec<Type>) -> Function {
     }
 }
 
-/// The two intrinsic declarations generated programs call.
+/// The declarations generated programs call (as in
+/// [`crate::uniformity::DECLARATIONS`]).
 pub fn declarations() -> Vec<Function> {
+    let mut nds = decl("convcheck.nds", Type::Int(32), vec![Type::Int(32)]);
+    nds.fn_attrs = vec![Attr::Word("nodivergencesource".into())];
     vec![
         decl("llvm.amdgcn.workitem.id.x", Type::Int(32), vec![]),
         decl(
@@ -49,6 +52,7 @@ pub fn declarations() -> Vec<Function> {
             Type::Int(32),
             vec![Type::Int(32)],
         ),
+        nds,
     ]
 }
 
@@ -114,6 +118,7 @@ pub fn build(u: &UFunc) -> Function {
                 UInst::Tid { dst }
                 | UInst::Add { dst, .. }
                 | UInst::ReadFirstLane { dst, .. }
+                | UInst::NoDivSource { dst, .. }
                 | UInst::Phi { dst, .. } => (*dst, Type::Int(32)),
                 UInst::Cmp { dst, .. } => (*dst, Type::Int(1)),
                 UInst::Store { .. } => continue,
@@ -170,6 +175,9 @@ pub fn build(u: &UFunc) -> Function {
                             Some(map[dst]),
                             call("llvm.amdgcn.readfirstlane.i32", vec![op(a)]),
                         ),
+                        UInst::NoDivSource { dst, a } => {
+                            (Some(map[dst]), call("convcheck.nds", vec![op(a)]))
+                        }
                         UInst::Phi { dst, incoming } => (
                             Some(map[dst]),
                             InstKind::Phi {
