@@ -274,7 +274,7 @@ pub fn observed(b: Byte) -> Byte {
 /// little-endian words when the size is a multiple of 4, else bytes; `?`
 /// for input never read, `poison`, and `ptr` for (part of) a stored pointer.
 pub fn words(bytes: &[Byte]) -> Vec<String> {
-    let width = if !bytes.is_empty() && bytes.len() % 4 == 0 {
+    let width = if !bytes.is_empty() && bytes.len().is_multiple_of(4) {
         4
     } else {
         1
@@ -284,7 +284,7 @@ pub fn words(bytes: &[Byte]) -> Vec<String> {
         .map(|c| {
             if c.iter().all(|b| *b == Byte::Unread) {
                 "?".to_string()
-            } else if c.iter().any(|b| *b == Byte::Poison) {
+            } else if c.contains(&Byte::Poison) {
                 "poison".to_string()
             } else if c
                 .iter()
