@@ -69,9 +69,9 @@ fn verify_expectations_are_rule_ids() {
         parse(&file("invalid")).expect("parses").checks[0].expect,
         Expect::InvalidRules(vec![])
     );
-    let e = parse(&file("invalid S-CYCLE-9")).expect_err("unknown rule");
+    let e = parse(&file("invalid S-CYCLE-5")).expect_err("unknown rule");
     assert!(
-        e.starts_with("proofs/CL-99.claim:10: `invalid S-CYCLE-9`: unknown rule ID"),
+        e.starts_with("proofs/CL-99.claim:10: `invalid S-CYCLE-5`: unknown rule ID"),
         "{e}"
     );
     let e = parse(&file("invalidate")).expect_err("not a verdict");

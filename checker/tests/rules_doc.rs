@@ -21,7 +21,8 @@ fn root() -> PathBuf {
 /// Placeholders in documentation and fixtures that are deliberately not
 /// IDs: the claim-ID syntax (`CL-NN`, `MC-NN`, `MC-0N`), and the unknown
 /// IDs tests use to check that they are rejected (claims CL-98, CL-99 in
-/// the claim-format tests; S-CYCLE-5 in the rule-ID parser's test).
+/// the claim-format tests; S-CYCLE-5 in the rule-ID parser's test and the
+/// claim-format test of `expect: invalid`).
 const NOT_IDS: [&str; 6] = ["CL-NN", "MC-NN", "MC-0N", "CL-98", "CL-99", "S-CYCLE-5"];
 
 #[derive(Debug, PartialEq, Eq)]

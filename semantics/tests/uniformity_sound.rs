@@ -117,34 +117,17 @@ fn f23_sound_mode_assumes_the_irreducible_cycle_divergent() {
     check_soundness_with(&m, "f", &opts, Mode::Sound).expect("MC-05 under --sound");
 }
 
-/// U-SOUND: a phi at the exit of a loop that merges two different
+/// U-SOUND, F-27: a phi at the exit of a loop that merges two different
 /// constants, one per exiting edge (the uniform exit at the header, the
 /// divergent one in the latch), is divergent. LLVM 22 (opt-22 prints `%p`
-/// uniform) finds no join at `%exit`, because its propagation does not
-/// follow the latch's back edge, and at the divergent exit looks only at
-/// incoming values defined in the cycle.
+/// uniform, checked here when opt-22 is installed) finds no join at
+/// `%exit`, because its propagation does not follow the latch's back edge,
+/// and at the divergent exit looks only at incoming values defined in the
+/// cycle. examples/uniformity/f27_constant_phi_divergent_exit.ll.
 #[test]
-fn constant_phi_at_divergent_exit() {
-    let text = "define amdgpu_kernel void @k(ptr addrspace(1) %out) {
-entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  br label %h
-h:
-  %i = phi i32 [ 0, %entry ], [ %i.next, %body ]
-  %i.next = add i32 %i, 1
-  %more = icmp slt i32 %i, 1
-  br i1 %more, label %body, label %exit
-body:
-  %stay = icmp slt i32 %i, %tid
-  br i1 %stay, label %h, label %exit
-exit:
-  %p = phi i32 [ 7, %h ], [ 9, %body ]
-  store i32 %p, ptr addrspace(1) %out, align 4
-  ret void
-}
-declare i32 @llvm.amdgcn.workitem.id.x()
-";
-    let m = parse_module("c.ll", text).expect("parses");
+fn f27_constant_phi_at_divergent_exit() {
+    let text = example("f27_constant_phi_divergent_exit.ll");
+    let m = parse_module("f27.ll", &text).expect("parses");
     let verdict = |mode| {
         analyze_module_with(&m, mode)[0]
             .blocks
@@ -154,17 +137,40 @@ declare i32 @llvm.amdgcn.workitem.id.x()
             .expect("%p")
             .divergent
     };
-    assert!(!verdict(Mode::Llvm), "LLVM 22 calls %p uniform");
+    assert!(
+        !verdict(Mode::Llvm),
+        "the LLVM-compatible analysis calls %p uniform"
+    );
     assert!(verdict(Mode::Sound));
+    if let Some(opt) = testgen::oracle::opt_or_skip("f27_constant_phi_at_divergent_exit") {
+        let out = testgen::oracle::run_opt(
+            &opt,
+            &[
+                "-mtriple=amdgcn--",
+                "-passes=print<uniformity>",
+                "-disable-output",
+            ],
+            &text,
+        );
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("%p = phi"))
+            .unwrap_or_else(|| panic!("opt-22 prints %p:\n{}", out.stderr));
+        assert!(
+            !line.contains("DIVERGENT"),
+            "opt-22 now calls %p divergent: {line}"
+        );
+    }
     // The interpreter: thread 0 leaves through %body at once (9), thread 1
     // stays once and runs out of iterations at %h (7); their instances of
     // %exit, outside the cycle, are converged (D-MAX).
-    let r = mc(text, "k", 2, Mode::Llvm);
+    let r = mc(&text, "k", 2, Mode::Llvm);
     assert!(
         r.as_ref().is_err_and(|e| e.contains("%p")),
         "MC-05 refutes LLVM's verdict on %p: {r:?}"
     );
-    mc(text, "k", 2, Mode::Sound).expect("MC-05 under --sound");
+    mc(&text, "k", 2, Mode::Sound).expect("MC-05 under --sound");
 }
 
 /// U-SOUND and LangRef `nodivergencesource` ("not a source of
