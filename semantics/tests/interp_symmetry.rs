@@ -61,6 +61,8 @@ fn renamed(e: &Execution, perm: &[usize]) -> Execution {
         threads,
         inputs: e.inputs.clone(),
         hierarchy: e.hierarchy.clone(),
+        // Observed memory (R-MEM) is named by object, not by thread.
+        memory: e.memory.clone(),
     }
 }
 

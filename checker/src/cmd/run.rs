@@ -78,6 +78,17 @@ pub struct Args {
     /// unsigned reading (-2^(N-1) ..= 2^N-1), as LLVM literals do.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     pub args: Vec<String>,
+    /// Contents of the buffer a pointer parameter points to (P-INPUT,
+    /// P-MEM-OBJ): `name=i32:v0,v1,...` (element type i8, i16, i32 or i64;
+    /// each value in its signed or unsigned reading). The buffer has exactly
+    /// these elements: accesses past them are out of bounds (UB). Buffers
+    /// not given hold inputs chosen when first read.
+    #[arg(long = "buffer", value_name = "NAME=iN:V[,V...]")]
+    pub buffers: Vec<String>,
+    /// Size in bytes of a pointer parameter's buffer when neither --buffer
+    /// nor the parameter's `dereferenceable(N)` gives it.
+    #[arg(long, default_value_t = semantics::machine::DEFAULT_BUFFER_BYTES)]
+    pub buffer_bytes: u64,
     /// The kernel, with or without `@` (default: the module's only
     /// definition). `--entry` is an old spelling of this flag.
     #[arg(long, alias = "entry", value_name = "NAME")]
@@ -182,6 +193,47 @@ fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValue
             )));
         };
         out.insert(name, v);
+    }
+    Ok(out)
+}
+
+/// `--buffer name=iN:v0,v1,...`: the buffer's little-endian bytes by
+/// parameter name.
+fn parse_buffers(list: &[String]) -> Result<BTreeMap<String, Vec<u8>>, CliError> {
+    let mut out = BTreeMap::new();
+    for a in list {
+        let bad = |why: &str| CliError::bad_input(format!("--buffer {a}: {why}"));
+        let (name, rest) = a
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAME=iN:V0,V1,..."))?;
+        let (ty, vals) = rest
+            .split_once(':')
+            .ok_or_else(|| bad("expected an element type: NAME=i32:V0,V1,..."))?;
+        let bits: u32 = match ty {
+            "i8" => 8,
+            "i16" => 16,
+            "i32" => 32,
+            "i64" => 64,
+            _ => return Err(bad("element type must be i8, i16, i32 or i64")),
+        };
+        let mut bytes = Vec::new();
+        for v in vals.split(',') {
+            let x: i128 = v
+                .trim()
+                .parse()
+                .map_err(|e| bad(&format!("value `{v}`: {e}")))?;
+            if !query::fits(bits, x) {
+                let (lo, hi) = query::int_range(bits);
+                return Err(bad(&format!(
+                    "{x} does not fit i{bits} (signed or unsigned reading: {lo}..={hi})"
+                )));
+            }
+            bytes.extend_from_slice(&(x as u128).to_le_bytes()[..bits as usize / 8]);
+        }
+        let name = name.trim_start_matches('%').to_string();
+        if out.insert(name.clone(), bytes).is_some() {
+            return Err(bad(&format!("buffer %{name} given twice")));
+        }
     }
     Ok(out)
 }
@@ -317,6 +369,8 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
         },
         max_executions: args.max_executions,
         reduce: !args.no_reduce,
+        buffer_bytes: args.buffer_bytes,
+        buffers: parse_buffers(&args.buffers)?,
     })
 }
 

@@ -260,6 +260,8 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
         reduce: true,
+        buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
+        buffers: BTreeMap::new(),
     }
 }
 

@@ -13,6 +13,7 @@
 //! - Successor order is LLVM's (`br` true then false; `switch` default then
 //!   cases in order), because LLVM's cycle analysis depends on it.
 
+pub mod layout;
 pub mod metadata;
 pub mod print;
 
@@ -159,6 +160,97 @@ pub enum Const {
     },
     /// `@name`
     Global(String),
+    /// A constant expression (`addrspacecast (ptr addrspace(3) @g to ptr)`).
+    Expr(Box<ConstExpr>),
+}
+
+/// The constant expressions LLVM 22 still has (LangRef "Constant
+/// Expressions"; the others were removed from the IR and are rejected by
+/// the parser as unsupported). Rule P-PROG: they are values like any
+/// other constant; the interpreter evaluates them with the memory rules
+/// (P-MEM-PTR, P-MEM-LAYOUT).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstExpr {
+    /// `trunc`, `ptrtoint`, `inttoptr`, `bitcast`, `addrspacecast`:
+    /// `op (T c to T2)`.
+    Cast {
+        op: CastOp,
+        from: TypedConst,
+        to: Type,
+    },
+    /// `getelementptr [inbounds|nuw|nusw|inrange(a, b)] (T, ptr c, idx...)`;
+    /// `flags` as written, `inrange(-8, 8)` spelled that way.
+    Gep {
+        flags: Vec<String>,
+        source_ty: Type,
+        base: TypedConst,
+        indices: Vec<TypedConst>,
+    },
+    /// `add`, `sub`, `xor` with their flags: `op [flags] (T a, T b)`.
+    Binary {
+        op: BinOp,
+        flags: Vec<String>,
+        lhs: TypedConst,
+        rhs: TypedConst,
+    },
+}
+
+impl ConstExpr {
+    /// The opcode as LLVM spells it.
+    pub fn opcode(&self) -> &'static str {
+        match self {
+            ConstExpr::Cast { op, .. } => op.mnemonic(),
+            ConstExpr::Gep { .. } => "getelementptr",
+            ConstExpr::Binary { op, .. } => op.mnemonic(),
+        }
+    }
+    /// The printed form, LLVM's (`AsmWriter`: `op [flags] (operands)`),
+    /// with the caller's spelling of types and nested constants so that every
+    /// printer of the crate writes constant expressions the same way.
+    pub fn write_with(
+        &self,
+        o: &mut String,
+        ty: &dyn Fn(&Type) -> String,
+        c: &dyn Fn(&TypedConst) -> String,
+    ) {
+        o.push_str(self.opcode());
+        let flags: &[String] = match self {
+            ConstExpr::Cast { .. } => &[],
+            ConstExpr::Gep { flags, .. } | ConstExpr::Binary { flags, .. } => flags,
+        };
+        for f in flags {
+            o.push(' ');
+            o.push_str(f);
+        }
+        o.push_str(" (");
+        match self {
+            ConstExpr::Cast { from, to, .. } => {
+                o.push_str(&c(from));
+                o.push_str(" to ");
+                o.push_str(&ty(to));
+            }
+            ConstExpr::Gep {
+                source_ty,
+                base,
+                indices,
+                ..
+            } => {
+                o.push_str(&ty(source_ty));
+                o.push_str(", ");
+                o.push_str(&c(base));
+                for i in indices {
+                    o.push_str(", ");
+                    o.push_str(&c(i));
+                }
+            }
+            ConstExpr::Binary { lhs, rhs, .. } => {
+                o.push_str(&c(lhs));
+                o.push_str(", ");
+                o.push_str(&c(rhs));
+            }
+        }
+        o.push(')');
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -259,6 +351,32 @@ pub enum BinOp {
     FRem,
 }
 
+impl BinOp {
+    /// The opcode as LLVM spells it.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::UDiv => "udiv",
+            BinOp::SDiv => "sdiv",
+            BinOp::URem => "urem",
+            BinOp::SRem => "srem",
+            BinOp::Shl => "shl",
+            BinOp::LShr => "lshr",
+            BinOp::AShr => "ashr",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+            BinOp::FAdd => "fadd",
+            BinOp::FSub => "fsub",
+            BinOp::FMul => "fmul",
+            BinOp::FDiv => "fdiv",
+            BinOp::FRem => "frem",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CastOp {
     Trunc,
@@ -274,6 +392,27 @@ pub enum CastOp {
     IntToPtr,
     BitCast,
     AddrSpaceCast,
+}
+
+impl CastOp {
+    /// The opcode as LLVM spells it.
+    pub fn mnemonic(self) -> &'static str {
+        match self {
+            CastOp::Trunc => "trunc",
+            CastOp::ZExt => "zext",
+            CastOp::SExt => "sext",
+            CastOp::FPTrunc => "fptrunc",
+            CastOp::FPExt => "fpext",
+            CastOp::FPToUI => "fptoui",
+            CastOp::FPToSI => "fptosi",
+            CastOp::UIToFP => "uitofp",
+            CastOp::SIToFP => "sitofp",
+            CastOp::PtrToInt => "ptrtoint",
+            CastOp::IntToPtr => "inttoptr",
+            CastOp::BitCast => "bitcast",
+            CastOp::AddrSpaceCast => "addrspacecast",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -225,6 +225,12 @@ fn write_const(o: &mut String, c: &Const) {
             o.push('@');
             o.push_str(&quote_global(g));
         }
+        Const::Expr(e) => e.write_with(o, &type_str, &|tc| {
+            let mut s = type_str(&tc.ty);
+            s.push(' ');
+            write_const(&mut s, &tc.value);
+            s
+        }),
     }
 }
 

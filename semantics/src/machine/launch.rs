@@ -6,10 +6,11 @@ use std::collections::{HashMap, HashSet};
 
 use im::{HashMap as IMap, HashSet as ISet, Vector};
 
-use crate::ir::{BlockId, Const, Module, Type};
+use crate::ir::{BlockId, Module, Type};
 
 use super::chooser::Chooser;
 use super::dmax::check_order;
+use super::memory::{Byte, ObjKind};
 use super::program::Program;
 use super::sched::{run_execution, ExecEnd};
 use super::state::{
@@ -45,6 +46,10 @@ pub struct Execution {
     /// The cycle hierarchy used per function (index into
     /// [`super::program::FuncInfo::hierarchies`]).
     pub hierarchy: Vec<usize>,
+    /// R-MEM (`final`): the contents of the observed objects (globals outside
+    /// workgroup memory, input buffers) at the end, by object name, in
+    /// object order.
+    pub memory: Vec<(String, Vec<Byte>)>,
 }
 
 /// Argument values per thread, by parameter name.
@@ -124,6 +129,7 @@ impl Execution {
                 .collect();
             s += &format!("{path:?}{evs:?}{:?}{:?};", th.observations, th.end);
         }
+        s += &format!("{:?}", self.memory);
         s
     }
 }
@@ -375,21 +381,38 @@ fn launch(
         .collect();
     let mut m = Machine {
         threads: Vector::new(),
-        memory: IMap::new(),
-        input_objects: ISet::new(),
-        private_objects: ISet::new(),
-        next_object: module.globals.len() as u32 + 1,
+        mem: Default::default(),
+        next_input: 0,
         keys: Keys::default(),
         fired: ISet::new(),
         memo: IMap::new(),
         hierarchy,
     };
-    for (i, g) in module.globals.iter().enumerate() {
-        if let Some(init) = &g.init {
-            init_memory(&mut m, i as u32 + 1, 0, &g.ty, init);
+    let mut cx = Ctx {
+        prog,
+        opts,
+        chooser,
+    };
+    match super::access::init_globals(&mut m, &mut cx, opts.groups) {
+        Ok(()) => {}
+        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Contradiction { detail, .. }) => return Err(RunError::BadLaunch(detail)),
+    }
+    let chooser = cx.chooser;
+    let kf = prog.func(prog.kernel);
+    for name in opts.buffers.keys() {
+        let is_ptr = kf.params.iter().any(|p| {
+            matches!(p.ty, Type::Ptr(_))
+                && p.value
+                    .is_some_and(|v| kf.value(v).name.to_string() == *name)
+        });
+        if !is_ptr {
+            return Err(RunError::BadLaunch(format!(
+                "--buffer {name}: @{} has no pointer parameter %{name}",
+                kf.name
+            )));
         }
     }
-    let kf = prog.func(prog.kernel);
     let kernel_cc = kf.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
     let n = opts.threads as usize;
     let mut per_thread: Vec<Vec<Val>> = vec![Vec::new(); n];
@@ -450,7 +473,9 @@ fn launch(
                     "--arg {name}: only integer arguments can be given"
                 )))
             }
-            (None, Type::Ptr(_)) => vec![choose_value(&mut m, chooser, opts, &p.ty); n],
+            (None, Type::Ptr(_)) => {
+                vec![super::access::input_buffer(&mut m, opts, module, &name, p); n]
+            }
             (None, ty) if uniform => vec![choose_value(&mut m, chooser, opts, ty); n],
             (None, ty) => (0..n)
                 .map(|_| choose_value(&mut m, chooser, opts, ty))
@@ -490,6 +515,7 @@ fn launch(
             used_keys: ISet::new(),
             seq: 0,
             resume: None,
+            allocas: 0,
         };
         let mut cx = Ctx {
             prog,
@@ -504,34 +530,6 @@ fn launch(
         m.threads.push_back(th);
     }
     Ok((m, inputs))
-}
-
-fn init_memory(m: &mut Machine, obj: u32, off: i64, ty: &Type, c: &Const) {
-    match (ty, c) {
-        (Type::Int(b), Const::Int { value, .. }) => {
-            m.memory.insert((obj, off), int(*b, *value));
-        }
-        (Type::Int(b), Const::ZeroInit) => {
-            m.memory.insert((obj, off), int(*b, 0));
-        }
-        (Type::Array { len, elem }, Const::ZeroInit) => {
-            if let Type::Int(b) = **elem {
-                let size = ((b as u64).div_ceil(8).max(1).next_power_of_two()) as i64;
-                for i in 0..*len as i64 {
-                    m.memory.insert((obj, off + i * size), int(b, 0));
-                }
-            }
-        }
-        (Type::Array { elem, .. }, Const::Array(items)) => {
-            if let Type::Int(b) = **elem {
-                let size = ((b as u64).div_ceil(8).max(1).next_power_of_two()) as i64;
-                for (i, it) in items.iter().enumerate() {
-                    init_memory(m, obj, off + i as i64 * size, &it.ty, &it.value);
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Turns the final machine into an [`Execution`], classifying the outcome
@@ -557,6 +555,21 @@ fn record(m: &Machine, end: ExecEnd, inputs: Vec<(String, Vec<Val>)>) -> Executi
         threads,
         inputs,
         hierarchy: m.hierarchy.clone(),
+        memory: m
+            .mem
+            .objects
+            .values()
+            .filter(|o| matches!(o.kind, ObjKind::Global | ObjKind::Input))
+            .map(|o| {
+                (
+                    o.name.clone(),
+                    o.bytes
+                        .iter()
+                        .map(|b| super::memory::observed(*b))
+                        .collect(),
+                )
+            })
+            .collect(),
     };
     exec.outcome = match end {
         ExecEnd::Contradiction { rule, detail } => Outcome::Contradiction { rule, detail },

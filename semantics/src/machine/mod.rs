@@ -26,11 +26,13 @@
 //! block visits follows D-MAX, computed operationally (D-MAX-ITER) while
 //! running and checked against the literal definition in [`dmax`].
 
+pub mod access;
 pub mod calls;
 pub mod chooser;
 mod collective;
 pub mod dmax;
 pub mod launch;
+pub mod memory;
 pub mod program;
 pub mod query;
 pub mod reduce;
@@ -124,10 +126,18 @@ pub struct Options {
     /// [`symmetry`] (launch symmetry); `false` runs the
     /// plain enumeration, the oracle the reductions are tested against.
     pub reduce: bool,
+    /// P-INPUT / P-MEM-OBJ: the size of an input buffer whose parameter has
+    /// no `dereferenceable(N)` and whose contents are not given.
+    pub buffer_bytes: u64,
+    /// Given contents of pointer parameters' buffers, by parameter name
+    /// (little-endian bytes; the buffer's size is their number).
+    pub buffers: BTreeMap<String, Vec<u8>>,
 }
 
 /// Default per-thread step bound.
 pub const DEFAULT_MAX_STEPS: u64 = 1000;
+/// Default size of an input buffer (P-MEM-OBJ).
+pub const DEFAULT_BUFFER_BYTES: u64 = 64;
 /// Default number of executions explored before stopping.
 pub const DEFAULT_MAX_EXECUTIONS: u64 = 100_000;
 
@@ -148,6 +158,8 @@ impl Default for Options {
             chooser: ChooserMode::Exhaustive,
             max_executions: DEFAULT_MAX_EXECUTIONS,
             reduce: true,
+            buffer_bytes: DEFAULT_BUFFER_BYTES,
+            buffers: BTreeMap::new(),
         }
     }
 }

@@ -206,8 +206,11 @@ pub struct Program<'m> {
     pub callees: Vec<Vec<usize>>,
     /// Function index by name, for resolving callees.
     pub by_name: HashMap<String, usize>,
-    /// Object id of each global (by name).
+    /// Object id of each global (by name): 1 + its index; the instance a
+    /// thread sees is [`super::memory::global_id`].
     pub globals: HashMap<String, u32>,
+    /// The module's data layout (P-MEM-LAYOUT), or why it is not modelled.
+    pub layout: Result<crate::ir::layout::DataLayout, crate::ir::layout::LayoutError>,
 }
 
 impl<'m> Program<'m> {
@@ -241,6 +244,7 @@ impl<'m> Program<'m> {
             callees,
             by_name,
             globals,
+            layout: crate::ir::layout::DataLayout::of_module(module),
         }
     }
 

@@ -127,24 +127,10 @@ pub fn fingerprint(m: &Machine) -> u128 {
     let k = |id| keys.canon(id);
     let mut f = Fp::new();
     f.add(&m.hierarchy);
-    f.add(&m.next_object);
-    let mut sum: u128 = 0;
-    for (cell, v) in m.memory.iter() {
-        sum = sum.wrapping_add(item(&(cell, val(keys, v))));
-    }
-    f.add(&sum);
-    f.add(
-        &m.input_objects
-            .iter()
-            .map(item)
-            .fold(0u128, u128::wrapping_add),
-    );
-    f.add(
-        &m.private_objects
-            .iter()
-            .map(item)
-            .fold(0u128, u128::wrapping_add),
-    );
+    // Memory (P-MEM-OBJ): object ids do not depend on the schedule, and
+    // bytes hold no tokens, so the objects hash as they are (in id order).
+    f.add(&m.mem);
+    f.add(&m.next_input);
     f.add(
         &m.fired
             .iter()
@@ -158,7 +144,7 @@ pub fn fingerprint(m: &Machine) -> u128 {
             .fold(0u128, u128::wrapping_add),
     );
     for th in m.threads.iter() {
-        f.add(&(th.tid, th.group, th.steps, th.seq));
+        f.add(&(th.tid, th.group, th.steps, th.seq, th.allocas));
         for fr in th.frames.iter() {
             f.add(&(
                 fr.func,

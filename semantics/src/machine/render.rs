@@ -265,6 +265,14 @@ pub fn text(module: &Module, ex: &Exploration) -> String {
         }
         s += &table(module, &ex.kernel, e);
         s += &events(module, &ex.kernel, e);
+        // R-MEM: the final contents of the observed objects.
+        for (name, bytes) in e.memory.iter().filter(|(n, _)| super::memory::shown(n)) {
+            let _ = writeln!(
+                s,
+                "  memory {name} = [{}]",
+                super::memory::words(bytes).join(", ")
+            );
+        }
         s += "\n";
     }
     s += &counts(ex);
@@ -399,6 +407,7 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
                 "events": events,
                 "ends": ends,
                 "observations": observations,
+                "memory": e.memory.iter().filter(|(n, _)| super::memory::shown(n)).map(|(n, b)| (n.clone(), super::memory::words(b))).collect::<std::collections::BTreeMap<_, _>>(),
             })
         })
         .collect();

@@ -241,21 +241,19 @@ pub struct ThreadState {
     pub seq: u64,
     /// Set by the scheduler when this thread's set fired (M-OPER).
     pub resume: Option<Resume>,
+    /// `alloca`s executed so far: names the next private object
+    /// (P-MEM-OBJ, [`super::memory::private_id`]).
+    pub allocas: u32,
 }
 
 /// The whole machine.
 #[derive(Clone, Debug)]
 pub struct Machine {
     pub threads: Vector<ThreadState>,
-    /// Memory: (object, byte offset) -> value stored there.
-    pub memory: HashMap<(u32, i64), Val>,
-    /// Objects whose unwritten cells are inputs (pointer arguments), chosen
-    /// on first read (P-INPUT "loads from input memory").
-    pub input_objects: HashSet<u32>,
-    /// Objects created by `alloca`: stores to them are not observable.
-    pub private_objects: HashSet<u32>,
-    /// Next fresh object id (0 is null).
-    pub next_object: u32,
+    /// Memory (P-MEM-OBJ): globals, input buffers, allocas.
+    pub mem: super::memory::Memory,
+    /// Input buffers created so far (P-INPUT): the next one's index.
+    pub next_input: u32,
     pub keys: Keys,
     /// Instances of convergent operations that have fired (M-OPER): a thread
     /// reaching one later makes the schedule impossible.

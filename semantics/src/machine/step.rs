@@ -3,12 +3,13 @@
 //! visit.
 
 use crate::ir::{
-    BinOp, CastOp, Const, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedOperand, ValueId,
+    BinOp, CastOp, Const, ConstExpr, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedConst,
+    TypedOperand, ValueId,
 };
 
 use super::chooser::Chooser;
 use super::program::Program;
-use super::state::{KeyNode, Loc, Machine, Observation, Status, ThreadEnd, ThreadState, Visit};
+use super::state::{KeyNode, Loc, Machine, Status, ThreadEnd, ThreadState, Visit};
 use super::value::{binary, icmp, int, mask, signed, Arith, UbKind, Val};
 use super::{Options, RunError};
 
@@ -150,12 +151,21 @@ pub(super) fn eval(
             .get(v)
             .copied()
             .unwrap_or(Val::Poison)),
-        Operand::Const(c) => const_val(m, cx, loc, ty, c),
+        Operand::Const(c) => const_val(m, cx, loc, th.group, ty, c),
         Operand::Metadata(_) => Err(unsupported(cx.prog, loc, "metadata operand")),
     }
 }
 
-fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
+/// A constant's value in a thread of launch group `group` (P-MEM-OBJ: a
+/// workgroup global names its group's instance).
+pub(super) fn const_val(
+    m: &Machine,
+    cx: &Ctx,
+    loc: Loc,
+    group: u32,
+    ty: &Type,
+    c: &Const,
+) -> R<Val> {
     match (c, ty) {
         (Const::Int { value, .. }, Type::Int(bits)) if (1..=128).contains(bits) => {
             Ok(int(*bits, *value))
@@ -165,10 +175,56 @@ fn const_val(_m: &Machine, cx: &Ctx, loc: Loc, ty: &Type, c: &Const) -> R<Val> {
         (Const::ZeroInit, Type::Int(bits)) => Ok(int(*bits, 0)),
         (Const::ZeroInit, Type::Ptr(_)) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Global(name), _) => match cx.prog.globals.get(name) {
-            Some(obj) => Ok(Val::Ptr { obj: *obj, off: 0 }),
+            Some(obj) => {
+                let obj = super::memory::global_id(cx.prog.module, *obj as usize - 1, group);
+                if !m.mem.objects.contains_key(&obj) {
+                    return Err(unsupported(
+                        cx.prog,
+                        loc,
+                        &format!("global @{name} (its type or initializer has no byte layout)"),
+                    ));
+                }
+                Ok(Val::Ptr { obj, off: 0 })
+            }
             None => Err(unsupported(cx.prog, loc, "function pointer")),
         },
+        (Const::Expr(e), _) => const_expr_val(m, cx, loc, group, e),
         _ => Err(unsupported(cx.prog, loc, "constant of this type")),
+    }
+}
+
+/// A constant expression's value (P-PROG): the same rules as the
+/// instruction of the same opcode, over constant operands.
+fn const_expr_val(m: &Machine, cx: &Ctx, loc: Loc, group: u32, e: &ConstExpr) -> R<Val> {
+    let sub = |tc: &TypedConst| const_val(m, cx, loc, group, &tc.ty, &tc.value);
+    match e {
+        ConstExpr::Cast { op, from, to } => cast(cx, loc, *op, &[], &from.ty, to, sub(from)?),
+        ConstExpr::Gep {
+            flags,
+            source_ty,
+            base,
+            indices,
+        } => {
+            let idx = indices.iter().map(sub).collect::<R<Vec<Val>>>()?;
+            super::access::gep(m, cx, loc, flags, source_ty, sub(base)?, &idx)
+        }
+        ConstExpr::Binary {
+            op,
+            flags,
+            lhs,
+            rhs,
+        } => {
+            let bits = bits_of(cx, loc, &lhs.ty)?;
+            match (sub(lhs)?, sub(rhs)?) {
+                (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => match binary(*op, flags, bits, a, b) {
+                    Arith::Val(v) => Ok(v),
+                    Arith::Ub(_) => unreachable!(
+                        "P-PROG: the parser admits only add, sub and xor constant expressions, which have no undefined behaviour"
+                    ),
+                },
+                _ => Ok(Val::Poison),
+            }
+        }
     }
 }
 
@@ -190,10 +246,24 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
             let i = chooser.choose(opts.int_domain.len().max(1));
             int(*bits, opts.int_domain.get(i).copied().unwrap_or(0))
         }
-        Type::Ptr(_) => {
-            let obj = m.next_object;
-            m.next_object += 1;
-            m.input_objects.insert(obj);
+        Type::Ptr(space) => {
+            // P-INPUT: a pointer input points to a fresh input buffer of
+            // `--buffer-bytes` bytes, read lazily.
+            let k = m.next_input;
+            m.next_input += 1;
+            let obj = super::memory::input_id(k);
+            m.mem.add(
+                obj,
+                super::memory::Object {
+                    name: format!("input buffer {k}"),
+                    kind: super::memory::ObjKind::Input,
+                    space: *space,
+                    bytes: im::Vector::from(vec![
+                        super::memory::Byte::Unread;
+                        opts.buffer_bytes as usize
+                    ]),
+                },
+            );
             Val::Ptr { obj, off: 0 }
         }
         _ => Val::Void,
@@ -299,15 +369,18 @@ fn exec_inst(
             // Phis are evaluated on block entry (see `enter_block`).
         }
         InstKind::Call(call) => return super::calls::exec_call(m, th, cx, loc, res, call),
-        InstKind::Alloca { .. } => {
-            let obj = m.next_object;
-            m.next_object += 1;
-            m.private_objects.insert(obj);
-            set(th, res, Val::Ptr { obj, off: 0 });
-        }
+        InstKind::Alloca {
+            ty,
+            count,
+            addrspace,
+            ..
+        } => match super::access::alloca(m, th, cx, loc, ty, count.as_ref(), *addrspace)? {
+            Ok(v) => set(th, res, v),
+            Err(why) => return Ok(ub(th, loc, why)),
+        },
         InstKind::Load { ty, ptr, .. } => {
             let p = eval_t(m, th, cx, loc, ptr)?;
-            match load(m, cx, loc, ty, p)? {
+            match super::access::load(m, th, cx, loc, ty, p)? {
                 Ok(v) => set(th, res, v),
                 Err(why) => return Ok(ub(th, loc, why)),
             }
@@ -315,98 +388,35 @@ fn exec_inst(
         InstKind::Store { value, ptr, .. } => {
             let v = eval_t(m, th, cx, loc, value)?;
             let p = eval_t(m, th, cx, loc, ptr)?;
-            if let Err(why) = store(m, th, p, v) {
+            if let Err(why) = super::access::store(m, th, cx, loc, &value.ty, p, v)? {
                 return Ok(ub(th, loc, why));
             }
         }
         InstKind::AtomicRmw { op, ptr, value, .. } => {
             let p = eval_t(m, th, cx, loc, ptr)?;
             let x = eval_t(m, th, cx, loc, value)?;
-            let old = match load(m, cx, loc, &value.ty, p)? {
-                Ok(v) => v,
+            match super::access::atomicrmw(m, th, cx, loc, *op, &value.ty, p, x)? {
+                Ok(old) => set(th, res, old),
                 Err(why) => return Ok(ub(th, loc, why)),
-            };
-            let new = rmw(cx, loc, *op, old, x)?;
-            if let Err(why) = store(m, th, p, new) {
-                return Ok(ub(th, loc, why));
             }
-            set(th, res, old);
         }
         InstKind::Gep {
+            flags,
             source_ty,
             base,
             indices,
-            ..
         } => {
             let p = eval_t(m, th, cx, loc, base)?;
-            let mut off: i64 = 0;
-            let mut ty = source_ty.clone();
-            let mut poison = false;
-            for (k, idx) in indices.iter().enumerate() {
-                let i = match eval_t(m, th, cx, loc, idx)? {
-                    Val::Int { bits, v } => signed(bits, v) as i64,
-                    _ => {
-                        poison = true;
-                        0
-                    }
-                };
-                if k == 0 {
-                    off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &ty)?));
-                } else {
-                    match ty.clone() {
-                        Type::Array { elem, .. } | Type::Vector { elem, .. } => {
-                            off = off.wrapping_add(i.wrapping_mul(size_of(cx, loc, &elem)?));
-                            ty = *elem;
-                        }
-                        Type::Struct { fields, .. } => {
-                            let i = usize::try_from(i)
-                                .map_err(|_| unsupported(cx.prog, loc, "negative struct index"))?;
-                            for f in fields.iter().take(i) {
-                                off = off.wrapping_add(size_of(cx, loc, f)?);
-                            }
-                            ty = fields
-                                .get(i)
-                                .cloned()
-                                .ok_or_else(|| unsupported(cx.prog, loc, "struct index"))?;
-                        }
-                        _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
-                    }
-                }
-            }
-            let v = match p {
-                Val::Ptr { obj, off: o } if !poison => Val::Ptr {
-                    obj,
-                    off: o.wrapping_add(off),
-                },
-                _ => Val::Poison,
-            };
+            let idx = indices
+                .iter()
+                .map(|i| eval_t(m, th, cx, loc, i))
+                .collect::<R<Vec<Val>>>()?;
+            let v = super::access::gep(m, cx, loc, flags, source_ty, p, &idx)?;
             set(th, res, v);
         }
         other => return Err(unsupported(cx.prog, loc, mnemonic(other))),
     }
     Ok(Flow::Next)
-}
-
-/// Allocation size of a type (naturally aligned scalars, unpadded
-/// aggregates: enough for the simple memory of P-PROG).
-fn size_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<i64> {
-    Ok(match ty {
-        Type::Int(bits) => ((*bits as u64).div_ceil(8).max(1).next_power_of_two()) as i64,
-        Type::Ptr(_) => 8,
-        Type::Array { len, elem } => (*len as i64).wrapping_mul(size_of(cx, loc, elem)?),
-        Type::Struct { fields, .. } => {
-            let mut s: i64 = 0;
-            for f in fields {
-                s = s.wrapping_add(size_of(cx, loc, f)?);
-            }
-            s
-        }
-        Type::Named(n) => match cx.prog.module.types.iter().find(|t| &t.name == n) {
-            Some(crate::ir::TypeDef { ty: Some(t), .. }) => size_of(cx, loc, t)?,
-            _ => return Err(unsupported(cx.prog, loc, "opaque type in getelementptr")),
-        },
-        _ => return Err(unsupported(cx.prog, loc, "getelementptr over this type")),
-    })
 }
 
 fn cast(
@@ -448,74 +458,6 @@ fn cast(
         CastOp::BitCast => Val::Int { bits: tb, v: x },
         _ => return Err(unsupported(cx.prog, loc, "floating-point or pointer cast")),
     })
-}
-
-fn rmw(cx: &Ctx, loc: Loc, op: crate::ir::RmwOp, old: Val, x: Val) -> R<Val> {
-    use crate::ir::RmwOp;
-    let (Val::Int { bits, v: a }, Val::Int { v: b, .. }) = (old, x) else {
-        return Ok(if op == RmwOp::Xchg { x } else { Val::Poison });
-    };
-    let (sa, sb) = (signed(bits, a), signed(bits, b));
-    let r = match op {
-        RmwOp::Xchg => b,
-        RmwOp::Add => a.wrapping_add(b),
-        RmwOp::Sub => a.wrapping_sub(b),
-        RmwOp::And => a & b,
-        RmwOp::Nand => !(a & b),
-        RmwOp::Or => a | b,
-        RmwOp::Xor => a ^ b,
-        RmwOp::Max => sa.max(sb) as u128,
-        RmwOp::Min => sa.min(sb) as u128,
-        RmwOp::UMax => a.max(b),
-        RmwOp::UMin => a.min(b),
-        _ => return Err(unsupported(cx.prog, loc, "atomicrmw operation")),
-    };
-    Ok(Val::Int {
-        bits,
-        v: r & mask(bits),
-    })
-}
-
-/// Reads memory; `Ok(Err(why))` is undefined behaviour.
-fn load(m: &mut Machine, cx: &mut Ctx, loc: Loc, ty: &Type, p: Val) -> R<Result<Val, UbKind>> {
-    let Val::Ptr { obj, off } = p else {
-        return Ok(Err(UbKind::LoadThroughPoison));
-    };
-    if obj == 0 {
-        return Ok(Err(UbKind::LoadThroughNull));
-    }
-    if let Some(v) = m.memory.get(&(obj, off)).copied() {
-        let fits = match (v, ty) {
-            (Val::Int { bits, .. }, Type::Int(b)) => bits == *b,
-            (Val::Ptr { .. }, Type::Ptr(_)) | (Val::Poison, _) => true,
-            _ => false,
-        };
-        if !fits {
-            return Err(unsupported(cx.prog, loc, "mixed-type memory access"));
-        }
-        return Ok(Ok(v));
-    }
-    if m.input_objects.contains(&obj) {
-        let v = choose_value(m, cx.chooser, cx.opts, ty);
-        m.memory.insert((obj, off), v);
-        return Ok(Ok(v));
-    }
-    Ok(Ok(Val::Poison))
-}
-
-fn store(m: &mut Machine, th: &mut ThreadState, p: Val, v: Val) -> Result<(), UbKind> {
-    let Val::Ptr { obj, off } = p else {
-        return Err(UbKind::StoreThroughPoison);
-    };
-    if obj == 0 {
-        return Err(UbKind::StoreThroughNull);
-    }
-    m.memory.insert((obj, off), v);
-    if !m.private_objects.contains(&obj) {
-        th.observations
-            .push_back(Observation::Store { obj, off, value: v });
-    }
-    Ok(())
 }
 
 fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R<Flow> {

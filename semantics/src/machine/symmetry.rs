@@ -51,6 +51,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::intrinsics::{Op, Scan};
 use crate::ir::{InstKind, Type};
 
 use super::launch::{Behaviour, Execution};
@@ -81,23 +82,42 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
                 if c.callee_name().is_none() {
                     return Some(format!("@{} makes an indirect call", f.name));
                 }
-                if matches!(
-                    classify(prog.module, c),
-                    CalleeKind::ThreadId
-                        | CalleeKind::Ballot { .. }
-                        | CalleeKind::ReadFirst { .. }
-                        | CalleeKind::Shuffle { .. }
-                ) {
-                    return Some(format!(
-                        "@{} reads thread ids ({})",
-                        f.name,
-                        c.callee_name().unwrap_or("?")
-                    ));
+                if let CalleeKind::Builtin(op) = classify(prog.module, c) {
+                    if reads_lanes(&op) {
+                        return Some(format!(
+                            "@{} reads thread ids ({})",
+                            f.name,
+                            c.callee_name().unwrap_or("?")
+                        ));
+                    }
                 }
             }
         }
     }
     None
+}
+
+/// Whether a table operation tells threads apart by their index or lane
+/// (a thread-geometry read, or a result that depends on which member has
+/// which lane): such programs are not thread-blind. Votes, counts,
+/// non-scan reductions, barriers and uninterpreted convergent operations
+/// depend on the communicating set only as a set.
+fn reads_lanes(op: &Op) -> bool {
+    match op {
+        Op::Index(..)
+        | Op::Ballot { .. }
+        | Op::First { .. }
+        | Op::IsFirst
+        | Op::Broadcast { .. }
+        | Op::Shuffle { .. }
+        | Op::MatchAny { .. }
+        | Op::ActiveMask
+        | Op::Mbcnt { .. }
+        | Op::InverseBallot { .. }
+        | Op::WriteLane { .. } => true,
+        Op::Reduce { scan, .. } => *scan != Scan::None,
+        _ => false,
+    }
 }
 
 /// Whether some function of the module accesses memory (the machine runs
@@ -207,6 +227,9 @@ pub fn renamed(e: &Execution, perm: &[usize]) -> Execution {
         threads,
         inputs,
         hierarchy: e.hierarchy.clone(),
+        // Thread-blind programs access no memory (`memory`), so the final
+        // contents are those of every thread order.
+        memory: e.memory.clone(),
     }
 }
 

@@ -98,6 +98,22 @@ pub enum UbKind {
     LoadThroughNull,
     StoreThroughPoison,
     StoreThroughNull,
+    /// An `alloca` whose element count is poison.
+    AllocaOfPoisonCount,
+    /// P-MEM-ACCESS: a pointer with no object (freed, or made up by
+    /// `inttoptr`).
+    NoObject,
+    /// P-MEM-ACCESS: an access outside `[0, size)` of its object.
+    OutOfBounds {
+        object: String,
+        off: i64,
+        size: u64,
+        object_size: u64,
+    },
+    /// P-MEM-ACCESS: an access to another thread's `alloca`.
+    OtherThreadsPrivate {
+        object: String,
+    },
     BranchOnPoison,
     SwitchOnPoison,
     ReachedUnreachable,
@@ -125,6 +141,21 @@ impl std::fmt::Display for UbKind {
                 f.write_str("store through a poison or non-pointer value")
             }
             UbKind::StoreThroughNull => f.write_str("store through null"),
+            UbKind::AllocaOfPoisonCount => f.write_str("alloca with a poison element count"),
+            UbKind::NoObject => f.write_str("memory access through a pointer to no object (P-MEM-ACCESS)"),
+            UbKind::OutOfBounds {
+                object,
+                off,
+                size,
+                object_size,
+            } => write!(
+                f,
+                "out-of-bounds access of {size} bytes at offset {off} of {object} ({object_size} bytes) (P-MEM-ACCESS)"
+            ),
+            UbKind::OtherThreadsPrivate { object } => write!(
+                f,
+                "access to {object}, a private object of another thread (P-MEM-ACCESS)"
+            ),
             UbKind::BranchOnPoison => f.write_str("branch on poison"),
             UbKind::SwitchOnPoison => f.write_str("switch on poison"),
             UbKind::ReachedUnreachable => f.write_str("reached unreachable"),

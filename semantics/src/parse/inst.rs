@@ -506,24 +506,7 @@ impl Parser {
             self.bump();
             indices.push(self.typed_operand(st)?);
         }
-        let vec_len = std::iter::once(&base.ty)
-            .chain(indices.iter().map(|i| &i.ty))
-            .find_map(|t| match t {
-                Type::Vector { len, scalable, .. } => Some((*len, *scalable)),
-                _ => None,
-            });
-        let ptr_ty = match &base.ty {
-            Type::Vector { elem, .. } => (**elem).clone(),
-            t => t.clone(),
-        };
-        let rty = match vec_len {
-            Some((len, scalable)) => Type::Vector {
-                len,
-                scalable,
-                elem: Box::new(ptr_ty),
-            },
-            None => ptr_ty,
-        };
+        let rty = super::types::gep_result_type(&base.ty, indices.iter().map(|i| &i.ty));
         Ok((
             InstKind::Gep {
                 flags,

@@ -205,7 +205,7 @@ fn unsupported_constructs_are_named() {
         13,
     );
     unsupported_at(
-        &wrap("  store i64 ptrtoint (ptr @g to i64), ptr %p"),
+        &wrap("  store i64 zext (i32 ptrtoint (ptr @g to i32) to i64), ptr %p"),
         "constant expression",
         3,
         13,

@@ -175,6 +175,11 @@ pub fn print_const(c: &Const) -> String {
             }
         }
         Const::Global(n) => format!("@{n}"),
+        Const::Expr(e) => {
+            let mut s = String::new();
+            e.write_with(&mut s, &print_type, &print_typed_const);
+            s
+        }
     }
 }
 
@@ -201,44 +206,11 @@ fn print_attr(a: &Attr) -> String {
 }
 
 fn binop_name(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::UDiv => "udiv",
-        BinOp::SDiv => "sdiv",
-        BinOp::URem => "urem",
-        BinOp::SRem => "srem",
-        BinOp::Shl => "shl",
-        BinOp::LShr => "lshr",
-        BinOp::AShr => "ashr",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::FAdd => "fadd",
-        BinOp::FSub => "fsub",
-        BinOp::FMul => "fmul",
-        BinOp::FDiv => "fdiv",
-        BinOp::FRem => "frem",
-    }
+    op.mnemonic()
 }
 
 fn cast_name(op: CastOp) -> &'static str {
-    match op {
-        CastOp::Trunc => "trunc",
-        CastOp::ZExt => "zext",
-        CastOp::SExt => "sext",
-        CastOp::FPTrunc => "fptrunc",
-        CastOp::FPExt => "fpext",
-        CastOp::FPToUI => "fptoui",
-        CastOp::FPToSI => "fptosi",
-        CastOp::UIToFP => "uitofp",
-        CastOp::SIToFP => "sitofp",
-        CastOp::PtrToInt => "ptrtoint",
-        CastOp::IntToPtr => "inttoptr",
-        CastOp::BitCast => "bitcast",
-        CastOp::AddrSpaceCast => "addrspacecast",
-    }
+    op.mnemonic()
 }
 
 fn pred_name(p: ICmpPred) -> &'static str {

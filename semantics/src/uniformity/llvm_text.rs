@@ -175,6 +175,13 @@ pub fn constant(c: &Const, t: &Type) -> String {
             }
         }
         Const::Global(n) => format!("@{}", quote_name(n)),
+        Const::Expr(e) => {
+            let mut s = String::new();
+            e.write_with(&mut s, &ty, &|x| {
+                format!("{} {}", ty(&x.ty), constant(&x.value, &x.ty))
+            });
+            s
+        }
     }
 }
 
@@ -251,44 +258,11 @@ fn flags_str(flags: &[String]) -> String {
 }
 
 fn binop(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::UDiv => "udiv",
-        BinOp::SDiv => "sdiv",
-        BinOp::URem => "urem",
-        BinOp::SRem => "srem",
-        BinOp::Shl => "shl",
-        BinOp::LShr => "lshr",
-        BinOp::AShr => "ashr",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::FAdd => "fadd",
-        BinOp::FSub => "fsub",
-        BinOp::FMul => "fmul",
-        BinOp::FDiv => "fdiv",
-        BinOp::FRem => "frem",
-    }
+    op.mnemonic()
 }
 
 fn castop(op: CastOp) -> &'static str {
-    match op {
-        CastOp::Trunc => "trunc",
-        CastOp::ZExt => "zext",
-        CastOp::SExt => "sext",
-        CastOp::FPTrunc => "fptrunc",
-        CastOp::FPExt => "fpext",
-        CastOp::FPToUI => "fptoui",
-        CastOp::FPToSI => "fptosi",
-        CastOp::UIToFP => "uitofp",
-        CastOp::SIToFP => "sitofp",
-        CastOp::PtrToInt => "ptrtoint",
-        CastOp::IntToPtr => "inttoptr",
-        CastOp::BitCast => "bitcast",
-        CastOp::AddrSpaceCast => "addrspacecast",
-    }
+    op.mnemonic()
 }
 
 fn icmp(p: ICmpPred) -> &'static str {

@@ -10,44 +10,11 @@ use super::{
 };
 
 pub fn binop_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::UDiv => "udiv",
-        BinOp::SDiv => "sdiv",
-        BinOp::URem => "urem",
-        BinOp::SRem => "srem",
-        BinOp::Shl => "shl",
-        BinOp::LShr => "lshr",
-        BinOp::AShr => "ashr",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::FAdd => "fadd",
-        BinOp::FSub => "fsub",
-        BinOp::FMul => "fmul",
-        BinOp::FDiv => "fdiv",
-        BinOp::FRem => "frem",
-    }
+    op.mnemonic()
 }
 
 pub fn castop_str(op: CastOp) -> &'static str {
-    match op {
-        CastOp::Trunc => "trunc",
-        CastOp::ZExt => "zext",
-        CastOp::SExt => "sext",
-        CastOp::FPTrunc => "fptrunc",
-        CastOp::FPExt => "fpext",
-        CastOp::FPToUI => "fptoui",
-        CastOp::FPToSI => "fptosi",
-        CastOp::UIToFP => "uitofp",
-        CastOp::SIToFP => "sitofp",
-        CastOp::PtrToInt => "ptrtoint",
-        CastOp::IntToPtr => "inttoptr",
-        CastOp::BitCast => "bitcast",
-        CastOp::AddrSpaceCast => "addrspacecast",
-    }
+    op.mnemonic()
 }
 
 pub fn icmp_str(p: ICmpPred) -> &'static str {

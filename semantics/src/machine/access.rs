@@ -1,0 +1,476 @@
+//! Step rules of the memory instructions (docs/RULES.md §9): `alloca`
+//! (P-MEM-OBJ), `load`/`store`/`atomicrmw` (P-MEM-ACCESS), `getelementptr`
+//! (P-MEM-LAYOUT), over the objects of [`super::memory`]. Stores to observed
+//! objects are R-MEM events.
+//!
+//! Not modelled (reported as unsupported, never guessed): `cmpxchg` (its
+//! `{ T, i1 }` result needs aggregate values), integers stored as pointers
+//! and pointers read as integers, loads and stores of floats and vectors.
+//! Data races (P-MEM-RACE) are not detected: a racy program gets the
+//! behaviours of the schedules the scheduler runs instead of UB (README,
+//! "What this does not model").
+
+use im::Vector;
+
+use crate::ir::layout::DataLayout;
+use crate::ir::{RmwOp, Type, TypedOperand};
+
+use super::memory::{decode, encode, private_id, Byte, ObjKind, Object};
+use super::state::{Loc, Machine, Observation, ThreadState};
+use super::step::{choose_value, eval_t, unsupported, Ctx, R};
+use super::value::{mask, signed, UbKind, Val};
+
+/// The data layout, or the construct that makes it unusable.
+pub(super) fn layout<'a>(cx: &'a Ctx, loc: Loc) -> R<&'a DataLayout> {
+    cx.prog
+        .layout
+        .as_ref()
+        .map_err(|e| unsupported(cx.prog, loc, &format!("data layout: {}", e.0)))
+}
+
+fn size(cx: &Ctx, loc: Loc, ty: &Type, alloc: bool) -> R<u64> {
+    let dl = layout(cx, loc)?;
+    let r = if alloc {
+        dl.alloc_size(ty, cx.prog.module)
+    } else {
+        dl.store_size(ty, cx.prog.module)
+    };
+    r.map_err(|e| unsupported(cx.prog, loc, &format!("memory of this type ({})", e.0)))
+}
+
+/// P-MEM-OBJ: each execution of an `alloca` creates a fresh private object
+/// of the thread, `count` times the type's allocation size, all poison.
+pub(super) fn alloca(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    ty: &Type,
+    count: Option<&TypedOperand>,
+    addrspace: Option<u32>,
+) -> R<Result<Val, UbKind>> {
+    let n = match count {
+        None => 1,
+        Some(c) => match eval_t(m, th, cx, loc, c)? {
+            Val::Int { bits, v } => v & mask(bits),
+            // LangRef leaves a poison count undefined; the allocation size
+            // is then unknown.
+            _ => return Ok(Err(UbKind::AllocaOfPoisonCount)),
+        },
+    };
+    let bytes = (size(cx, loc, ty, true)? as u128).saturating_mul(n);
+    if bytes > 1 << 20 {
+        return Err(unsupported(cx.prog, loc, "alloca larger than 1 MiB"));
+    }
+    let id = private_id(th.tid, th.allocas);
+    th.allocas += 1;
+    let f = cx.prog.func(loc.func);
+    let name = match f.block(loc.block).insts[loc.index].result {
+        Some(v) => format!("%{} of t{}", f.value(v).name, th.tid),
+        None => format!("an alloca of t{}", th.tid),
+    };
+    m.mem.add(
+        id,
+        Object {
+            name,
+            kind: ObjKind::Private { tid: th.tid },
+            space: addrspace.unwrap_or(0),
+            bytes: Vector::from(vec![Byte::Poison; bytes as usize]),
+        },
+    );
+    Ok(Ok(Val::Ptr { obj: id, off: 0 }))
+}
+
+/// P-MEM-ACCESS: a load of `ty` through `p`. Input bytes not read before
+/// are chosen now (P-INPUT), as one value of the loaded type.
+pub(super) fn load(
+    m: &mut Machine,
+    th: &ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    ty: &Type,
+    p: Val,
+) -> R<Result<Val, UbKind>> {
+    let n = size(cx, loc, ty, false)?;
+    let (obj, off) = match m.mem.check(p, n, th.tid, false) {
+        Ok(x) => x,
+        Err(why) => return Ok(Err(why)),
+    };
+    let mut bytes = m.mem.read(obj, off, n);
+    if bytes.contains(&Byte::Unread) {
+        let v = choose_value(m, cx.chooser, cx.opts, ty);
+        let chosen = encode(v, ty, layout(cx, loc)?, cx.prog.module)
+            .map_err(|e| unsupported(cx.prog, loc, &e.0))?;
+        for (b, c) in bytes.iter_mut().zip(chosen) {
+            if *b == Byte::Unread {
+                *b = match c {
+                    Byte::Data(x) => Byte::Input(x),
+                    other => other,
+                };
+            }
+        }
+        m.mem.write(obj, off, &bytes);
+    }
+    decode(&bytes, ty)
+        .map(Ok)
+        .map_err(|e| unsupported(cx.prog, loc, &e.0))
+}
+
+/// P-MEM-ACCESS: a store of `v` as `ty` through `p`; R-MEM: a store to an
+/// observed object (a global outside workgroup memory, an input buffer) is
+/// an event of the thread.
+pub(super) fn store(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    ty: &Type,
+    p: Val,
+    v: Val,
+) -> R<Result<(), UbKind>> {
+    let bytes = encode(v, ty, layout(cx, loc)?, cx.prog.module)
+        .map_err(|e| unsupported(cx.prog, loc, &e.0))?;
+    let (obj, off) = match m.mem.check(p, bytes.len() as u64, th.tid, true) {
+        Ok(x) => x,
+        Err(why) => return Ok(Err(why)),
+    };
+    m.mem.write(obj, off, &bytes);
+    if matches!(m.mem.objects[&obj].kind, ObjKind::Global | ObjKind::Input) {
+        th.observations.push_back(Observation::Store {
+            obj,
+            off: off as i64,
+            value: v,
+        });
+    }
+    Ok(Ok(()))
+}
+
+/// `atomicrmw`: load, combine, store as one step of the thread (P-MEM-RACE:
+/// atomics are sequentially consistent; a thread runs alone between
+/// scheduling points, so the three happen together). Returns the old value.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn atomicrmw(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    op: RmwOp,
+    ty: &Type,
+    p: Val,
+    x: Val,
+) -> R<Result<Val, UbKind>> {
+    let old = match load(m, th, cx, loc, ty, p)? {
+        Ok(v) => v,
+        Err(why) => return Ok(Err(why)),
+    };
+    let new = rmw(cx, loc, op, old, x)?;
+    Ok(store(m, th, cx, loc, ty, p, new)?.map(|()| old))
+}
+
+/// The `atomicrmw` operations on integers (LangRef).
+fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
+    let (Val::Int { bits, v: a }, Val::Int { v: b, .. }) = (old, x) else {
+        return Ok(if op == RmwOp::Xchg { x } else { Val::Poison });
+    };
+    let (sa, sb) = (signed(bits, a), signed(bits, b));
+    let r = match op {
+        RmwOp::Xchg => b,
+        RmwOp::Add => a.wrapping_add(b),
+        RmwOp::Sub => a.wrapping_sub(b),
+        RmwOp::And => a & b,
+        RmwOp::Nand => !(a & b),
+        RmwOp::Or => a | b,
+        RmwOp::Xor => a ^ b,
+        RmwOp::Max => sa.max(sb) as u128,
+        RmwOp::Min => sa.min(sb) as u128,
+        RmwOp::UMax => a.max(b),
+        RmwOp::UMin => a.min(b),
+        RmwOp::UIncWrap => {
+            if a >= b {
+                0
+            } else {
+                a + 1
+            }
+        }
+        RmwOp::UDecWrap => {
+            if a == 0 || a > b {
+                b
+            } else {
+                a - 1
+            }
+        }
+        RmwOp::USubCond => {
+            if a >= b {
+                a - b
+            } else {
+                a
+            }
+        }
+        RmwOp::USubSat => a.saturating_sub(b),
+        _ => return Err(unsupported(cx.prog, loc, "floating-point atomicrmw")),
+    };
+    Ok(Val::Int {
+        bits,
+        v: r & mask(bits),
+    })
+}
+
+/// P-MEM-LAYOUT: `getelementptr` over evaluated operands: the base pointer
+/// moved by each index times the allocation size of what it steps over
+/// (struct indices by the field offsets). Poison when the base or an index
+/// is; `inbounds` results outside `[0, size]` of their object are poison.
+pub(super) fn gep(
+    m: &Machine,
+    cx: &Ctx,
+    loc: Loc,
+    flags: &[String],
+    source_ty: &Type,
+    p: Val,
+    indices: &[Val],
+) -> R<Val> {
+    let dl = layout(cx, loc)?;
+    let md = cx.prog.module;
+    let err = |e: crate::ir::layout::LayoutError| {
+        unsupported(cx.prog, loc, &format!("getelementptr ({})", e.0))
+    };
+    let mut delta: i64 = 0;
+    let mut ty = source_ty.clone();
+    for (k, idx) in indices.iter().enumerate() {
+        let Val::Int { bits, v } = *idx else {
+            return Ok(Val::Poison);
+        };
+        let i = signed(bits, v) as i64;
+        let step = if k == 0 {
+            dl.alloc_size(&ty, md).map_err(err)? as i64
+        } else {
+            let resolved = match &ty {
+                Type::Named(_) => {
+                    let (offs, _, _) = dl.struct_layout(&ty, md).map_err(err)?;
+                    let fields = match md.types.iter().find(|t| Type::Named(t.name.clone()) == ty) {
+                        Some(crate::ir::TypeDef {
+                            ty: Some(Type::Struct { fields, .. }),
+                            ..
+                        }) => fields.clone(),
+                        _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
+                    };
+                    Some((offs, fields))
+                }
+                Type::Struct { fields, .. } => {
+                    Some((dl.struct_layout(&ty, md).map_err(err)?.0, fields.clone()))
+                }
+                _ => None,
+            };
+            match (resolved, ty.clone()) {
+                (Some((offs, fields)), _) => {
+                    let f = usize::try_from(i)
+                        .ok()
+                        .filter(|f| *f < fields.len())
+                        .ok_or_else(|| unsupported(cx.prog, loc, "struct index out of range"))?;
+                    delta = delta.wrapping_add(offs[f] as i64);
+                    ty = fields[f].clone();
+                    continue;
+                }
+                (None, Type::Array { elem, .. } | Type::Vector { elem, .. }) => {
+                    ty = *elem;
+                    dl.alloc_size(&ty, md).map_err(err)? as i64
+                }
+                _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
+            }
+        };
+        delta = delta.wrapping_add(i.wrapping_mul(step));
+    }
+    let Val::Ptr { obj, off } = p else {
+        return Ok(Val::Poison);
+    };
+    let off = off.wrapping_add(delta);
+    if flags.iter().any(|f| f == "inbounds") && obj != 0 {
+        let len = m.mem.objects.get(&obj).map_or(0, |o| o.bytes.len() as i64);
+        if off < 0 || off > len {
+            return Ok(Val::Poison);
+        }
+    }
+    Ok(Val::Ptr { obj, off })
+}
+
+/// P-MEM-OBJ at launch: one object per global (one per launch group for
+/// workgroup globals), filled from its initializer. A global whose type has
+/// no layout, or whose initializer holds something the byte model does not
+/// represent (floats, for now), gets no object: using it is reported as
+/// unsupported ([`super::step`] `const_val`), never guessed.
+pub(super) fn init_globals(m: &mut Machine, cx: &mut Ctx, groups: u32) -> R<()> {
+    let md = cx.prog.module;
+    let Ok(dl) = cx.prog.layout.as_ref() else {
+        return Ok(());
+    };
+    let mut todo = Vec::new();
+    for (i, g) in md.globals.iter().enumerate() {
+        let Ok(size) = dl.alloc_size(&g.ty, md) else {
+            continue;
+        };
+        let space = g
+            .keywords
+            .iter()
+            .find_map(|k| {
+                k.strip_prefix("addrspace(")?
+                    .strip_suffix(')')?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0);
+        let wg = super::memory::is_workgroup(g);
+        for group in 0..if wg { groups } else { 1 } {
+            let id = super::memory::global_id(md, i, group);
+            let external =
+                g.init.is_none() || g.keywords.iter().any(|k| k == "externally_initialized");
+            let fill = if external { Byte::Unread } else { Byte::Poison };
+            m.mem.add(
+                id,
+                Object {
+                    name: format!("@{}", g.name),
+                    kind: if wg {
+                        ObjKind::Workgroup { group }
+                    } else {
+                        ObjKind::Global
+                    },
+                    space,
+                    bytes: Vector::from(vec![fill; size as usize]),
+                },
+            );
+            if let Some(c) = &g.init {
+                todo.push((id, group, c));
+            }
+        }
+    }
+    // Initializers may point at any global: all objects exist first.
+    for (id, group, c) in todo {
+        let ty = &md.globals[(id - 1 - md.globals.len() as u32 * group) as usize].ty;
+        let loc = Loc {
+            func: cx.prog.kernel,
+            block: crate::ir::BlockId(0),
+            index: 0,
+        };
+        match init_bytes(m, cx, loc, group, ty, c)? {
+            Some(bytes) => m.mem.write(id, 0, &bytes),
+            None => {
+                m.mem.objects.remove(&id);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of constant `c` of type `ty` laid out in memory (padding is
+/// poison); `None` when the byte model cannot represent it.
+fn init_bytes(
+    m: &Machine,
+    cx: &Ctx,
+    loc: Loc,
+    group: u32,
+    ty: &Type,
+    c: &crate::ir::Const,
+) -> R<Option<Vec<Byte>>> {
+    use crate::ir::Const;
+    let Ok(dl) = cx.prog.layout.as_ref() else {
+        return Ok(None);
+    };
+    let md = cx.prog.module;
+    let Ok(size) = dl.alloc_size(ty, md) else {
+        return Ok(None);
+    };
+    let mut out = vec![Byte::Poison; size as usize];
+    let put = |out: &mut Vec<Byte>, at: u64, b: Vec<Byte>| {
+        for (i, x) in b.into_iter().enumerate() {
+            if let Some(slot) = out.get_mut(at as usize + i) {
+                *slot = x;
+            }
+        }
+    };
+    match (c, ty) {
+        (Const::ZeroInit | Const::Null, _) => out = vec![Byte::Data(0); size as usize],
+        (Const::Undef | Const::Poison, _) => {}
+        (Const::CString(b), _) => put(&mut out, 0, b.iter().map(|x| Byte::Data(*x)).collect()),
+        (
+            Const::Array(items) | Const::Vector(items),
+            Type::Array { elem, .. } | Type::Vector { elem, .. },
+        ) => {
+            let Ok(stride) = dl.alloc_size(elem, md) else {
+                return Ok(None);
+            };
+            for (k, it) in items.iter().enumerate() {
+                match init_bytes(m, cx, loc, group, &it.ty, &it.value)? {
+                    Some(b) => put(&mut out, k as u64 * stride, b),
+                    None => return Ok(None),
+                }
+            }
+        }
+        (Const::Struct { fields, .. }, _) => {
+            let Ok((offs, _, _)) = dl.struct_layout(ty, md) else {
+                return Ok(None);
+            };
+            for (it, off) in fields.iter().zip(offs) {
+                match init_bytes(m, cx, loc, group, &it.ty, &it.value)? {
+                    Some(b) => put(&mut out, off, b),
+                    None => return Ok(None),
+                }
+            }
+        }
+        (Const::Int { .. } | Const::Global(_) | Const::Expr(_), Type::Int(_) | Type::Ptr(_)) => {
+            let v = match super::step::const_val(m, cx, loc, group, ty, c) {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            };
+            match encode(v, ty, dl, md) {
+                Ok(b) => put(&mut out, 0, b),
+                Err(_) => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(out))
+}
+
+/// P-INPUT / P-MEM-OBJ: the buffer a kernel pointer parameter `name` points
+/// to: the given contents (`Options::buffers`), else `dereferenceable(N)`
+/// or `--buffer-bytes` bytes of input, chosen when first read.
+pub(super) fn input_buffer(
+    m: &mut Machine,
+    opts: &super::Options,
+    module: &crate::ir::Module,
+    name: &str,
+    param: &crate::ir::Param,
+) -> Val {
+    let space = match param.ty {
+        Type::Ptr(s) => s,
+        _ => 0,
+    };
+    let bytes: Vec<Byte> = match opts.buffers.get(name) {
+        Some(b) => b.iter().map(|x| Byte::Data(*x)).collect(),
+        None => {
+            let deref = module
+                .expand_attrs(&param.attrs)
+                .iter()
+                .find_map(|a| match a {
+                    crate::ir::Attr::Paren { name, args }
+                        if name == "dereferenceable" || name == "dereferenceable_or_null" =>
+                    {
+                        args.trim().parse::<u64>().ok()
+                    }
+                    _ => None,
+                });
+            vec![Byte::Unread; deref.unwrap_or(opts.buffer_bytes).min(1 << 20) as usize]
+        }
+    };
+    let k = m.next_input;
+    m.next_input += 1;
+    let obj = super::memory::input_id(k);
+    m.mem.add(
+        obj,
+        Object {
+            name: format!("%{name}"),
+            kind: ObjKind::Input,
+            space,
+            bytes: Vector::from(bytes),
+        },
+    );
+    Val::Ptr { obj, off: 0 }
+}

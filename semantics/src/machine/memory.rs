@@ -1,0 +1,415 @@
+//! Memory of one launch (docs/RULES.md §9): objects of bytes (P-MEM-OBJ),
+//! pointers as (object, offset) (P-MEM-PTR), typed accesses through the data
+//! layout (P-MEM-ACCESS, P-MEM-LAYOUT).
+//!
+//! Object identities are chosen so that they do not depend on the order in
+//! which threads ran (memoization compares states reached by different
+//! schedules, machine/reduce.rs): a global's object is its index (one
+//! instance per launch group for workgroup globals), an input buffer's the
+//! parameter's position, an `alloca`'s the allocating thread and that
+//! thread's count of allocations.
+
+use im::{OrdMap, Vector};
+
+use crate::ir::layout::DataLayout;
+use crate::ir::{Module, Type};
+
+use super::value::{mask, UbKind, Val};
+
+/// The address space of workgroup-shared memory (P-MEM-OBJ: AMDGPU and
+/// NVPTX `addrspace(3)`, SPIR-V Workgroup = 3).
+pub const WORKGROUP_SPACE: u32 = 3;
+
+/// First object id of input buffers (P-INPUT).
+const INPUT_BASE: u32 = 1 << 20;
+
+/// Object id of a thread's `n`-th allocation.
+pub fn private_id(tid: u32, n: u32) -> u32 {
+    ((tid + 1) << 24) | (n & 0xff_ffff)
+}
+
+/// Object id of the `k`-th input buffer.
+pub fn input_id(k: u32) -> u32 {
+    INPUT_BASE + k
+}
+
+/// Object id of global `index` (position in the module) as seen by a thread
+/// of launch group `group`: workgroup globals have one instance per group
+/// (P-MEM-OBJ).
+pub fn global_id(module: &Module, index: usize, group: u32) -> u32 {
+    let n = module.globals.len() as u32;
+    if is_workgroup(&module.globals[index]) {
+        1 + index as u32 + n * group
+    } else {
+        1 + index as u32
+    }
+}
+
+/// Whether a global lives in workgroup memory.
+pub fn is_workgroup(g: &crate::ir::Global) -> bool {
+    g.keywords
+        .iter()
+        .any(|k| *k == format!("addrspace({WORKGROUP_SPACE})"))
+}
+
+/// What an object is (who sees it, whether it is observed: R-MEM).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjKind {
+    /// A global outside workgroup memory: one per launch, observed.
+    Global,
+    /// A workgroup global's instance for one launch group: not observed.
+    Workgroup { group: u32 },
+    /// A kernel pointer argument's buffer (P-INPUT): observed.
+    Input,
+    /// An `alloca` of one thread: never shared, never observed.
+    Private { tid: u32 },
+}
+
+/// One byte of memory (P-MEM-ACCESS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Byte {
+    /// Uninitialised (LangRef undef, read as poison) or written poison.
+    Poison,
+    /// An input byte not read yet: its value is chosen at the first load
+    /// (P-INPUT), so that untouched inputs are not enumerated.
+    Unread,
+    Data(u8),
+    /// An input byte whose value was chosen when it was first read: reads
+    /// as `Data`; R-MEM does not observe it (inputs are observed only
+    /// through what the program computes from them).
+    Input(u8),
+    /// Byte `idx` of a stored pointer: pointers keep their provenance in
+    /// memory (P-MEM-PTR).
+    Ptr {
+        obj: u32,
+        off: i64,
+        idx: u8,
+    },
+}
+
+/// A memory object (P-MEM-OBJ).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Object {
+    /// `@g`, `%buf`, `alloca in t3`: how reports name it.
+    pub name: String,
+    pub kind: ObjKind,
+    /// Address space.
+    pub space: u32,
+    /// Contents; the size is `bytes.len()`.
+    pub bytes: Vector<Byte>,
+}
+
+/// All objects of a launch by id (0 is never an object: null).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Memory {
+    pub objects: OrdMap<u32, Object>,
+}
+
+/// Why a typed value cannot be read or written as bytes: outside what the
+/// interpreter models (reported as an unsupported construct).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmodelled(pub String);
+
+impl Memory {
+    pub fn add(&mut self, id: u32, obj: Object) {
+        self.objects.insert(id, obj);
+    }
+
+    /// P-MEM-ACCESS: the object and offset a `size`-byte access through `p`
+    /// by thread `tid` touches, or the undefined behaviour it is.
+    pub fn check(&self, p: Val, size: u64, tid: u32, write: bool) -> Result<(u32, u64), UbKind> {
+        let (obj, off) = match p {
+            Val::Ptr { obj: 0, .. } => {
+                return Err(if write {
+                    UbKind::StoreThroughNull
+                } else {
+                    UbKind::LoadThroughNull
+                })
+            }
+            Val::Ptr { obj, off } => (obj, off),
+            _ => {
+                return Err(if write {
+                    UbKind::StoreThroughPoison
+                } else {
+                    UbKind::LoadThroughPoison
+                })
+            }
+        };
+        let Some(o) = self.objects.get(&obj) else {
+            return Err(UbKind::NoObject);
+        };
+        if let ObjKind::Private { tid: owner } = o.kind {
+            if owner != tid {
+                return Err(UbKind::OtherThreadsPrivate {
+                    object: o.name.clone(),
+                });
+            }
+        }
+        let len = o.bytes.len() as u64;
+        match u64::try_from(off) {
+            Ok(start) if start.checked_add(size).is_some_and(|end| end <= len) => Ok((obj, start)),
+            _ => Err(UbKind::OutOfBounds {
+                object: o.name.clone(),
+                off,
+                size,
+                object_size: len,
+            }),
+        }
+    }
+
+    /// The bytes at `[off, off + n)` of object `obj` (checked by [`Memory::check`]).
+    pub fn read(&self, obj: u32, off: u64, n: u64) -> Vec<Byte> {
+        let o = &self.objects[&obj];
+        (off..off + n).map(|i| o.bytes[i as usize]).collect()
+    }
+
+    pub fn write(&mut self, obj: u32, off: u64, bytes: &[Byte]) {
+        let o = self
+            .objects
+            .get_mut(&obj)
+            .expect("P-MEM-ACCESS: writes go to objects checked by Memory::check");
+        for (i, b) in bytes.iter().enumerate() {
+            o.bytes.set(off as usize + i, *b);
+        }
+    }
+}
+
+/// The bytes of `v` stored as `ty` (little-endian, P-MEM-ACCESS).
+pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte>, Unmodelled> {
+    let size = dl
+        .store_size(ty, m)
+        .map_err(|e| Unmodelled(format!("memory access of this type ({})", e.0)))?;
+    Ok(match (v, ty) {
+        (Val::Poison, _) => vec![Byte::Poison; size as usize],
+        (Val::Int { v, .. }, Type::Int(_)) => (0..size)
+            .map(|i| Byte::Data(if i < 16 { (v >> (8 * i)) as u8 } else { 0 }))
+            .collect(),
+        (Val::Ptr { obj: 0, off: 0 }, Type::Ptr(_)) => vec![Byte::Data(0); size as usize],
+        (Val::Ptr { obj, off }, Type::Ptr(_)) => (0..size)
+            .map(|i| Byte::Ptr {
+                obj,
+                off,
+                idx: i as u8,
+            })
+            .collect(),
+        _ => {
+            return Err(Unmodelled(format!(
+                "store of {v} as {}",
+                crate::ir::print::type_str(ty)
+            )))
+        }
+    })
+}
+
+/// The value of type `ty` that `bytes` hold (P-MEM-ACCESS: any poison byte
+/// makes the value poison).
+pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
+    if bytes.iter().any(|b| matches!(b, Byte::Poison)) {
+        return Ok(Val::Poison);
+    }
+    match ty {
+        Type::Int(bits) if *bits <= 128 => {
+            let mut v: u128 = 0;
+            for (i, b) in bytes.iter().enumerate().take(16) {
+                match b {
+                    Byte::Data(x) | Byte::Input(x) => v |= (*x as u128) << (8 * i),
+                    _ => {
+                        return Err(Unmodelled(
+                            "a stored pointer read back as an integer (ptrtoint through memory)"
+                                .into(),
+                        ))
+                    }
+                }
+            }
+            Ok(Val::Int {
+                bits: *bits,
+                v: v & mask(*bits),
+            })
+        }
+        Type::Ptr(_) => {
+            if bytes
+                .iter()
+                .all(|b| matches!(b, Byte::Data(0) | Byte::Input(0)))
+            {
+                return Ok(Val::Ptr { obj: 0, off: 0 });
+            }
+            match bytes.first() {
+                Some(Byte::Ptr { obj, off, .. })
+                    if bytes.iter().enumerate().all(|(i, b)| {
+                        *b == Byte::Ptr {
+                            obj: *obj,
+                            off: *off,
+                            idx: i as u8,
+                        }
+                    }) =>
+                {
+                    Ok(Val::Ptr {
+                        obj: *obj,
+                        off: *off,
+                    })
+                }
+                _ => Err(Unmodelled(
+                    "bytes that are not one stored pointer read as a pointer (inttoptr through memory)"
+                        .into(),
+                )),
+            }
+        }
+        other => Err(Unmodelled(format!(
+            "load of type {}",
+            crate::ir::print::type_str(other)
+        ))),
+    }
+}
+
+/// R-MEM: what the final contents show of a byte: input bytes that the
+/// program did not overwrite are not observed (read as `Unread`).
+pub fn observed(b: Byte) -> Byte {
+    match b {
+        Byte::Input(_) => Byte::Unread,
+        other => other,
+    }
+}
+
+/// How reports show an object's final contents (R-MEM): 32-bit
+/// little-endian words when the size is a multiple of 4, else bytes; `?`
+/// for input never read, `poison`, and `ptr` for (part of) a stored pointer.
+pub fn words(bytes: &[Byte]) -> Vec<String> {
+    let width = if !bytes.is_empty() && bytes.len().is_multiple_of(4) {
+        4
+    } else {
+        1
+    };
+    bytes
+        .chunks(width)
+        .map(|c| {
+            if c.iter().all(|b| *b == Byte::Unread) {
+                "?".to_string()
+            } else if c.contains(&Byte::Poison) {
+                "poison".to_string()
+            } else if c
+                .iter()
+                .any(|b| matches!(b, Byte::Ptr { .. } | Byte::Unread | Byte::Input(_)))
+            {
+                "ptr".to_string()
+            } else {
+                let mut v: u32 = 0;
+                for (i, b) in c.iter().enumerate() {
+                    if let Byte::Data(x) = b {
+                        v |= (*x as u32) << (8 * i);
+                    }
+                }
+                if width == 4 {
+                    (v as i32).to_string()
+                } else {
+                    v.to_string()
+                }
+            }
+        })
+        .collect()
+}
+
+/// Whether reports show an observed object: module-internal globals
+/// (`@llvm.used`, `@llvm.compiler.used`, ...) are not program data.
+pub fn shown(name: &str) -> bool {
+    !name.starts_with("@llvm.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mem_with(size: usize) -> Memory {
+        let mut m = Memory::default();
+        m.add(
+            1,
+            Object {
+                name: "@g".into(),
+                kind: ObjKind::Global,
+                space: 0,
+                bytes: Vector::from(vec![Byte::Poison; size]),
+            },
+        );
+        m.add(
+            private_id(0, 0),
+            Object {
+                name: "alloca in t0".into(),
+                kind: ObjKind::Private { tid: 0 },
+                space: 5,
+                bytes: Vector::from(vec![Byte::Poison; 4]),
+            },
+        );
+        m
+    }
+
+    /// P-MEM-ACCESS: in-bounds accesses pass; out of bounds, null, poison,
+    /// a dangling object and another thread's private object are UB.
+    #[test]
+    fn access_checks() {
+        let m = mem_with(8);
+        let p = |off| Val::Ptr { obj: 1, off };
+        assert_eq!(m.check(p(4), 4, 0, false), Ok((1, 4)));
+        assert!(matches!(
+            m.check(p(5), 4, 0, false),
+            Err(UbKind::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            m.check(p(-1), 1, 0, true),
+            Err(UbKind::OutOfBounds { .. })
+        ));
+        assert_eq!(
+            m.check(Val::Ptr { obj: 0, off: 0 }, 1, 0, true),
+            Err(UbKind::StoreThroughNull)
+        );
+        assert_eq!(
+            m.check(Val::Poison, 1, 0, false),
+            Err(UbKind::LoadThroughPoison)
+        );
+        assert_eq!(
+            m.check(Val::Ptr { obj: 7, off: 0 }, 1, 0, false),
+            Err(UbKind::NoObject)
+        );
+        let priv0 = Val::Ptr {
+            obj: private_id(0, 0),
+            off: 0,
+        };
+        assert!(m.check(priv0, 4, 0, false).is_ok());
+        assert!(matches!(
+            m.check(priv0, 4, 1, false),
+            Err(UbKind::OtherThreadsPrivate { .. })
+        ));
+    }
+
+    /// P-MEM-ACCESS: little-endian integers, pointers with provenance, and
+    /// poison bytes poisoning the whole value.
+    #[test]
+    fn encode_decode() {
+        let dl = DataLayout::default();
+        let md = Module::default();
+        let v = Val::Int {
+            bits: 32,
+            v: 0x0102_0304,
+        };
+        let b = encode(v, &Type::Int(32), &dl, &md).unwrap();
+        assert_eq!(b[0], Byte::Data(4));
+        assert_eq!(decode(&b, &Type::Int(32)).unwrap(), v);
+        // The low half of the same bytes, read as i16.
+        assert_eq!(
+            decode(&b[..2], &Type::Int(16)).unwrap(),
+            Val::Int {
+                bits: 16,
+                v: 0x0304
+            }
+        );
+        let p = Val::Ptr { obj: 3, off: 12 };
+        let pb = encode(p, &Type::Ptr(0), &dl, &md).unwrap();
+        assert_eq!(pb.len(), 8);
+        assert_eq!(decode(&pb, &Type::Ptr(0)).unwrap(), p);
+        assert!(decode(&pb, &Type::Int(64)).is_err());
+        let mut mixed = b.clone();
+        mixed[3] = Byte::Poison;
+        assert_eq!(decode(&mixed, &Type::Int(32)).unwrap(), Val::Poison);
+        // i1 occupies one byte.
+        let t = encode(Val::Int { bits: 1, v: 1 }, &Type::Int(1), &dl, &md).unwrap();
+        assert_eq!(t, vec![Byte::Data(1)]);
+    }
+}
