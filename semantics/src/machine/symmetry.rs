@@ -51,7 +51,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::intrinsics::{Op, Scan};
 use crate::ir::{InstKind, Type};
 
 use super::launch::{Behaviour, Execution};
@@ -83,7 +82,7 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
                     return Some(format!("@{} makes an indirect call", f.name));
                 }
                 if let CalleeKind::Builtin(op) = classify(prog.module, c) {
-                    if reads_lanes(&op) {
+                    if op.reads_lane() {
                         return Some(format!(
                             "@{} reads thread ids ({})",
                             f.name,
@@ -95,29 +94,6 @@ pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
         }
     }
     None
-}
-
-/// Whether a table operation tells threads apart by their index or lane
-/// (a thread-geometry read, or a result that depends on which member has
-/// which lane): such programs are not thread-blind. Votes, counts,
-/// non-scan reductions, barriers and uninterpreted convergent operations
-/// depend on the communicating set only as a set.
-fn reads_lanes(op: &Op) -> bool {
-    match op {
-        Op::Index(..)
-        | Op::Ballot { .. }
-        | Op::First { .. }
-        | Op::IsFirst
-        | Op::Broadcast { .. }
-        | Op::Shuffle { .. }
-        | Op::MatchAny { .. }
-        | Op::ActiveMask
-        | Op::Mbcnt { .. }
-        | Op::InverseBallot { .. }
-        | Op::WriteLane { .. } => true,
-        Op::Reduce { scan, .. } => *scan != Scan::None,
-        _ => false,
-    }
 }
 
 /// Whether some function of the module accesses memory (the machine runs
