@@ -177,7 +177,13 @@ fn unknown_calls_are_listed_and_subgroup_size_is_checked() {
             && out.contains("--subgroup-size 2"),
         "{out}"
     );
-    assert!(!out.contains("get_local_id"), "{out}");
+    // The table's builtin is not an unknown call (the reductions line may
+    // name it as a thread-id read).
+    let unknown_line = out
+        .lines()
+        .find(|l| l.starts_with("calls treated as unknown functions"))
+        .unwrap_or_default();
+    assert!(!unknown_line.contains("get_local_id"), "{out}");
     let o = run(&["--threads", "2", "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(j["unknown_calls"][0]["callee"], "conv");
