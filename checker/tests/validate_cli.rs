@@ -37,13 +37,15 @@ fn fake_opt(tag: &str, body: &str) -> PathBuf {
     p
 }
 
+/// `convcheck validate ARGS` without `$OPT`.
+fn validate_command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_convcheck"));
+    c.arg("validate").args(args).env_remove("OPT");
+    c
+}
+
 fn validate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_convcheck"))
-        .arg("validate")
-        .args(args)
-        .env_remove("OPT")
-        .output()
-        .expect("convcheck runs")
+    validate_command(args).output().expect("convcheck runs")
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -409,10 +411,7 @@ fn interrupt_after(child: std::process::Child, wait_ms: u64) -> Output {
 }
 
 fn spawn_validate(args: &[&str]) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_convcheck"))
-        .arg("validate")
-        .args(args)
-        .env_remove("OPT")
+    validate_command(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
