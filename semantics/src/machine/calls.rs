@@ -167,30 +167,14 @@ pub(super) fn exec_call(
             return Ok(Flow::Jumped);
         }
         CalleeKind::UnknownPure => {
-            let memo = format!("pure:{name}:{args:?}:{}", th.tid);
-            match m.memo.get(&memo) {
-                Some(v) => *v,
-                None => {
-                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
-                    m.memo.insert(memo, v);
-                    v
-                }
-            }
+            uninterpreted(m, cx, format!("pure:{name}:{args:?}:{}", th.tid), &ret_ty)
         }
         CalleeKind::Builtin(op) if !op.needs_set() && ret_ty != Type::Void => {
             per_thread(&cx.opts.geometry(), th.tid, op, &args, ret_ty.int_bits())
                 .map_err(|what| unsupported(cx.prog, loc, &what))?
         }
         CalleeKind::UnknownUniform => {
-            let memo = format!("uniform:{name}:{args:?}");
-            match m.memo.get(&memo) {
-                Some(v) => *v,
-                None => {
-                    let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
-                    m.memo.insert(memo, v);
-                    v
-                }
-            }
+            uninterpreted(m, cx, format!("uniform:{name}:{args:?}"), &ret_ty)
         }
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,
@@ -207,6 +191,18 @@ pub(super) fn exec_call(
     };
     set(th, res, value);
     Ok(Flow::Next)
+}
+
+/// P-INPUT: the value of an uninterpreted function at `key` (callee,
+/// arguments, and the thread when the function may depend on it): chosen
+/// once per execution, then the same at every call with that key.
+fn uninterpreted(m: &mut Machine, cx: &mut Ctx, key: String, ret_ty: &Type) -> Val {
+    if let Some(v) = m.memo.get(&key) {
+        return *v;
+    }
+    let v = choose_value(m, cx.chooser, cx.opts, ret_ty);
+    m.memo.insert(key, v);
+    v
 }
 
 /// The key of this call's dynamic instance, by rule.
