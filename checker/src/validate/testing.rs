@@ -164,16 +164,20 @@ pub fn test_refinement(
         }
     }
     let observe = opts.observe;
-    // The interpreter's bound counts instructions: K block visits of the
-    // longest blocks, as the counterexample replay sets it.
+    // The interpreter's bound counts instructions (the callees' too): K
+    // visits of every block of the larger module, four times over, as the
+    // counterexample replay sets it.
     let insts: usize = [src, tgt]
         .iter()
-        .flat_map(|m| &m.functions)
-        .flat_map(|g| &g.blocks)
-        .map(|b| b.insts.len() + 1)
+        .map(|m| {
+            m.functions
+                .iter()
+                .flat_map(|g| &g.blocks)
+                .map(|b| b.insts.len() + 1)
+                .sum::<usize>()
+        })
         .max()
         .unwrap_or(1);
-    let blocks = sf.blocks.len().max(1);
     let (mut launches, mut target_behaviours) = (0, 0);
     for &n in &opts.threads {
         for round in 0..2 {
@@ -183,7 +187,7 @@ pub fn test_refinement(
             let mo = MOptions {
                 entry: Some(kernel.to_string()),
                 threads: n as u32,
-                max_steps: (opts.max_steps * blocks * insts).max(64) as u64,
+                max_steps: (opts.max_steps * insts * 4).max(64) as u64,
                 max_executions: 20_000,
                 buffers: buffers(sf, round),
                 ..MOptions::default()

@@ -269,6 +269,15 @@ pub static ROWS: &[Row] = &[
         Op::PassThrough { arg: 0 },
         N,
     ),
+    // amdgpu-codegenprepare's private-to-flat cast known not to be null: the
+    // interpreter's addrspacecast (the pointer unchanged).
+    r(
+        "llvm.amdgcn.addrspacecast.nonnull",
+        A,
+        false,
+        Op::PassThrough { arg: 0 },
+        N,
+    ),
     // Structured control flow as the uniformity analysis sees it.
     r("llvm.amdgcn.if", A, false, OPQ, S),
     r("llvm.amdgcn.else", A, false, OPQ, S),

@@ -37,6 +37,10 @@ pub(super) fn per_thread(
     ret_bits: Option<u32>,
 ) -> Result<Val, String> {
     let lane = geom.lane(tid);
+    if let Op::PassThrough { arg } = op {
+        // Any type: the operand unchanged (pointers included).
+        return Ok(args.get(arg as usize).cloned().unwrap_or(Val::Poison));
+    }
     let bits = ret_bits.ok_or_else(|| "builtin with a non-integer result".to_string())?;
     Ok(match op {
         Op::Index(what, dim) => {
