@@ -19,7 +19,11 @@ gen=${GEN:-12}
 jobs=${JOBS:-2}
 cargo build --release -q --bin convcheck
 cargo build --release -q -p testgen --example dump_family_programs
-bin=target/release/convcheck
+# The binary is copied so that rebuilding the tree during the campaign
+# (minutes) cannot change the tool halfway.
+bin=$out.bin/convcheck
+mkdir -p "$out.bin"
+cp target/release/convcheck "$bin"
 rm -rf "$out"
 mkdir -p "$out/inputs" "$out/json"
 scripts/build-kernels.sh "$out/kernels" 0 >/dev/null
@@ -76,6 +80,7 @@ python3 - "$out" <<'PY'
 import json, os, sys, collections
 out = sys.argv[1]
 rows = collections.OrderedDict()
+found = []
 for fn in sorted(os.listdir(f"{out}/json")):
     if not fn.endswith(".json"):
         continue
@@ -86,19 +91,35 @@ for fn in sorted(os.listdir(f"{out}/json")):
     try:
         v = json.load(open(f"{out}/json/{fn}"))
     except ValueError:
+        v = {}
+    if "functions" not in v:
+        # No table: opt failed or the file could not be read (exit 3; the
+        # JSON, if any, is the error).
         r["files stopped (exit 3)" if status == 3 else f"exit {status}"] += 1
         continue
     for f in v["functions"]:
         r["checked"] += 1
         r[f["verdict"]] += 1
         r["seconds"] += f["seconds"]
+        reason = f["reason"]
+        if f["verdict"] == "unsupported":
+            if "found no difference" in reason:
+                r["tested"] += 1
+        if f["verdict"] == "counterexample":
+            found.append(f"{fn[:-5]} @{f['name']}: {reason[:160]}")
     r["removed"] += len(v["removed"])
-cols = ["refines", "counterexample", "unknown", "vacuous", "unsupported", "invalid", "removed"]
+cols = ["refines", "counterexample", "unknown", "vacuous", "unsupported", "tested",
+        "invalid", "removed"]
+heads = [c if c != "tested" else "of which tested: no difference" for c in cols]
 print("| pipeline | files | files stopped (exit 3) | functions checked | "
-      + " | ".join(cols) + " | s/function |")
+      + " | ".join(heads) + " | s/function |")
 print("|" + "---|" * (len(cols) + 5))
 for name, r in rows.items():
     per = r["seconds"] / r["checked"] if r["checked"] else 0.0
     print(f"| `{name}` | {r['files']} | {r['files stopped (exit 3)']} | {r['checked']} | "
           + " | ".join(str(r[c]) for c in cols) + f" | {per:.2f} |")
+print()
+print(f"Counterexamples: {len(found)}")
+for x in found:
+    print(f"- {x}")
 PY
