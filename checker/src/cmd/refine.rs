@@ -17,8 +17,8 @@ use crate::refine::encode::Observe;
 use crate::refine::replay::Replayed;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, Outcome2, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
-    DEFAULT_MAX_STEPS,
+    check_pair, Options, Outcome2, PairResult, RefineError, Side, Strategies, Uncontrolled,
+    Verdict, DEFAULT_MAX_STEPS,
 };
 use crate::smt::{QueryRecord, Session};
 
@@ -312,13 +312,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
         other => CliError::internal(other.to_string()),
     })?;
-    let path = |role: &str| {
-        if role == "source" {
-            args.src.display().to_string()
-        } else {
-            args.tgt.display().to_string()
-        }
-    };
+    let path = |role: Side| role.pick(&args.src, &args.tgt).display().to_string();
     let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
             role,
