@@ -103,7 +103,7 @@ fn anchors_and_results(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
                 // (B) shuffle under the UB reading: whether the lane read is
                 // in the set decides UB, which depends on the other threads
                 // even when the result is unused.
-                CallSem::Shuffle { ub: true } => out.push(Failure {
+                CallSem::Set { oob_ub: true, .. } => out.push(Failure {
                     condition: 'B',
                     role,
                     what: format!(
@@ -113,11 +113,7 @@ fn anchors_and_results(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
                         at(p, b, i)
                     ),
                 }),
-                CallSem::Ballot
-                | CallSem::First
-                | CallSem::Reduce(_)
-                | CallSem::Shuffle { .. }
-                | CallSem::UnknownConv { .. } => {
+                CallSem::Set { .. } | CallSem::UnknownConv { .. } => {
                     let r = f.blocks[b].insts[i].result;
                     if let Some(v) = r.filter(|v| used.contains(v)) {
                         out.push(Failure {

@@ -7,7 +7,7 @@
 use semantics::ir::{Call, Type, ValueId};
 
 use super::thread::ThreadSt;
-use super::{uf_name, width, Builder, CEv, Enc, Ev, Inst, InstanceId, Observe, SetVars, V};
+use super::{uf_name, width, Builder, CEv, Enc, Ev, Inst, InstanceId, SetVars, V};
 use crate::refine::prog::{CallInfo, CallSem};
 use crate::vc::{Sort, TermId};
 
@@ -49,17 +49,6 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// R-OBS: whether instances of a call with this meaning are events
-    /// observed with their communicating sets.
-    fn is_observed(&self, sem: &CallSem) -> bool {
-        match sem {
-            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
-            CallSem::Pure | CallSem::Stream | CallSem::Ignored | CallSem::PureIntrinsic(_) => false,
-            CallSem::UnknownConv { effect: true } => self.observe != Observe::Values,
-            _ => self.observe == Observe::Sets,
-        }
-    }
-
     /// C-CONV: the dynamic instance of convergent op `o` at this step: its
     /// key (by rule, [`Builder::instance_key`]), its result (a token, or
     /// fresh variables the set defines), its ordinal among observed events,
@@ -93,6 +82,12 @@ impl Builder<'_, '_> {
                 key: key.clone(),
                 def,
             });
+        } else if matches!(info.sem, CallSem::Pure | CallSem::UniformInput) {
+            // P-INPUT: a convergent register read still reads the thread's
+            // (or the wave's) register; the set only makes it an instance.
+            let rw = width(&call.ty);
+            let per_thread = info.sem == CallSem::Pure;
+            result = Some(self.input_call(th, info, rw, &args, per_thread));
         } else if !matches!(call.ty, Type::Void) {
             let rw = width(&call.ty);
             let r = self.fresh(&format!("res.t{t}.s{s}.o{o}"), Sort::BitVec(rw));
@@ -100,7 +95,7 @@ impl Builder<'_, '_> {
             vars.result = Some((r, poison));
             result = Some(V::Int { bits: r, poison });
         }
-        if let CallSem::Shuffle { ub: true } = info.sem {
+        if let CallSem::Set { oob_ub: true, .. } = info.sem {
             // C-OPS: reading a lane outside the set is UB here.
             let u = self.fresh(&format!("oob.t{t}.s{s}.o{o}"), Sort::Bool);
             vars.oob = Some(u);
@@ -109,7 +104,7 @@ impl Builder<'_, '_> {
         if vars.result.is_some() || vars.oob.is_some() {
             self.results.insert(InstanceId { t, s, op: o }, vars);
         }
-        let ord = if self.is_observed(&info.sem) {
+        let ord = if info.sem.observed(self.observe) {
             let i = self.cw(th.visit.cev_i);
             th.visit.cev_i += 1;
             th.cev.push(CEv { s, op: o });
@@ -147,7 +142,12 @@ impl Builder<'_, '_> {
                 Some(self.int(bits))
             }
             CallSem::PureIntrinsic(op) => Some(self.pure_intrinsic(op, rw, &args)),
-            CallSem::Pure if call.ty != Type::Void => Some(self.readnone_call(th, info, rw, &args)),
+            CallSem::Pure if call.ty != Type::Void => {
+                Some(self.input_call(th, info, rw, &args, true))
+            }
+            CallSem::UniformInput if call.ty != Type::Void => {
+                Some(self.input_call(th, info, rw, &args, false))
+            }
             CallSem::Stream => {
                 self.stream_call(th, info, args);
                 None
@@ -156,10 +156,18 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// P-INPUT: an unknown `readnone` function is a deterministic function
-    /// of (arguments, thread id), the same uninterpreted function in the
-    /// source and the target.
-    fn readnone_call(&mut self, th: &ThreadSt, info: &CallInfo, rw: u32, args: &[V]) -> V {
+    /// P-INPUT: an unknown `readnone` function (or a vector-register read)
+    /// is a deterministic function of (arguments, thread id), the same
+    /// uninterpreted function in the source and the target; without
+    /// `per_thread` (a scalar-register read) of the arguments alone.
+    fn input_call(
+        &mut self,
+        th: &ThreadSt,
+        info: &CallInfo,
+        rw: u32,
+        args: &[V],
+        per_thread: bool,
+    ) -> V {
         let mut dom: Vec<Sort> = args
             .iter()
             .map(|a| match a {
@@ -167,9 +175,12 @@ impl Builder<'_, '_> {
                 _ => Sort::BitVec(1),
             })
             .collect();
-        dom.push(Sort::BitVec(32));
+        if per_thread {
+            dom.push(Sort::BitVec(32));
+        }
+        let prefix = if per_thread { "uf" } else { "ufu" };
         let fid = self.t.func(
-            &uf_name("uf", &info.callee, &dom, rw),
+            &uf_name(prefix, &info.callee, &dom, rw),
             &dom,
             Sort::BitVec(rw),
         );
@@ -181,8 +192,10 @@ impl Builder<'_, '_> {
             };
             xs.push(b);
         }
-        let tid = self.launch.tid(self.t, th.t, 32);
-        xs.push(tid);
+        if per_thread {
+            let tid = self.launch.tid(self.t, th.t, 32);
+            xs.push(tid);
+        }
         let bits = self.t.apply(fid, &xs);
         self.int(bits)
     }
