@@ -262,15 +262,15 @@ pub fn render(p: &Prog) -> String {
     s
 }
 
-/// Programs of the family with 1 to `max_ops` convergent operations.
-pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+/// Programs with 1 to `max_ops` operations of kinds drawn from `kind`,
+/// each in any place (one in the loop only when the program has one).
+fn with_kinds(kind: impl Strategy<Value = OpKind>, max_ops: usize) -> impl Strategy<Value = Prog> {
     let place = prop_oneof![
         Just(Place::Entry),
         Just(Place::Arm),
         Just(Place::Join),
         Just(Place::Loop)
     ];
-    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
     (
         any::<bool>(),
         any::<bool>(),
@@ -290,17 +290,17 @@ pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         })
 }
 
+/// Programs of the family with 1 to `max_ops` convergent operations.
+pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    with_kinds(kind, max_ops)
+}
+
 /// Programs of the family whose operations produce values of varied
 /// widths (ballots of i32/i64, first-lane reads and wave reductions of
 /// i1/i8/i16/i32/i64, i8 shuffles) besides the i32 reduction: for the
 /// robustness of the refinement checker (issue 11), not for MC-07.
 pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
-    let place = prop_oneof![
-        Just(Place::Entry),
-        Just(Place::Arm),
-        Just(Place::Join),
-        Just(Place::Loop)
-    ];
     let w = prop_oneof![Just(1u32), Just(8), Just(16), Just(32), Just(64)];
     let kind = prop_oneof![
         Just(OpKind::Add),
@@ -309,23 +309,7 @@ pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         w.prop_map(OpKind::Reduce),
         Just(OpKind::Shuffle8),
     ];
-    (
-        any::<bool>(),
-        any::<bool>(),
-        prop::collection::vec((kind, place), 1..=max_ops.max(1)),
-    )
-        .prop_map(|(controlled, with_loop, mut ops)| {
-            for o in &mut ops {
-                if o.1 == Place::Loop && !with_loop {
-                    o.1 = Place::Join;
-                }
-            }
-            Prog {
-                controlled,
-                with_loop,
-                ops,
-            }
-        })
+    with_kinds(kind, max_ops)
 }
 
 /// Programs of the family with NVPTX warp intrinsics (votes, ballots,
@@ -333,12 +317,6 @@ pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
 /// i32 reduction and the barrier: MC-07 / M-AGREE for their encoding
 /// (`checker/tests/refine_nvptx.rs`).
 pub fn arb_nvptx_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
-    let place = prop_oneof![
-        Just(Place::Entry),
-        Just(Place::Arm),
-        Just(Place::Join),
-        Just(Place::Loop)
-    ];
     let nv = prop_oneof![
         Just(NvOp::Vote("all")),
         Just(NvOp::Vote("any")),
@@ -359,23 +337,7 @@ pub fn arb_nvptx_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         1 => Just(OpKind::Barrier),
         4 => nv.prop_map(OpKind::Nvptx),
     ];
-    (
-        any::<bool>(),
-        any::<bool>(),
-        prop::collection::vec((kind, place), 1..=max_ops.max(1)),
-    )
-        .prop_map(|(controlled, with_loop, mut ops)| {
-            for o in &mut ops {
-                if o.1 == Place::Loop && !with_loop {
-                    o.1 = Place::Join;
-                }
-            }
-            Prog {
-                controlled,
-                with_loop,
-                ops,
-            }
-        })
+    with_kinds(kind, max_ops)
 }
 
 /// A mutation: move operation `i` (modulo the number of operations) to

@@ -7,7 +7,7 @@
 use semantics::ir::{Call, Type, ValueId};
 
 use super::thread::ThreadSt;
-use super::{uf_name, width, Builder, CEv, Enc, Ev, Inst, InstanceId, SetVars, V};
+use super::{uf_name, width, Builder, CEv, Enc, Inst, InstanceId, SetVars, V};
 use crate::refine::prog::{CallInfo, CallSem};
 use crate::vc::{Sort, TermId};
 
@@ -203,14 +203,6 @@ impl Builder<'_, '_> {
     /// R-OBS / P-INPUT: any other unknown function is an observable event
     /// of the thread (prepare admits only void ones).
     fn stream_call(&mut self, th: &mut ThreadSt, info: &CallInfo, args: Vec<V>) {
-        let i = self.cw(th.visit.ext_i);
-        th.visit.ext_i += 1;
-        let ord = self.t.bv_add(th.ext_cnt, i);
-        th.ext.push(Ev {
-            here: th.visit.at,
-            ord,
-            callee: info.callee.clone(),
-            args,
-        });
+        self.event(th, info.callee.clone(), args);
     }
 }

@@ -13,6 +13,22 @@ use super::{atomic_event_name, mask, width, Builder, Enc, Ev, CW, V};
 use crate::vc::{Sort, TermId};
 
 impl Builder<'_, '_> {
+    /// R-OBS: an external event of the current visit (an unknown call or an
+    /// `atomicrmw`), appended in program order; its ordinal among the
+    /// thread's events.
+    pub(super) fn event(&mut self, th: &mut ThreadSt, callee: String, args: Vec<V>) -> TermId {
+        let i = self.cw(th.visit.ext_i);
+        th.visit.ext_i += 1;
+        let ord = self.t.bv_add(th.ext_cnt, i);
+        th.ext.push(Ev {
+            here: th.visit.at,
+            ord,
+            callee,
+            args,
+        });
+        ord
+    }
+
     /// One instruction of the current visit: its value (None for an
     /// instruction that defines nothing the encoding tracks).
     pub(super) fn inst(
@@ -55,15 +71,7 @@ impl Builder<'_, '_> {
         let ai = self.p.atomic(th.visit.bi, ii).cloned()?;
         let w = width(&value.ty);
         let x = self.operand(&value.value, w, th);
-        let i = self.cw(th.visit.ext_i);
-        th.visit.ext_i += 1;
-        let ord = self.t.bv_add(th.ext_cnt, i);
-        th.ext.push(Ev {
-            here: th.visit.at,
-            ord,
-            callee: atomic_event_name(&ai),
-            args: vec![x],
-        });
+        let ord = self.event(th, atomic_event_name(&ai), vec![x]);
         let fid = self.t.func(
             &format!("atomic.{}.i{w}", ai.global),
             &[Sort::BitVec(32), Sort::BitVec(CW)],
@@ -72,6 +80,19 @@ impl Builder<'_, '_> {
         let tid = self.launch.tid(self.t, th.t, 32);
         let bits = self.t.apply(fid, &[tid, ord]);
         Some(self.int(bits))
+    }
+
+    /// Bits and poison of two `i{w}` operands, in order.
+    fn two_operands(
+        &mut self,
+        th: &ThreadSt,
+        w: u32,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) -> ((TermId, TermId), (TermId, TermId)) {
+        let a = self.operand(lhs, w, th);
+        let c = self.operand(rhs, w, th);
+        (self.bits_of(&a, w), self.bits_of(&c, w))
     }
 
     /// P-THREAD `phi`: the incoming value of the block the thread was in
@@ -102,10 +123,7 @@ impl Builder<'_, '_> {
         rhs: &Operand,
     ) -> V {
         let w = width(ty);
-        let a = self.operand(lhs, w, th);
-        let c = self.operand(rhs, w, th);
-        let (ab, ap) = self.bits_of(&a, w);
-        let (cb, cp) = self.bits_of(&c, w);
+        let ((ab, ap), (cb, cp)) = self.two_operands(th, w, lhs, rhs);
         let (r, extra_poison, extra_ub) = self.binop(op, flags, w, ab, cb);
         let poison = self.t.or(&[ap, cp, extra_poison]);
         if let Some(u) = extra_ub {
@@ -125,10 +143,7 @@ impl Builder<'_, '_> {
         rhs: &Operand,
     ) -> V {
         let w = width(ty);
-        let a = self.operand(lhs, w, th);
-        let c = self.operand(rhs, w, th);
-        let (ab, ap) = self.bits_of(&a, w);
-        let (cb, cp) = self.bits_of(&c, w);
+        let ((ab, ap), (cb, cp)) = self.two_operands(th, w, lhs, rhs);
         let r = self.icmp_pred(pred, ab, cb);
         let one = self.bv(1, 1);
         let zero = self.bv(1, 0);

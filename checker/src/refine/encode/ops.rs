@@ -70,6 +70,39 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Bit `u` of an `i{w}` mask when `c` holds (lanes past `w` are
+    /// dropped, as the interpreter's mask of `w` bits).
+    fn lane_bit(&mut self, w: u32, u: usize, c: TermId) -> TermId {
+        let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
+        let z = self.bv(w, 0);
+        self.t.ite(c, bit, z)
+    }
+
+    /// Operand `val` (as an `i{w}`) of the member whose lane is `lane` (a
+    /// term of width `lw`): (value, poison, whether such a member exists);
+    /// poison when none does.
+    fn read_lane(
+        &mut self,
+        mem: &Members,
+        (lane, lw): (TermId, u32),
+        val: usize,
+        w: u32,
+    ) -> (TermId, TermId, TermId) {
+        let mut v = self.bv(w, 0);
+        let mut p = self.t.tru();
+        let mut found = self.t.fls();
+        for u in (0..mem.len()).rev() {
+            let ut = self.bv(lw, u as u128);
+            let is = self.t.eq(lane, ut);
+            let c = self.t.and(&[is, mem[u].0]);
+            let (b, pp) = self.member_arg(mem, u, val, w);
+            v = self.t.ite(c, b, v);
+            p = self.t.ite(c, pp, p);
+            found = self.t.or(&[found, c]);
+        }
+        (v, p, found)
+    }
+
     /// C-OPS ballot: bit u is set iff thread u is a member whose `i1`
     /// argument is true; poison if a member's argument is.
     fn op_ballot(&mut self, a: usize, w: u32, mem: &Members) -> (TermId, TermId, TermId) {
@@ -81,9 +114,7 @@ impl Builder<'_, '_> {
             let one = self.bv(1, 1);
             let set = self.t.eq(b, one);
             let c = self.t.and(&[*is, set]);
-            let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
-            let z = self.bv(w, 0);
-            let add = self.t.ite(c, bit, z);
+            let add = self.lane_bit(w, u, c);
             acc = self.t.bv_or(acc, add);
             let pm = self.t.and(&[*is, p]);
             poison = self.t.or(&[poison, pm]);
@@ -167,21 +198,9 @@ impl Builder<'_, '_> {
         w: u32,
         mem: &Members,
     ) -> (TermId, TermId, TermId) {
-        let fls = self.t.fls();
         let (id, idp) = self.member_arg_any(mem, t, idx);
         let iw = self.t.sort(id).bv_width().unwrap_or(32);
-        let mut v = self.bv(w, 0);
-        let mut p = self.t.tru();
-        let mut found = fls;
-        for u in (0..mem.len()).rev() {
-            let ut = self.bv(iw, u as u128);
-            let is = self.t.eq(id, ut);
-            let c = self.t.and(&[is, mem[u].0]);
-            let (b, pp) = self.member_arg(mem, u, val, w);
-            v = self.t.ite(c, b, v);
-            p = self.t.ite(c, pp, p);
-            found = self.t.or(&[found, c]);
-        }
+        let (v, p, found) = self.read_lane(mem, (id, iw), val, w);
         let p = self.t.or(&[p, idp]);
         let nf = self.t.not(found);
         let npid = self.t.not(idp);
@@ -203,7 +222,6 @@ impl Builder<'_, '_> {
         w: u32,
         mem: &Members,
     ) -> (TermId, TermId, TermId) {
-        let fls = self.t.fls();
         let (id, idp) = self.member_arg_any(mem, t, idx);
         let ew = self.t.sort(id).bv_width().unwrap_or(32) + 8;
         let d = self.t.zero_ext(8, id);
@@ -220,18 +238,7 @@ impl Builder<'_, '_> {
                 (x, self.t.bv_ult(x, size))
             }
         };
-        let mut v = self.bv(w, 0);
-        let mut p = self.t.tru();
-        let mut found = fls;
-        for u in (0..mem.len()).rev() {
-            let ut = self.bv(ew, u as u128);
-            let is = self.t.eq(want, ut);
-            let c = self.t.and(&[is, mem[u].0]);
-            let (b, pp) = self.member_arg(mem, u, val, w);
-            v = self.t.ite(c, b, v);
-            p = self.t.ite(c, pp, p);
-            found = self.t.or(&[found, c]);
-        }
+        let (v, p, found) = self.read_lane(mem, (want, ew), val, w);
         let (own, ownp) = self.member_arg(mem, t, val, w);
         let v = self.t.ite(inside, v, own);
         let p = self.t.ite(inside, p, ownp);
@@ -309,9 +316,7 @@ impl Builder<'_, '_> {
             let e = self.t.eq(b, mine);
             let np = self.t.not(p);
             let c = self.t.and(&[*is, np, e]);
-            let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
-            let z = self.bv(w, 0);
-            let add = self.t.ite(c, bit, z);
+            let add = self.lane_bit(w, u, c);
             acc = self.t.bv_or(acc, add);
         }
         (acc, mp, fls)
@@ -322,9 +327,7 @@ impl Builder<'_, '_> {
         let fls = self.t.fls();
         let mut acc = self.bv(w, 0);
         for (u, (is, _)) in mem.iter().enumerate() {
-            let bit = self.bv(w, if (u as u32) < w { 1u128 << u } else { 0 });
-            let z = self.bv(w, 0);
-            let add = self.t.ite(*is, bit, z);
+            let add = self.lane_bit(w, u, *is);
             acc = self.t.bv_or(acc, add);
         }
         (acc, fls, fls)
