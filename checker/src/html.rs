@@ -22,6 +22,7 @@ use semantics::ir::{BlockId, Function, Module};
 use semantics::machine::launch::{Execution, Exploration};
 
 use crate::refine::obs::CThread;
+use crate::refine::Side;
 use layout::Geometry;
 use sets::{from_cthreads, sets_svg, Instance};
 use svg::{cfg_svg, colour, place, shape, Shape};
@@ -281,7 +282,7 @@ pub fn refine_page(
         s += "<p>No counterexample: no execution to draw (the verdict and its bounds are in the report below).</p>\n";
     }
     s += "<div class=\"sides\">\n";
-    for (side, m, threads) in [("source", src, sp), ("target", tgt, tp)] {
+    for (side, m, threads) in [(Side::Source, src, sp), (Side::Target, tgt, tp)] {
         let Some(f) = m.functions.iter().find(|f| f.name == kernel) else {
             continue;
         };
@@ -292,7 +293,7 @@ pub fn refine_page(
             esc(kernel)
         );
         let sh = shape(f, threads.len());
-        s += &cfg_block(&sh, &place(&sh), f, &paths, side);
+        s += &cfg_block(&sh, &place(&sh), f, &paths, side.as_str());
         if !threads.is_empty() {
             s += &sets_block(
                 &from_cthreads(threads),
@@ -313,7 +314,7 @@ pub fn refine_page(
             s += "</ul>\n";
             if let Some((t, i)) = d.conv {
                 s += "<div class=\"sides difference\">\n";
-                for (side, threads) in [("target", tp), ("source", sp)] {
+                for (side, threads) in [(Side::Target, tp), (Side::Source, sp)] {
                     let me = (t, format!("#{i}"));
                     let one: Vec<Instance> = from_cthreads(threads)
                         .into_iter()
@@ -355,7 +356,7 @@ pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Difference {
         .map(|t| t.conv.len())
         .max()
         .unwrap_or(0);
-    let show = |side: &str, t: usize, i: usize, th: Option<&CThread>| match th
+    let show = |side: Side, t: usize, i: usize, th: Option<&CThread>| match th
         .and_then(|th| th.conv.get(i))
     {
         Some(e) => format!(
@@ -377,8 +378,8 @@ pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Difference {
             if !same {
                 return Difference {
                     lines: vec![
-                        show("target", t, i, tgt.get(t)),
-                        show("source", t, i, src.get(t)),
+                        show(Side::Target, t, i, tgt.get(t)),
+                        show(Side::Source, t, i, src.get(t)),
                     ],
                     conv: Some((t, i)),
                 };
@@ -392,7 +393,7 @@ pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Difference {
         .map(|t| t.calls.len())
         .max()
         .unwrap_or(0);
-    let call = |side: &str, t: usize, i: usize, th: Option<&CThread>| match th
+    let call = |side: Side, t: usize, i: usize, th: Option<&CThread>| match th
         .and_then(|th| th.calls.get(i))
     {
         Some(e) => {
@@ -412,8 +413,8 @@ pub fn first_difference(src: &[CThread], tgt: &[CThread]) -> Difference {
             if a != b {
                 return Difference {
                     lines: vec![
-                        call("target", t, i, tgt.get(t)),
-                        call("source", t, i, src.get(t)),
+                        call(Side::Target, t, i, tgt.get(t)),
+                        call(Side::Source, t, i, src.get(t)),
                     ],
                     conv: None,
                 };
@@ -462,7 +463,7 @@ pub fn refine_dot(
         _ => (&[], &[]),
     };
     let mut s = String::new();
-    for (side, m, threads) in [("source", src, sp), ("target", tgt, tp)] {
+    for (side, m, threads) in [(Side::Source, src, sp), (Side::Target, tgt, tp)] {
         if let Some(f) = m.functions.iter().find(|f| f.name == kernel) {
             let paths: Vec<Vec<usize>> = threads.iter().map(|t| t.blocks.clone()).collect();
             s += &dot::annotated(f, &paths, &format!("{side} @{kernel}"));

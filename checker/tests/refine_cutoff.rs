@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use checker::refine::cutoff::Cutoff;
-use checker::refine::{check_pair, Options, Outcome2, PairResult, Verdict};
+use checker::refine::{check_pair, Options, Outcome2, PairResult, Side, Verdict};
 use checker::smt::Session;
 use semantics::ir::Module;
 
@@ -230,7 +230,7 @@ X:
     assert!(
         failures
             .iter()
-            .any(|f| f.condition == 'D' && f.role == "source"),
+            .any(|f| f.condition == 'D' && f.role == Side::Source),
         "{failures:?}"
     );
 }

@@ -39,6 +39,62 @@ pub enum OpKind {
     Reduce(u32),
     /// `@subgroupShuffle(i8, i32 %x)` of `%x` truncated to i8.
     Shuffle8,
+    /// An NVPTX warp intrinsic of `%x` (or its low bit), then `@use.iW`.
+    Nvptx(NvOp),
+}
+
+/// The NVPTX warp intrinsics of the family (issue 13), each with the
+/// full mask `-1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NvOp {
+    /// `vote.{all,any,uni}.sync` of the low bit of `%x` (an i1).
+    Vote(&'static str),
+    /// `vote.ballot.sync` of the low bit of `%x`.
+    Ballot,
+    /// `shfl.sync.{idx,up,down,bfly}.i32` of `%x` by 1.
+    Shfl(&'static str),
+    /// `redux.sync.{add,umax,...}` of `%x`.
+    Redux(&'static str),
+    /// `match.any.sync.i32` of `%x`.
+    MatchAny,
+    /// `activemask()`.
+    ActiveMask,
+}
+
+impl NvOp {
+    /// The call (named `%r{n}`; `%v{n}` is the low bit of `%x`) and its
+    /// declaration.
+    fn call_and_decl(self, n: usize, bundle: &str) -> (String, String) {
+        let attrs = "convergent nounwind";
+        match self {
+            NvOp::Vote(m) => (
+                format!("  %r{n} = call i1 @llvm.nvvm.vote.{m}.sync(i32 -1, i1 %v{n}){bundle}\n"),
+                format!("declare i1 @llvm.nvvm.vote.{m}.sync(i32, i1) {attrs}\n"),
+            ),
+            NvOp::Ballot => (
+                format!("  %r{n} = call i32 @llvm.nvvm.vote.ballot.sync(i32 -1, i1 %v{n}){bundle}\n"),
+                format!("declare i32 @llvm.nvvm.vote.ballot.sync(i32, i1) {attrs}\n"),
+            ),
+            NvOp::Shfl(m) => (
+                format!(
+                    "  %r{n} = call i32 @llvm.nvvm.shfl.sync.{m}.i32(i32 -1, i32 %x, i32 1, i32 31){bundle}\n"
+                ),
+                format!("declare i32 @llvm.nvvm.shfl.sync.{m}.i32(i32, i32, i32, i32) {attrs}\n"),
+            ),
+            NvOp::Redux(m) => (
+                format!("  %r{n} = call i32 @llvm.nvvm.redux.sync.{m}(i32 %x, i32 -1){bundle}\n"),
+                format!("declare i32 @llvm.nvvm.redux.sync.{m}(i32, i32) {attrs}\n"),
+            ),
+            NvOp::MatchAny => (
+                format!("  %r{n} = call i32 @llvm.nvvm.match.any.sync.i32(i32 -1, i32 %x){bundle}\n"),
+                format!("declare i32 @llvm.nvvm.match.any.sync.i32(i32, i32) {attrs}\n"),
+            ),
+            NvOp::ActiveMask => (
+                format!("  %r{n} = call i32 @llvm.nvvm.activemask(){bundle}\n"),
+                format!("declare i32 @llvm.nvvm.activemask() {attrs}\n"),
+            ),
+        }
+    }
 }
 
 impl OpKind {
@@ -49,6 +105,8 @@ impl OpKind {
             OpKind::Barrier => 0,
             OpKind::Ballot(w) | OpKind::First(w) | OpKind::Reduce(w) => w,
             OpKind::Shuffle8 => 8,
+            OpKind::Nvptx(NvOp::Vote(_)) => 1,
+            OpKind::Nvptx(_) => 32,
         }
     }
 }
@@ -127,6 +185,12 @@ pub fn render(p: &Prog) -> String {
                     bundle(tok)
                 )
             }
+            OpKind::Nvptx(op) => {
+                *s += &conv_x(&format!("v{n}"), 1);
+                *s += &op.call_and_decl(n, &bundle(tok)).0;
+                let w = kind.width();
+                *s += &format!("  call void @use.i{w}(i{w} %r{n})\n");
+            }
         }
     };
     for (k, pl) in &p.ops {
@@ -191,21 +255,22 @@ pub fn render(p: &Prog) -> String {
                 format!("declare i{w} @llvm.amdgcn.wave.reduce.umax.i{w}(i{w}, i32) {attrs}\n")
             }
             OpKind::Shuffle8 => format!("declare i8 @subgroupShuffle(i8, i32) {attrs}\n"),
+            OpKind::Nvptx(op) => op.call_and_decl(0, "").1,
             OpKind::Add | OpKind::Barrier => String::new(),
         };
     }
     s
 }
 
-/// Programs of the family with 1 to `max_ops` convergent operations.
-pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+/// Programs with 1 to `max_ops` operations of kinds drawn from `kind`,
+/// each in any place (one in the loop only when the program has one).
+fn with_kinds(kind: impl Strategy<Value = OpKind>, max_ops: usize) -> impl Strategy<Value = Prog> {
     let place = prop_oneof![
         Just(Place::Entry),
         Just(Place::Arm),
         Just(Place::Join),
         Just(Place::Loop)
     ];
-    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
     (
         any::<bool>(),
         any::<bool>(),
@@ -225,17 +290,17 @@ pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         })
 }
 
+/// Programs of the family with 1 to `max_ops` convergent operations.
+pub fn arb_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    with_kinds(kind, max_ops)
+}
+
 /// Programs of the family whose operations produce values of varied
 /// widths (ballots of i32/i64, first-lane reads and wave reductions of
 /// i1/i8/i16/i32/i64, i8 shuffles) besides the i32 reduction: for the
 /// robustness of the refinement checker (issue 11), not for MC-07.
 pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
-    let place = prop_oneof![
-        Just(Place::Entry),
-        Just(Place::Arm),
-        Just(Place::Join),
-        Just(Place::Loop)
-    ];
     let w = prop_oneof![Just(1u32), Just(8), Just(16), Just(32), Just(64)];
     let kind = prop_oneof![
         Just(OpKind::Add),
@@ -244,23 +309,35 @@ pub fn arb_wide_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         w.prop_map(OpKind::Reduce),
         Just(OpKind::Shuffle8),
     ];
-    (
-        any::<bool>(),
-        any::<bool>(),
-        prop::collection::vec((kind, place), 1..=max_ops.max(1)),
-    )
-        .prop_map(|(controlled, with_loop, mut ops)| {
-            for o in &mut ops {
-                if o.1 == Place::Loop && !with_loop {
-                    o.1 = Place::Join;
-                }
-            }
-            Prog {
-                controlled,
-                with_loop,
-                ops,
-            }
-        })
+    with_kinds(kind, max_ops)
+}
+
+/// Programs of the family with NVPTX warp intrinsics (votes, ballots,
+/// shuffles, `redux.sync`, `match.any.sync`, `activemask`) besides the
+/// i32 reduction and the barrier: MC-07 / M-AGREE for their encoding
+/// (`checker/tests/refine_nvptx.rs`).
+pub fn arb_nvptx_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let nv = prop_oneof![
+        Just(NvOp::Vote("all")),
+        Just(NvOp::Vote("any")),
+        Just(NvOp::Vote("uni")),
+        Just(NvOp::Ballot),
+        Just(NvOp::Shfl("idx")),
+        Just(NvOp::Shfl("up")),
+        Just(NvOp::Shfl("down")),
+        Just(NvOp::Shfl("bfly")),
+        Just(NvOp::Redux("add")),
+        Just(NvOp::Redux("umax")),
+        Just(NvOp::Redux("min")),
+        Just(NvOp::MatchAny),
+        Just(NvOp::ActiveMask),
+    ];
+    let kind = prop_oneof![
+        1 => Just(OpKind::Add),
+        1 => Just(OpKind::Barrier),
+        4 => nv.prop_map(OpKind::Nvptx),
+    ];
+    with_kinds(kind, max_ops)
 }
 
 /// A mutation: move operation `i` (modulo the number of operations) to

@@ -16,7 +16,7 @@ use crate::cli::{CliError, Exit};
 use crate::refine::encode::Observe;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
+    check_pair, Options, PairResult, RefineError, Side, Strategies, Uncontrolled, Verdict,
     DEFAULT_MAX_STEPS,
 };
 use crate::smt::{QueryRecord, Session};
@@ -325,13 +325,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
         other => CliError::internal(other.to_string()),
     })?;
-    let path = |role: &str| {
-        if role == "source" {
-            args.src.display().to_string()
-        } else {
-            args.tgt.display().to_string()
-        }
-    };
+    let path = |role: Side| role.pick(&args.src, &args.tgt).display().to_string();
     let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
             role,

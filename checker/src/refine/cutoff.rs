@@ -11,6 +11,7 @@ use semantics::ir::{BlockId, InstKind, Operand, ValueId};
 use semantics::uniformity::analysis::{operands_of, InstRef};
 
 use super::prog::{CallSem, Prepared};
+use super::Side;
 
 /// One side condition of C-PAIR that does not hold, with where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub struct Failure {
     /// `'A'` .. `'E'` as in proofs/CUTOFF.md.
     pub condition: char,
     /// `source` or `target`.
-    pub role: &'static str,
+    pub role: Side,
     /// What breaks it, naming the instruction (`line L:C`, `@k %block`).
     pub what: String,
 }
@@ -68,11 +69,11 @@ pub enum Cutoff {
 /// which the pair check leaves free.
 pub fn side_conditions(src: &Prepared, tgt: &Prepared) -> Vec<Failure> {
     let mut out = Vec::new();
-    for (role, p) in [("source", src), ("target", tgt)] {
+    for (role, p) in [(Side::Source, src), (Side::Target, tgt)] {
         anchors_and_results(role, p, &mut out);
         memory(role, p, &mut out);
     }
-    hierarchy("source", src, &mut out);
+    hierarchy(Side::Source, src, &mut out);
     out
 }
 
@@ -87,7 +88,7 @@ fn at(p: &Prepared, b: usize, i: usize) -> String {
 }
 
 /// (A) and (B).
-fn anchors_and_results(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+fn anchors_and_results(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     let f = p.func;
     let used = used_values(p);
     for (b, row) in p.calls.iter().enumerate() {
@@ -102,7 +103,7 @@ fn anchors_and_results(role: &'static str, p: &Prepared, out: &mut Vec<Failure>)
                 // (B) shuffle under the UB reading: whether the lane read is
                 // in the set decides UB, which depends on the other threads
                 // even when the result is unused.
-                CallSem::Shuffle { ub: true } => out.push(Failure {
+                CallSem::Set { oob_ub: true, .. } => out.push(Failure {
                     condition: 'B',
                     role,
                     what: format!(
@@ -112,11 +113,7 @@ fn anchors_and_results(role: &'static str, p: &Prepared, out: &mut Vec<Failure>)
                         at(p, b, i)
                     ),
                 }),
-                CallSem::Ballot
-                | CallSem::First
-                | CallSem::Reduce(_)
-                | CallSem::Shuffle { .. }
-                | CallSem::UnknownConv { .. } => {
+                CallSem::Set { .. } | CallSem::UnknownConv { .. } => {
                     let r = f.blocks[b].insts[i].result;
                     if let Some(v) = r.filter(|v| used.contains(v)) {
                         out.push(Failure {
@@ -159,7 +156,7 @@ fn used_values(p: &Prepared) -> HashSet<ValueId> {
 
 /// (C): the encoding has no loads or stores (they are unsupported), so
 /// memory communication is through `atomicrmw` only.
-fn memory(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     for (b, row) in p.atomics.iter().enumerate() {
         for (i, a) in row.iter().enumerate() {
             if let Some(a) = a {
@@ -186,7 +183,7 @@ fn memory(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
 
 /// (D), checked conservatively: every cycle of the source is reducible
 /// (an irreducible cycle may still admit one hierarchy; it is reported).
-fn hierarchy(role: &'static str, p: &Prepared, out: &mut Vec<Failure>) {
+fn hierarchy(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     let f = p.func;
     let info = CycleInfo::compute(&Cfg::from_function(f));
     for c in &info.cycles {

@@ -173,6 +173,37 @@ pub struct Outcome2 {
     pub cutoff: Option<cutoff::Cutoff>,
 }
 
+/// Which program of a pair (R-REF): the source, which the target must
+/// refine. Displays as `source` / `target`, the words of every message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    Source,
+    Target,
+}
+
+impl Side {
+    /// The word the reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Source => "source",
+            Side::Target => "target",
+        }
+    }
+    /// `a` for the source, `b` for the target.
+    pub fn pick<T>(self, source: T, target: T) -> T {
+        match self {
+            Side::Source => source,
+            Side::Target => target,
+        }
+    }
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// An error that is not a verdict.
 #[derive(Debug, thiserror::Error)]
 pub enum RefineError {
@@ -184,22 +215,19 @@ pub enum RefineError {
     Signature(String),
     /// The encoder met a construct it cannot express in one of the programs.
     #[error("unsupported in the {role}: {what}")]
-    Unsupported {
-        role: &'static str,
-        what: prog::Unsupported,
-    },
+    Unsupported { role: Side, what: prog::Unsupported },
 }
 
 impl RefineError {
     fn source(what: prog::Unsupported) -> RefineError {
         RefineError::Unsupported {
-            role: "source",
+            role: Side::Source,
             what,
         }
     }
     fn target(what: prog::Unsupported) -> RefineError {
         RefineError::Unsupported {
-            role: "target",
+            role: Side::Target,
             what,
         }
     }

@@ -10,7 +10,7 @@ use semantics::ir::Module;
 use super::cutoff::{self, Cutoff};
 use super::prog::{self, Prepared};
 use super::{
-    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Uncontrolled, UnknownWhy,
+    replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Side, Uncontrolled, UnknownWhy,
     Verdict,
 };
 use crate::smt::Session;
@@ -33,13 +33,13 @@ pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
 pub enum PairResult {
     /// A static rule is broken (invalid input).
     Invalid {
-        role: &'static str,
+        role: Side,
         rules: Vec<String>,
         message: String,
     },
     /// A construct outside what the encoding covers (invalid input).
     Unsupported {
-        role: &'static str,
+        role: Side,
         message: String,
         /// Line and column of the construct in the role's file.
         span: Option<semantics::ir::Span>,
@@ -70,14 +70,14 @@ pub fn check_pair<'a>(
     // every convergent operation is controlled (D-CTRL, D-LOOP).
     let inferred;
     let (src, tgt) = if opts.uncontrolled == Uncontrolled::Inferred {
-        let inf = |role: &'static str, m: &Module| {
+        let inf = |role: Side, m: &Module| {
             semantics::infer::infer_tokens(m).map_err(|e| PairResult::Unsupported {
                 role,
                 message: format!("token inference: {e}"),
                 span: None,
             })
         };
-        match (inf("source", src), inf("target", tgt)) {
+        match (inf(Side::Source, src), inf(Side::Target, tgt)) {
             (Ok(a), Ok(b)) => {
                 inferred = (a, b);
                 (&inferred.0, &inferred.1)
@@ -88,7 +88,7 @@ pub fn check_pair<'a>(
         (src, tgt)
     };
     super::signature::same_kernel(src, tgt, kernel)?;
-    for (role, m) in [("source", src), ("target", tgt)] {
+    for (role, m) in [(Side::Source, src), (Side::Target, tgt)] {
         let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
         if let Some(v) = report.violations.first() {
             return Ok(PairResult::Invalid {
@@ -105,20 +105,20 @@ pub fn check_pair<'a>(
     // Calls of defined functions: inline them (D-ENTRY-CALL, CO "Function
     // inlining"); the encoding covers one body. The originals are kept for
     // the interpreter, which executes calls natively (replay cross-check).
-    let inline = |role: &'static str, m: &Module| {
+    let inline = |role: Side, m: &Module| {
         semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
             role,
             message: format!("inlining: {e}"),
             span: None,
         })
     };
-    let (isrc, itgt) = match (inline("source", src), inline("target", tgt)) {
+    let (isrc, itgt) = match (inline(Side::Source, src), inline(Side::Target, tgt)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return Ok(e),
     };
     let any_inlined = isrc.calls_inlined + itgt.calls_inlined > 0;
     if any_inlined {
-        for (role, m) in [("source", &isrc.module), ("target", &itgt.module)] {
+        for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
             let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
             if let Some(v) = report.violations.first() {
                 return Ok(PairResult::Unsupported {
@@ -143,7 +143,7 @@ pub fn check_pair<'a>(
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
-                role: "source",
+                role: Side::Source,
                 message: u.to_string(),
                 span: u.span,
             })
@@ -158,7 +158,7 @@ pub fn check_pair<'a>(
         Ok(p) => p,
         Err(u) => {
             return Ok(PairResult::Unsupported {
-                role: "target",
+                role: Side::Target,
                 message: u.to_string(),
                 span: u.span,
             })

@@ -13,24 +13,11 @@ use std::collections::HashMap;
 
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
-use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope, Shfl};
+use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope};
 use semantics::ir::{
     Attr, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
     ValueDef, ValueId,
 };
-
-/// C-OPS reductions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RedOp {
-    Add,
-    And,
-    Or,
-    Xor,
-    UMin,
-    UMax,
-    SMin,
-    SMax,
-}
 
 /// What a call does in the encoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,20 +30,24 @@ pub enum CallSem {
     Loop,
     /// P-LAUNCH thread id.
     Tid,
-    /// C-OPS ballot of argument 0.
-    Ballot,
-    /// C-OPS read-first-lane / broadcast-first of argument 0.
-    First,
-    /// C-OPS reduction of argument 0.
-    Reduce(RedOp),
-    /// C-OPS shuffle of `@subgroupShuffle(data, id)`; `ub`: an id outside the
-    /// communicating set is UB (`"convcheck-out-of-range"="ub"`), else poison.
-    Shuffle { ub: bool },
+    /// C-OPS: an operation of the intrinsic table over the communicating
+    /// set, with the table's operand positions (the interpreter's
+    /// `machine::collective` reads the same row): a ballot, vote,
+    /// first-lane read, shuffle, subgroup reduction, match or active mask
+    /// ([`set_op_encoded`] lists which). `oob_ub`: a shuffle reading a lane
+    /// outside the set is UB (`"convcheck-out-of-range"="ub"` or
+    /// `--shuffle-oob ub`), else poison.
+    Set { op: Op, oob_ub: bool },
     /// C-OPS: an unknown convergent function, uninterpreted function of the
     /// communicating set; `effect`: it may have side effects (R-OBS event).
     UnknownConv { effect: bool },
-    /// P-INPUT: unknown `readnone` function, uninterpreted of (args, tid).
+    /// P-INPUT: unknown `readnone` function, uninterpreted of (args, tid);
+    /// also a vector-register read (`llvm.read_register`).
     Pure,
+    /// P-INPUT: a value of the environment that is the same in every
+    /// thread (a scalar-register read, `llvm.read_register`): uninterpreted
+    /// function of the arguments alone.
+    UniformInput,
     /// P-INPUT / R-OBS: any other unknown function; an observable event.
     Stream,
     /// No semantic effect (`llvm.assume`, lifetime, debug).
@@ -142,11 +133,10 @@ impl Prepared<'_> {
     /// index) do; reductions commute, and uninterpreted functions of
     /// thread ids or sets can be renumbered with the threads.
     pub fn thread_symmetric(&self) -> bool {
-        !self.calls.iter().flatten().flatten().any(|c| {
-            matches!(
-                c.sem,
-                CallSem::Tid | CallSem::Ballot | CallSem::First | CallSem::Shuffle { .. }
-            )
+        !self.calls.iter().flatten().flatten().any(|c| match c.sem {
+            CallSem::Tid => true,
+            CallSem::Set { op, .. } => op.reads_lane(),
+            _ => false,
         })
     }
 }
@@ -208,33 +198,13 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
             _ => return not_encoded("a thread-geometry read of dimension 1 or 2"),
         },
         Some(Op::Index(..)) => return not_encoded("this thread-geometry read"),
-        Some(Op::Ballot { arg: 0 }) => CallSem::Ballot,
-        Some(Op::First { arg: 0 }) => CallSem::First,
-        Some(Op::Reduce {
+        Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
-            arg: 0,
-            scan: Scan::None,
-            scope: Scope::Subgroup,
-        }) => CallSem::Reduce(match op {
-            intrinsics::RedOp::Add => RedOp::Add,
-            intrinsics::RedOp::And => RedOp::And,
-            intrinsics::RedOp::Or => RedOp::Or,
-            intrinsics::RedOp::Xor => RedOp::Xor,
-            intrinsics::RedOp::UMin => RedOp::UMin,
-            intrinsics::RedOp::UMax => RedOp::UMax,
-            intrinsics::RedOp::Min => RedOp::SMin,
-            intrinsics::RedOp::Max => RedOp::SMax,
-        }),
-        Some(Op::Shuffle {
-            val: 0,
-            idx: 1,
-            mode: Shfl::Idx,
-            scale: 1,
-        }) => CallSem::Shuffle {
-            ub: match str_attr(m, decl_attrs, "convcheck-out-of-range") {
-                Some(v) => v == "ub",
-                None => oob_ub,
-            },
+            oob_ub: matches!(op, Op::Shuffle { .. })
+                && match str_attr(m, decl_attrs, "convcheck-out-of-range") {
+                    Some(v) => v == "ub",
+                    None => oob_ub,
+                },
         },
         // A barrier's only effect is its communicating set; a convergent
         // row without a model is an uninterpreted function of the set
@@ -242,6 +212,16 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         Some(Op::Barrier(_) | Op::Uninterpreted) => CallSem::UnknownConv { effect: !pure },
         Some(Op::Ignored) => CallSem::Ignored,
         Some(Op::Pure(p)) => CallSem::PureIntrinsic(p),
+        // P-INPUT: a register read, as the interpreter's
+        // `machine::program::classify`: per thread for a vector register,
+        // the same in every thread for a scalar one.
+        Some(Op::Opaque) if intrinsics::is_register_read(&callee) => {
+            if intrinsics::reads_vector_register(call) {
+                CallSem::Pure
+            } else {
+                CallSem::UniformInput
+            }
+        }
         Some(Op::Opaque) => unknown.clone(),
         Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
@@ -263,6 +243,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
             sem,
             CallSem::Tid
                 | CallSem::Pure
+                | CallSem::UniformInput
                 | CallSem::Stream
                 | CallSem::Ignored
                 | CallSem::PureIntrinsic(_)
@@ -273,6 +254,25 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         token,
         callee,
     })
+}
+
+/// C-OPS: the set operations of the table the encoder models
+/// (`encode::ops`); the others answer `unsupported`.
+pub fn set_op_encoded(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Ballot { .. }
+            | Op::Vote { .. }
+            | Op::First { .. }
+            | Op::MatchAny { .. }
+            | Op::ActiveMask
+            | Op::Shuffle { scale: 1, .. }
+            | Op::Reduce {
+                scan: Scan::None,
+                scope: Scope::Subgroup,
+                ..
+            }
+    )
 }
 
 fn int_ok(ty: &Type) -> bool {
@@ -293,9 +293,23 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
         CallSem::Entry | CallSem::Anchor | CallSem::Loop => {
             *res == Type::Token && c.args.is_empty()
         }
-        CallSem::Ballot => int_ok(res) && arg(0) == Some(&Type::Int(1)),
-        CallSem::First | CallSem::Reduce(_) => int_ok(res) && arg(0) == Some(res),
-        CallSem::Shuffle { .. } => int_ok(res) && arg(0) == Some(res) && c.args.len() >= 2,
+        CallSem::Set { op, .. } => match *op {
+            Op::Ballot { arg: a } => int_ok(res) && arg(a as usize) == Some(&Type::Int(1)),
+            Op::Vote { arg: a, .. } => {
+                *res == Type::Int(1) && arg(a as usize) == Some(&Type::Int(1))
+            }
+            Op::First { arg: a } | Op::Reduce { arg: a, .. } => {
+                int_ok(res) && arg(a as usize) == Some(res)
+            }
+            Op::Shuffle { val, idx, .. } => {
+                int_ok(res)
+                    && arg(val as usize) == Some(res)
+                    && arg(idx as usize).is_some_and(int_ok)
+            }
+            Op::MatchAny { arg: a } => int_ok(res) && arg(a as usize).is_some_and(int_ok),
+            Op::ActiveMask => int_ok(res),
+            _ => false,
+        },
         CallSem::Tid => int_ok(res),
         CallSem::PureIntrinsic(p) => {
             // The value operands have the result's type; cttz, ctlz and
@@ -313,7 +327,7 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
     if ok {
         None
     } else {
-        let meaning = format!("{sem:?}").to_lowercase();
+        let meaning = sem.meaning();
         Some(format!(
             "with types {}, which do not fit a {meaning}",
             shown()
@@ -435,10 +449,13 @@ pub fn prepare_inlined<'m>(
                             "unknown non-readnone call with a result (input stream)",
                         ));
                     }
-                    if c.args
-                        .iter()
-                        .any(|a| !(int_ok(&a.ty) && operand_ok(&a.value)))
-                    {
+                    // A register read's metadata operand names the register
+                    // (P-INPUT); it is no value of the encoding.
+                    let register = intrinsics::is_register_read(&info.callee);
+                    if c.args.iter().any(|a| {
+                        !(int_ok(&a.ty) && operand_ok(&a.value)
+                            || register && matches!(a.value, Operand::Metadata(_)))
+                    }) {
                         return Err(bad("call argument that is not an integer"));
                     }
                     if let Some(why) = call_types(&info.sem, c) {
@@ -654,6 +671,37 @@ pub fn classes(
         }
     }
     out
+}
+
+impl CallSem {
+    /// R-OBS: whether an instance of a convergent call with this meaning is
+    /// an event observed with its communicating set (the encoder and the
+    /// replay's projection both ask here).
+    pub fn observed(&self, observe: super::encode::Observe) -> bool {
+        use super::encode::Observe;
+        match self {
+            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
+            CallSem::Pure
+            | CallSem::UniformInput
+            | CallSem::Stream
+            | CallSem::Ignored
+            | CallSem::PureIntrinsic(_) => false,
+            CallSem::UnknownConv { effect: true } => observe != Observe::Values,
+            _ => observe == Observe::Sets,
+        }
+    }
+
+    /// The meaning's name in messages (`ballot`, `shuffle`, `anchor`).
+    pub fn meaning(&self) -> String {
+        let text = match self {
+            CallSem::Set { op, .. } => format!("{op:?}"),
+            other => format!("{other:?}"),
+        };
+        text.split([' ', '{', '('])
+            .next()
+            .unwrap_or("call")
+            .to_lowercase()
+    }
 }
 
 impl Prepared<'_> {

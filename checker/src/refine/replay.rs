@@ -54,12 +54,7 @@ fn observed(m: &Module, e: &Execution, t: usize, i: usize, observe: Observe) -> 
         return None;
     };
     let info = classify_call(m, c, false).ok()?;
-    Some(match info.sem {
-        CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
-        CallSem::Pure | CallSem::Stream | CallSem::Ignored | CallSem::PureIntrinsic(_) => false,
-        CallSem::UnknownConv { effect: true } => observe != Observe::Values,
-        _ => observe == Observe::Sets,
-    })
+    Some(info.sem.observed(observe))
 }
 
 fn cval(v: &Val) -> CVal {

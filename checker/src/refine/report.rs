@@ -413,7 +413,7 @@ pub fn render_json(r: &Report) -> Value {
             "every_thread_count_up_to": if holds && matches!(v, Verdict::Refines { .. }) { json!(wave) } else { json!(null) },
             "failures": match c {
                 Cutoff::NotApplicable { failures, .. } => failures.iter().map(|f| json!({
-                    "condition": f.condition.to_string(), "role": f.role, "what": f.what,
+                    "condition": f.condition.to_string(), "role": f.role.as_str(), "what": f.what,
                 })).collect::<Vec<_>>(),
                 _ => Vec::new(),
             },

@@ -7,10 +7,10 @@ use semantics::ir::print::type_str;
 use semantics::ir::{Function, Module};
 
 use super::prog::Prepared;
-use super::RefineError;
+use super::{RefineError, Side};
 
 /// The kernel `@kernel` of `m`, or invalid input naming the role.
-fn kernel_of<'m>(m: &'m Module, kernel: &str, role: &str) -> Result<&'m Function, RefineError> {
+fn kernel_of<'m>(m: &'m Module, kernel: &str, role: Side) -> Result<&'m Function, RefineError> {
     m.function(kernel)
         .filter(|f| f.is_definition)
         .ok_or_else(|| {
@@ -35,8 +35,8 @@ fn shown(f: &Function) -> String {
 
 /// Both modules define `@kernel` with the same parameter and return types.
 pub fn same_kernel(src: &Module, tgt: &Module, kernel: &str) -> Result<(), RefineError> {
-    let s = kernel_of(src, kernel, "source")?;
-    let t = kernel_of(tgt, kernel, "target")?;
+    let s = kernel_of(src, kernel, Side::Source)?;
+    let t = kernel_of(tgt, kernel, Side::Target)?;
     let diff = if s.params.len() != t.params.len() {
         Some(format!(
             "{} parameters in the source, {} in the target",

@@ -11,7 +11,7 @@ use semantics::ir::Module;
 use super::testing::{test_refinement, Tested};
 use super::{FnResult, FnVerdict};
 use crate::refine::report::{bounds_text, render_json, render_text, Report};
-use crate::refine::{check_pair, Options, PairResult, RefineError, Verdict};
+use crate::refine::{check_pair, Options, PairResult, RefineError, Side, Verdict};
 use crate::smt::Session;
 
 /// The two modules of a check and the files they were read from (for
@@ -58,13 +58,7 @@ pub fn check_function(
         internal: None,
         bisect: None,
     };
-    let location = |role: &str| {
-        if role == "source" {
-            pair.src_path
-        } else {
-            pair.tgt_path
-        }
-    };
+    let location = |role: Side| role.pick(pair.src_path, pair.tgt_path);
     let Ok((result, timed_out, queries)) = joined else {
         // The panic message went to stderr through the panic hook.
         r.reason = "internal error: the check panicked".into();
@@ -101,7 +95,7 @@ pub fn check_function(
             span,
         }) => {
             r.verdict = FnVerdict::Unsupported;
-            let m = if role == "source" { pair.src } else { pair.tgt };
+            let m = role.pick(pair.src, pair.tgt);
             r.reason = match span {
                 Some(sp) => format!(
                     "in the {role}: {}:{}:{}: {message}",

@@ -544,6 +544,30 @@ fn is_type_suffix(c: &str) -> bool {
     }
 }
 
+/// `llvm.read_register` (class [`Class::ByRegister`]): whether the call
+/// reads a vector register (`v*`, `a*`), whose value differs per thread,
+/// rather than a scalar one, the same in every thread of the wave. The
+/// register name is only visible when the metadata is written inline;
+/// otherwise the register is taken as scalar (the subset does not keep
+/// named metadata nodes). One reading for the uniformity analysis
+/// (U-SOURCE), the interpreter and the encoder (P-INPUT).
+pub fn reads_vector_register(call: &crate::ir::Call) -> bool {
+    call.args.iter().any(|a| match &a.value {
+        crate::ir::Operand::Metadata(text) => {
+            let t = text.trim_start_matches("!{").trim_start_matches('!');
+            let t = t.trim_start_matches('"');
+            (t.starts_with('v') && !t.starts_with("vcc")) || t.starts_with('a')
+        }
+        _ => false,
+    })
+}
+
+/// Whether `name` is a register read (`llvm.read_register`, class
+/// [`Class::ByRegister`]).
+pub fn is_register_read(name: &str) -> bool {
+    lookup(name).is_some_and(|b| b.row.class == Class::ByRegister)
+}
+
 /// The control intrinsic a callee is, if any (C-INTR).
 pub fn ctrl_of(name: &str) -> Option<Ctrl> {
     match lookup(name)?.op {

@@ -79,6 +79,17 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
             Op::Ctrl(Ctrl::Anchor) => return CalleeKind::Anchor,
             Op::Ctrl(Ctrl::Loop) => return CalleeKind::Loop,
             Op::Ignored => return CalleeKind::Ignored,
+            // P-INPUT: `llvm.read_register` reads a register of the
+            // environment: a vector register holds a value per thread, a
+            // scalar one the same value in every thread (one wave per
+            // launch without `--subgroup-size`), whatever its declaration.
+            Op::Opaque if b.row.class == intrinsics::Class::ByRegister => {
+                return if intrinsics::reads_vector_register(call) {
+                    CalleeKind::UnknownPure
+                } else {
+                    CalleeKind::UnknownUniform
+                };
+            }
             Op::Opaque => {}
             _ if mangled && defined.is_some() => {}
             Op::Uninterpreted => return CalleeKind::UnknownConvergent,
@@ -123,6 +134,9 @@ pub fn unknown_callees(module: &Module) -> Vec<(String, &'static str)> {
                 let InstKind::Call(c) = &inst.kind else {
                     continue;
                 };
+                if c.callee_name().is_some_and(intrinsics::is_register_read) {
+                    continue; // modelled: a register read (P-INPUT)
+                }
                 let how = match classify(module, c) {
                     CalleeKind::UnknownConvergent => {
                         "convergent: a function of the communicating set"

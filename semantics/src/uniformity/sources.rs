@@ -110,7 +110,7 @@ pub fn is_source_of_divergence(m: &Module, inst: &Inst) -> bool {
                 _ if target == Target::Nvptx => true,
                 Some(name) if name.starts_with("llvm.") => {
                     if intrinsics::class_on(target, name) == Class::ByRegister {
-                        return read_register_is_divergent(call);
+                        return intrinsics::reads_vector_register(call);
                     }
                     is_intrinsic_source(target, name)
                 }
@@ -119,21 +119,6 @@ pub fn is_source_of_divergence(m: &Module, inst: &Inst) -> bool {
         }
         _ => false,
     }
-}
-
-/// `llvm.read_register` is divergent for vector registers (`v*`, `a*`);
-/// the register name is only visible when written inline, otherwise it is
-/// assumed scalar (LLVM reads it from a named metadata node the subset does
-/// not keep).
-fn read_register_is_divergent(call: &Call) -> bool {
-    call.args.iter().any(|a| match &a.value {
-        Operand::Metadata(text) => {
-            let t = text.trim_start_matches("!{").trim_start_matches('!');
-            let t = t.trim_start_matches('"');
-            (t.starts_with('v') && !t.starts_with("vcc")) || t.starts_with('a')
-        }
-        _ => false,
-    })
 }
 
 /// Rule U-SOURCE, always-uniform side (`TTI::isAlwaysUniform`): the

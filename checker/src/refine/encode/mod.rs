@@ -31,18 +31,34 @@
 //! Results of C-OPS are fresh variables with *defining* constraints over the
 //! communicating set (the members and their arguments), since a result can
 //! depend on other threads' later steps (no stratification by step index).
+//!
+//! The encoder reads like the interpreter (`semantics::machine`): one place
+//! per rule and per instruction kind, each naming its rule ID.
+//!
+//! | module | what | interpreter counterpart |
+//! |---|---|---|
+//! | [`thread`] | a thread's steps, block visits, terminators (P-THREAD) | `machine/step.rs` |
+//! | [`inst`] | one function per non-call instruction kind (P-THREAD) | `machine/step.rs` |
+//! | [`calls`] | calls: convergent instances, per-thread calls (C-CONV, P-INPUT) | `machine/calls.rs::exec_call` |
+//! | [`keys`] | one `key_*` function per D-* rule (D-ENTRY-LAUNCH, D-ANCHOR, D-LOOP, D-CTRL, D-MAX-ITER) | `machine/calls.rs::instance_key` |
+//! | [`sets`] | results over communicating sets, D-ORDER's rank function | `machine/sched.rs` |
+//! | [`ops`] | one function per C-OPS operation over a set | `machine/collective.rs` |
+//! | [`pure`] | pure integer intrinsics (P-THREAD) | `machine/collective.rs::per_thread` |
+//! | [`launch`] | the launch's inputs, reachable (step, block) pairs (P-LAUNCH) | `machine/launch.rs` |
 
 use std::collections::HashMap;
 
-use semantics::ir::{
-    BinOp, CastOp, Const, ICmpPred, InstKind, Operand, TermKind, Type, ValueDef, ValueId,
-};
+use semantics::ir::Type;
 
+mod calls;
+mod inst;
+mod keys;
 mod launch;
+mod ops;
 mod pure;
 mod sets;
+mod thread;
 
-use launch::possible_blocks;
 pub use launch::Launch;
 
 use super::prog::{CallSem, Prepared, Unsupported};
@@ -158,12 +174,38 @@ pub struct Enc {
     pub atom_count: Vec<TermId>,
 }
 
+/// A dynamic instance of a convergent operation: (thread, step, op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct InstanceId {
+    pub t: usize,
+    pub s: usize,
+    pub op: usize,
+}
+
+/// The fresh variables of one instance that its communicating set defines
+/// (C-OPS, [`Builder::define_results`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SetVars {
+    /// The result's bits and poison flag (calls with an integer result).
+    pub result: Option<(TermId, TermId)>,
+    /// A shuffle that is UB out of range: whether this instance read a
+    /// lane outside its set.
+    pub oob: Option<TermId>,
+}
+
 pub(crate) struct Builder<'a, 'p> {
     t: &'a mut Terms,
     p: &'a Prepared<'p>,
+    /// The launch being encoded and the step bound.
+    launch: &'a Launch,
+    k: usize,
     name: String,
     observe: Observe,
     ranks: Ranks,
+    /// Index of each convergent call (block, instruction) among `Enc::ops`.
+    op_index: HashMap<(usize, usize), usize>,
+    /// Variables defined over communicating sets, per instance.
+    results: HashMap<InstanceId, SetVars>,
     /// The instruction being encoded (for [`Unsupported`] locations).
     here: (String, Option<semantics::ir::Span>),
     /// The first value whose width disagrees with its IR type: the encoding
@@ -251,21 +293,6 @@ pub(crate) fn mask(w: u32) -> u128 {
     }
 }
 
-/// The static key length of each token value (D-CTRL/D-LOOP keys).
-fn key_len(p: &Prepared, v: ValueId, depth: usize) -> usize {
-    let ValueDef::Inst { block, index } = p.func.value(v).def else {
-        return 0;
-    };
-    match p.call(block.0, index) {
-        Some(c) => match c.sem {
-            CallSem::Anchor => 1,
-            CallSem::Loop if depth < 64 => c.token.map_or(0, |tok| key_len(p, tok, depth + 1)) + 1,
-            _ => 0,
-        },
-        None => 0,
-    }
-}
-
 /// Encodes `p` for `launch` with at most `k` block visits per thread.
 /// `name` prefixes every variable (several copies of the source coexist in
 /// one CEGIS proposal).
@@ -310,802 +337,20 @@ pub fn encode_with(
     let mut b = Builder {
         t: terms,
         p,
+        launch,
+        k,
         name: name.to_string(),
         observe,
         ranks,
+        op_index: HashMap::new(),
+        results: HashMap::new(),
         here: (format!("@{}", p.func.name), None),
         bad: None,
     };
-    let enc = b.run(launch, k);
+    let enc = b.run();
     match b.bad {
         Some(u) => Err(u),
         None => Ok(enc),
-    }
-}
-
-/// Per-thread running state of the encoder.
-struct ThreadSt {
-    cur: HashMap<ValueId, V>,
-    ext_cnt: TermId,
-    cev_cnt: TermId,
-    /// Per enclosing-cycle id: header visits since the thread entered it.
-    cyc: HashMap<usize, TermId>,
-}
-
-impl Builder<'_, '_> {
-    fn is_observed(&self, sem: &CallSem) -> bool {
-        match sem {
-            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
-            CallSem::Pure | CallSem::Stream | CallSem::Ignored | CallSem::PureIntrinsic(_) => false,
-            CallSem::UnknownConv { effect: true } => self.observe != Observe::Values,
-            _ => self.observe == Observe::Sets,
-        }
-    }
-
-    fn run(&mut self, launch: &Launch, k: usize) -> Enc {
-        let p = self.p;
-        let f = p.func;
-        let n = launch.n;
-        let nb = f.blocks.len();
-        let bw = (usize::BITS - nb.leading_zeros()).max(1);
-        let mut ops = Vec::new();
-        let mut op_callee = Vec::new();
-        let mut op_index: HashMap<(usize, usize), usize> = HashMap::new();
-        for (bi, row) in p.calls.iter().enumerate() {
-            for (ii, c) in row.iter().enumerate() {
-                if let Some(c) = c.as_ref().filter(|c| c.convergent) {
-                    op_index.insert((bi, ii), ops.len());
-                    ops.push((bi, ii));
-                    op_callee.push(c.callee.clone());
-                }
-            }
-        }
-        // D-CW classes: the prepared classes, else one class per op.
-        let mut op_class = Vec::new();
-        let mut class_ops: Vec<Vec<usize>> = Vec::new();
-        let mut by_prepared: HashMap<usize, usize> = HashMap::new();
-        for (o, bi_ii) in ops.iter().enumerate() {
-            let c = match p.class.get(bi_ii) {
-                Some(pc) => *by_prepared.entry(*pc).or_insert_with(|| {
-                    class_ops.push(Vec::new());
-                    class_ops.len() - 1
-                }),
-                None => {
-                    class_ops.push(Vec::new());
-                    class_ops.len() - 1
-                }
-            };
-            class_ops[c].push(o);
-            op_class.push(c);
-        }
-        let mut enc = Enc {
-            name: self.name.clone(),
-            n,
-            k,
-            nb,
-            bw,
-            blk: Vec::new(),
-            ub: Vec::new(),
-            cut: Vec::new(),
-            ret: Vec::new(),
-            choices: Vec::new(),
-            defs: Vec::new(),
-            valid: Vec::new(),
-            ops: ops.clone(),
-            inst: Vec::new(),
-            ext: Vec::new(),
-            ext_count: Vec::new(),
-            cev: Vec::new(),
-            cev_count: Vec::new(),
-            op_callee,
-            anchor_keys: Vec::new(),
-            op_class,
-            class_ops,
-            atom: Vec::new(),
-            atom_count: Vec::new(),
-        };
-        // Results of convergent ops needing the set: fresh variables, defined below.
-        let mut results: HashMap<(usize, usize, usize), TermId> = HashMap::new();
-        for t in 0..n {
-            self.thread(launch, t, k, &op_index, &mut enc, &mut results);
-        }
-        self.define_results(launch, &mut enc, &results);
-        self.anchor_rules(&mut enc);
-        enc
-    }
-
-    /// The value of operand `op` used with IR width `w`; a value of
-    /// another width (its definition's type disagrees with this use) is
-    /// reported as unsupported and read as poison, so terms stay well-sorted.
-    fn operand(&mut self, op: &Operand, w: u32, local: &HashMap<ValueId, V>, st: &ThreadSt) -> V {
-        match op {
-            Operand::Local(v) => match local.get(v).or_else(|| st.cur.get(v)).cloned() {
-                Some(x) => match self.width_of(&x) {
-                    Some(got) if got != w => {
-                        let name = self.p.func.value(*v).name.to_string();
-                        self.unsupported(format!(
-                            "%{name} of width {got} used as an i{w} (types disagree)"
-                        ));
-                        self.poison(w)
-                    }
-                    _ => x,
-                },
-                None => self.poison(w),
-            },
-            Operand::Const(Const::Int { value, .. }) => {
-                let bits = self.bv(w, *value as u128);
-                self.int(bits)
-            }
-            _ => self.poison(w),
-        }
-    }
-
-    /// Bits and poison flag of `v` read as an `i{w}` (a token or a value
-    /// of another width reads as poison; the latter is reported).
-    fn bits_of(&mut self, v: &V, w: u32) -> (TermId, TermId) {
-        match v {
-            V::Int { bits, poison } if self.t.sort(*bits).bv_width() == Some(w) => (*bits, *poison),
-            V::Int { bits, .. } => {
-                let got = self.t.sort(*bits).bv_width();
-                self.unsupported(format!(
-                    "a value of width {got:?} used as an i{w} (types disagree)"
-                ));
-                let b = self.bv(w, 0);
-                (b, self.t.tru())
-            }
-            _ => {
-                let b = self.bv(w, 0);
-                (b, self.t.tru())
-            }
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::map_entry)] // the vacant branch borrows `enc` mutably first
-    fn thread(
-        &mut self,
-        launch: &Launch,
-        t: usize,
-        k: usize,
-        op_index: &HashMap<(usize, usize), usize>,
-        enc: &mut Enc,
-        results: &mut HashMap<(usize, usize, usize), TermId>,
-    ) {
-        let p = self.p;
-        let f = p.func;
-        let nb = enc.nb;
-        let bw = enc.bw;
-        let none = self.bv(bw, nb as u128);
-        let fls = self.t.fls();
-        let mut st = ThreadSt {
-            cur: HashMap::new(),
-            ext_cnt: self.cw(0),
-            cev_cnt: self.cw(0),
-            cyc: HashMap::new(),
-        };
-        for (i, param) in f.params.iter().enumerate() {
-            if let Some(v) = param.value {
-                let bits = launch.args[i][t];
-                let val = self.int(bits);
-                st.cur.insert(v, val);
-            }
-        }
-        // Initial (never-defined) values: poison ints, zero tokens.
-        for (vi, info) in f.values.iter().enumerate() {
-            if matches!(info.def, ValueDef::Inst { .. }) {
-                let v = if info.ty.is_token() {
-                    let kl = key_len(p, ValueId(vi), 0);
-                    let key = (0..kl).map(|_| self.cw(0)).collect();
-                    V::Tok {
-                        key,
-                        def: self.cw(255),
-                    }
-                } else if info.ty == Type::Void {
-                    V::Void
-                } else {
-                    self.poison(width(&info.ty))
-                };
-                st.cur.insert(ValueId(vi), v);
-            }
-        }
-        let possible = possible_blocks(f, k);
-        let mut blk = vec![self.bv(bw, 0)];
-        let mut ub_any = fls;
-        let mut ret = match &f.ret_ty {
-            Type::Void => V::Void,
-            ty => self.poison(width(ty)),
-        };
-        let mut insts_t: Vec<Vec<Inst>> = Vec::new();
-        let mut ext_t = Vec::new();
-        let mut cev_t = Vec::new();
-        let mut loop_hist: Vec<(usize, usize, TermId, TermId)> = Vec::new(); // (s, op, here, tokdef)
-                                                                             // Occurrence counters per op (choices are indexed by occurrence, not
-                                                                             // by step, so that a learned choice carries over to other launches).
-        let mut occ: Vec<TermId> = (0..enc.ops.len()).map(|_| self.cw(0)).collect();
-        // Occurrence counters per D-CW class (anchor choices are indexed by
-        // the thread's occurrence of any copy of the anchor, D-INST).
-        let mut cocc: Vec<TermId> = (0..enc.class_ops.len()).map(|_| self.cw(0)).collect();
-        let mut anchor_vars: HashMap<usize, Vec<TermId>> = HashMap::new();
-        for s in 0..k {
-            let cur_blk = blk[s];
-            let mut next = none;
-            let mut new_cur = st.cur.clone();
-            let mut step_insts: Vec<Option<Inst>> = vec![None; enc.ops.len()];
-            let occ_before = occ.clone();
-            let cocc_before = cocc.clone();
-            let mut cocc_after = cocc.clone();
-            let ext_before = st.ext_cnt;
-            let cev_before = st.cev_cnt;
-            let mut ext_after = ext_before;
-            let mut cev_after = cev_before;
-            // Cycle counters after this step (D-MAX keys).
-            let mut cyc_after: HashMap<usize, TermId> = HashMap::new();
-            let all_cycles: Vec<usize> = {
-                let mut v: Vec<usize> = p.enclosing.iter().flatten().map(|(c, _)| *c).collect();
-                v.sort();
-                v.dedup();
-                v
-            };
-            for c in &all_cycles {
-                let old = st.cyc.get(c).copied().unwrap_or_else(|| self.cw(0));
-                let header = p.cycles.cycle(semantics::cfg::CycleId(*c)).header();
-                let mut val = self.cw(0);
-                for (bi, enclosing) in p.enclosing.iter().enumerate() {
-                    if enclosing.iter().any(|(cc, _)| cc == c) {
-                        let bt = self.bv(bw, bi as u128);
-                        let at = self.t.eq(cur_blk, bt);
-                        let v = if bi == header.0 {
-                            let one = self.cw(1);
-                            self.t.bv_add(old, one)
-                        } else {
-                            old
-                        };
-                        val = self.t.ite(at, v, val);
-                    }
-                }
-                cyc_after.insert(*c, val);
-            }
-            for (bi, block) in f.blocks.iter().enumerate() {
-                self.here.0 = format!("@{} %{}", f.name, block.name);
-                let bt = self.bv(bw, bi as u128);
-                // A block no CFG path of length s reaches is never current
-                // at step s: its instances, events and values fold away.
-                let at = if possible[s][bi] {
-                    self.t.eq(cur_blk, bt)
-                } else {
-                    fls
-                };
-                let mut local: HashMap<ValueId, V> = HashMap::new();
-                let mut ub = fls;
-                let mut ext_i = 0usize;
-                let mut cev_i = 0usize;
-                let mut local_c: HashMap<usize, TermId> = HashMap::new();
-                for (ii, inst) in block.insts.iter().enumerate() {
-                    self.here.1 = Some(inst.span);
-                    let val: V = match &inst.kind {
-                        InstKind::AtomicRmw { value, .. } => {
-                            // Memory abstraction (prog::AtomicInfo): an
-                            // observed event (R-OBS) whose result is an
-                            // environment input (P-INPUT), a function of
-                            // (thread, event ordinal) shared with the other
-                            // program of the pair.
-                            let Some(ai) = p.atomic(bi, ii).cloned() else {
-                                continue;
-                            };
-                            let w = width(&value.ty);
-                            let x = self.operand(&value.value, w, &local, &st);
-                            let i = self.cw(ext_i);
-                            ext_i += 1;
-                            let ord = self.t.bv_add(ext_before, i);
-                            ext_t.push(Ev {
-                                here: at,
-                                ord,
-                                callee: atomic_event_name(&ai),
-                                args: vec![x],
-                            });
-                            let fid = self.t.func(
-                                &format!("atomic.{}.i{w}", ai.global),
-                                &[Sort::BitVec(32), Sort::BitVec(CW)],
-                                Sort::BitVec(w),
-                            );
-                            let tid = launch.tid(self.t, t, 32);
-                            let bits = self.t.apply(fid, &[tid, ord]);
-                            self.int(bits)
-                        }
-                        InstKind::Phi { ty, incoming, .. } => {
-                            let w = width(ty);
-                            let mut v = self.poison(w);
-                            if s > 0 {
-                                for (op, pred) in incoming {
-                                    let ov = self.operand(op, w, &HashMap::new(), &st);
-                                    let pt = self.bv(bw, pred.0 as u128);
-                                    let c = self.t.eq(blk[s - 1], pt);
-                                    v = self.ite_v(c, &ov, &v);
-                                }
-                            }
-                            v
-                        }
-                        InstKind::Binary {
-                            op,
-                            flags,
-                            ty,
-                            lhs,
-                            rhs,
-                        } => {
-                            let w = width(ty);
-                            let a = self.operand(lhs, w, &local, &st);
-                            let c = self.operand(rhs, w, &local, &st);
-                            let (ab, ap) = self.bits_of(&a, w);
-                            let (cb, cp) = self.bits_of(&c, w);
-                            let (r, extra_poison, extra_ub) = self.binop(*op, flags, w, ab, cb);
-                            let poison = self.t.or(&[ap, cp, extra_poison]);
-                            if let Some(u) = extra_ub {
-                                // Division UB: divisor zero (or poison), signed overflow.
-                                let u = self.t.or(&[u, cp]);
-                                ub = self.t.or(&[ub, u]);
-                            }
-                            V::Int { bits: r, poison }
-                        }
-                        InstKind::ICmp {
-                            pred, ty, lhs, rhs, ..
-                        } => {
-                            let w = width(ty);
-                            let a = self.operand(lhs, w, &local, &st);
-                            let c = self.operand(rhs, w, &local, &st);
-                            let (ab, ap) = self.bits_of(&a, w);
-                            let (cb, cp) = self.bits_of(&c, w);
-                            let r = self.icmp(*pred, ab, cb);
-                            let one = self.bv(1, 1);
-                            let zero = self.bv(1, 0);
-                            let bits = self.t.ite(r, one, zero);
-                            let poison = self.t.or(&[ap, cp]);
-                            V::Int { bits, poison }
-                        }
-                        InstKind::Select {
-                            cond,
-                            on_true,
-                            on_false,
-                            ..
-                        } => {
-                            let w = width(&on_true.ty);
-                            let c = self.operand(&cond.value, 1, &local, &st);
-                            let x = self.operand(&on_true.value, w, &local, &st);
-                            let y = self.operand(&on_false.value, w, &local, &st);
-                            let (cb, cp) = self.bits_of(&c, 1);
-                            let one = self.bv(1, 1);
-                            let ct = self.t.eq(cb, one);
-                            let v = self.ite_v(ct, &x, &y);
-                            match v {
-                                V::Int { bits, poison } => V::Int {
-                                    bits,
-                                    poison: self.t.or(&[poison, cp]),
-                                },
-                                other => other,
-                            }
-                        }
-                        InstKind::Cast { op, from, to, .. } => {
-                            let wf = width(&from.ty);
-                            let wt = width(to);
-                            let a = self.operand(&from.value, wf, &local, &st);
-                            let (ab, ap) = self.bits_of(&a, wf);
-                            let bits = match op {
-                                CastOp::Trunc if wt <= wf => self.t.extract(wt - 1, 0, ab),
-                                CastOp::ZExt if wt >= wf => self.t.zero_ext(wt - wf, ab),
-                                CastOp::SExt if wt >= wf => self.t.sign_ext(wt - wf, ab),
-                                _ => ab,
-                            };
-                            V::Int { bits, poison: ap }
-                        }
-                        InstKind::Call(call) => {
-                            let info = p
-                                .call(bi, ii)
-                                .expect("prepare classified every call")
-                                .clone();
-                            let args: Vec<V> = call
-                                .args
-                                .iter()
-                                .map(|a| {
-                                    let w = width(&a.ty);
-                                    self.operand(&a.value, w, &local, &st)
-                                })
-                                .collect();
-                            let rw = width(&call.ty);
-                            let mut result = match &call.ty {
-                                Type::Void | Type::Token => V::Void,
-                                _ => self.poison(rw),
-                            };
-                            if info.convergent {
-                                let o = op_index[&(bi, ii)];
-                                let c = enc.op_class[o];
-                                let cur_c = local_c.get(&c).copied().unwrap_or(cocc_before[c]);
-                                let one = self.cw(1);
-                                let inc = self.t.bv_add(cur_c, one);
-                                local_c.insert(c, inc);
-                                let key: Vec<TermId> = match &info.sem {
-                                    CallSem::Entry => Vec::new(),
-                                    CallSem::Anchor => {
-                                        // D-ANCHOR: the j-th instance of this anchor in
-                                        // thread t gets the chosen key a[t][o][j].
-                                        if let std::collections::hash_map::Entry::Vacant(slot) =
-                                            anchor_vars.entry(c)
-                                        {
-                                            // One choice per possible occurrence
-                                            // of any copy in the class.
-                                            let copies = enc.class_ops[c].len();
-                                            let vs: Vec<TermId> = (0..k * copies)
-                                                .map(|j| {
-                                                    self.fresh(
-                                                        &format!("anchor.t{t}.o{o}.j{j}"),
-                                                        Sort::BitVec(CW),
-                                                    )
-                                                })
-                                                .collect();
-                                            enc.choices.extend(&vs);
-                                            let tok = match inst.result {
-                                                Some(r) => f.value(r).name.to_string(),
-                                                None => format!("op{o}"),
-                                            };
-                                            enc.anchor_keys.push((tok, t, vs.clone()));
-                                            // D-INST: instances of one thread never converge.
-                                            if vs.len() > 1 {
-                                                let d = self.t.distinct(&vs);
-                                                enc.valid.push(d);
-                                            }
-                                            slot.insert(vs);
-                                        }
-                                        let vs = anchor_vars[&c].clone();
-                                        vec![select(self.t, cur_c, &vs)]
-                                    }
-                                    CallSem::Loop => {
-                                        let tok = info.token.and_then(|tv| {
-                                            local.get(&tv).or_else(|| st.cur.get(&tv)).cloned()
-                                        });
-                                        let (mut key, tdef) = match tok {
-                                            Some(V::Tok { key, def }) => (key, def),
-                                            _ => (Vec::new(), self.cw(0)),
-                                        };
-                                        // D-LOOP: 1 + earlier executions with the same token value.
-                                        let mut cnt = self.cw(1);
-                                        for (_, o2, here2, def2) in
-                                            loop_hist.iter().filter(|h| h.1 == o)
-                                        {
-                                            let _ = o2;
-                                            let same = self.t.eq(*def2, tdef);
-                                            let c = self.t.and(&[*here2, same]);
-                                            let one = self.cw(1);
-                                            let z = self.cw(0);
-                                            let inc = self.t.ite(c, one, z);
-                                            cnt = self.t.bv_add(cnt, inc);
-                                        }
-                                        loop_hist.push((s, o, at, tdef));
-                                        key.push(cnt);
-                                        key
-                                    }
-                                    _ => match info.token {
-                                        Some(tv) => {
-                                            match local.get(&tv).or_else(|| st.cur.get(&tv)) {
-                                                Some(V::Tok { key, .. }) => key.clone(),
-                                                _ => Vec::new(),
-                                            }
-                                        }
-                                        // D-MAX: iteration counters of the enclosing cycles.
-                                        None => p.enclosing[bi]
-                                            .iter()
-                                            .map(|(c, _)| cyc_after[c])
-                                            .collect(),
-                                    },
-                                };
-                                if info.sem.is_token_def() {
-                                    let def = self.cw(s);
-                                    result = V::Tok {
-                                        key: key.clone(),
-                                        def,
-                                    };
-                                } else if !matches!(call.ty, Type::Void) {
-                                    let r = self
-                                        .fresh(&format!("res.t{t}.s{s}.o{o}"), Sort::BitVec(rw));
-                                    let poison =
-                                        self.fresh(&format!("poi.t{t}.s{s}.o{o}"), Sort::Bool);
-                                    results.insert((t, s, o), r);
-                                    results.insert((t, s, o + usize::MAX / 2), poison);
-                                    result = V::Int { bits: r, poison };
-                                }
-                                if let CallSem::Shuffle { ub: true } = info.sem {
-                                    let u = self.fresh(&format!("oob.t{t}.s{s}.o{o}"), Sort::Bool);
-                                    results.insert((t, s, o + usize::MAX / 4), u);
-                                    ub = self.t.or(&[ub, u]);
-                                }
-                                let ord = if self.is_observed(&info.sem) {
-                                    let i = self.cw(cev_i);
-                                    cev_i += 1;
-                                    cev_t.push(CEv { s, op: o });
-                                    Some(self.t.bv_add(cev_before, i))
-                                } else {
-                                    None
-                                };
-                                step_insts[o] = Some(Inst {
-                                    here: at,
-                                    key,
-                                    args: args.clone(),
-                                    ord,
-                                    occ: occ_before[o],
-                                });
-                                let one = self.cw(1);
-                                let inc = self.t.bv_add(occ[o], one);
-                                occ[o] = self.t.ite(at, inc, occ[o]);
-                            } else {
-                                match info.sem {
-                                    CallSem::Tid => {
-                                        let bits = launch.tid(self.t, t, rw);
-                                        result = self.int(bits);
-                                    }
-                                    CallSem::PureIntrinsic(op) => {
-                                        result = self.pure_intrinsic(op, rw, &args);
-                                    }
-                                    CallSem::Pure if call.ty != Type::Void => {
-                                        // P-INPUT: deterministic function of (args, tid).
-                                        let mut dom: Vec<Sort> = args
-                                            .iter()
-                                            .map(|a| match a {
-                                                V::Int { bits, .. } => self.t.sort(*bits).clone(),
-                                                _ => Sort::BitVec(1),
-                                            })
-                                            .collect();
-                                        dom.push(Sort::BitVec(32));
-                                        let fid = self.t.func(
-                                            &uf_name("uf", &info.callee, &dom, rw),
-                                            &dom,
-                                            Sort::BitVec(rw),
-                                        );
-                                        let mut xs: Vec<TermId> = Vec::new();
-                                        for a in &args {
-                                            let b = match a {
-                                                V::Int { bits, .. } => *bits,
-                                                _ => self.bv(1, 0),
-                                            };
-                                            xs.push(b);
-                                        }
-                                        let tid = launch.tid(self.t, t, 32);
-                                        xs.push(tid);
-                                        let bits = self.t.apply(fid, &xs);
-                                        result = self.int(bits);
-                                    }
-                                    CallSem::Stream => {
-                                        let i = self.cw(ext_i);
-                                        ext_i += 1;
-                                        let ord = self.t.bv_add(ext_before, i);
-                                        ext_t.push(Ev {
-                                            here: at,
-                                            ord,
-                                            callee: info.callee.clone(),
-                                            args: args.clone(),
-                                        });
-                                    }
-                                    _ => {}
-                                }
-                            }
-                            result
-                        }
-                        _ => V::Void,
-                    };
-                    if let Some(r) = inst.result {
-                        local.insert(r, val);
-                    }
-                }
-                // Terminator.
-                self.here.1 = Some(block.term.span);
-                let (succ, ends_ub, ret_v) = match &block.term.kind {
-                    TermKind::Br(d) => (Some(self.bv(bw, d.0 as u128)), fls, None),
-                    TermKind::CondBr {
-                        cond,
-                        on_true,
-                        on_false,
-                    } => {
-                        let c = self.operand(cond, 1, &local, &st);
-                        let (cb, cp) = self.bits_of(&c, 1);
-                        let one = self.bv(1, 1);
-                        let ct = self.t.eq(cb, one);
-                        let x = self.bv(bw, on_true.0 as u128);
-                        let y = self.bv(bw, on_false.0 as u128);
-                        (Some(self.t.ite(ct, x, y)), cp, None)
-                    }
-                    TermKind::Switch {
-                        ty,
-                        cond,
-                        default,
-                        cases,
-                    } => {
-                        let w = width(ty);
-                        let c = self.operand(cond, w, &local, &st);
-                        let (cb, cp) = self.bits_of(&c, w);
-                        let mut d = self.bv(bw, default.0 as u128);
-                        for (cv, dest) in cases.iter().rev() {
-                            if let Const::Int { value, .. } = cv {
-                                let k = self.bv(w, *value as u128);
-                                let e = self.t.eq(cb, k);
-                                let dt = self.bv(bw, dest.0 as u128);
-                                d = self.t.ite(e, dt, d);
-                            }
-                        }
-                        (Some(d), cp, None)
-                    }
-                    TermKind::Ret(v) => {
-                        let rv = v.as_ref().map(|tv| {
-                            let w = width(&tv.ty);
-                            self.operand(&tv.value, w, &local, &st)
-                        });
-                        (None, fls, rv)
-                    }
-                    TermKind::Unreachable => (None, self.t.tru(), None),
-                };
-                let ub_here = self.t.or(&[ub, ends_ub]);
-                let ub_at = self.t.and(&[at, ub_here]);
-                ub_any = self.t.or(&[ub_any, ub_at]);
-                let nxt = match succ {
-                    Some(sx) => self.t.ite(ub_here, none, sx),
-                    None => none,
-                };
-                next = self.t.ite(at, nxt, next);
-                if let Some(rv) = ret_v {
-                    ret = self.ite_v(at, &rv, &ret);
-                }
-                let mut local: Vec<(ValueId, V)> = local.into_iter().collect();
-                local.sort_by_key(|(v, _)| v.0);
-                for (v, val) in local {
-                    let old = new_cur.get(&v).cloned().unwrap_or(V::Void);
-                    let merged = self.ite_v(at, &val, &old);
-                    new_cur.insert(v, merged);
-                }
-                let mut lc: Vec<(usize, TermId)> = local_c.into_iter().collect();
-                lc.sort_by_key(|x| x.0);
-                for (c, v) in lc {
-                    cocc_after[c] = self.t.ite(at, v, cocc_after[c]);
-                }
-                if ext_i > 0 {
-                    let i = self.cw(ext_i);
-                    let plus = self.t.bv_add(ext_before, i);
-                    ext_after = self.t.ite(at, plus, ext_after);
-                }
-                if cev_i > 0 {
-                    let i = self.cw(cev_i);
-                    let plus = self.t.bv_add(cev_before, i);
-                    cev_after = self.t.ite(at, plus, cev_after);
-                }
-            }
-            st.cur = new_cur;
-            cocc = cocc_after;
-            st.ext_cnt = ext_after;
-            st.cev_cnt = cev_after;
-            st.cyc = cyc_after;
-            blk.push(next);
-            let row = step_insts
-                .into_iter()
-                .map(|i| {
-                    i.unwrap_or(Inst {
-                        here: fls,
-                        key: Vec::new(),
-                        args: Vec::new(),
-                        ord: None,
-                        occ: fls,
-                    })
-                })
-                .collect();
-            insts_t.push(row);
-        }
-        let last = blk[k];
-        let running = self.t.eq(last, none);
-        let cut = self.t.not(running);
-        enc.blk.push(blk);
-        enc.ub.push(ub_any);
-        enc.cut.push(cut);
-        enc.ret.push(ret);
-        enc.inst.push(insts_t);
-        enc.ext.push(ext_t);
-        enc.ext_count.push(st.ext_cnt);
-        enc.cev.push(cev_t);
-        enc.cev_count.push(st.cev_cnt);
-    }
-
-    /// P-THREAD integer semantics: result, extra poison, and UB condition.
-    fn binop(
-        &mut self,
-        op: BinOp,
-        flags: &[String],
-        w: u32,
-        a: TermId,
-        b: TermId,
-    ) -> (TermId, TermId, Option<TermId>) {
-        let fls = self.t.fls();
-        let zero = self.bv(w, 0);
-        let has = |f: &str| flags.iter().any(|x| x == f);
-        let wide = |s: &mut Self, signed: bool, x: TermId| {
-            if signed {
-                s.t.sign_ext(w, x)
-            } else {
-                s.t.zero_ext(w, x)
-            }
-        };
-        let overflow = |s: &mut Self, r: TermId, op2: BinOp, signed: bool| {
-            let xa = wide(s, signed, a);
-            let xb = wide(s, signed, b);
-            let exact = match op2 {
-                BinOp::Add => s.t.bv_add(xa, xb),
-                BinOp::Sub => s.t.bv_sub(xa, xb),
-                _ => s.t.bv_mul(xa, xb),
-            };
-            let xr = wide(s, signed, r);
-            let same = s.t.eq(exact, xr);
-            s.t.not(same)
-        };
-        match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                let r = match op {
-                    BinOp::Add => self.t.bv_add(a, b),
-                    BinOp::Sub => self.t.bv_sub(a, b),
-                    _ => self.t.bv_mul(a, b),
-                };
-                let mut p = fls;
-                if has("nsw") {
-                    let o = overflow(self, r, op, true);
-                    p = self.t.or(&[p, o]);
-                }
-                if has("nuw") {
-                    let o = overflow(self, r, op, false);
-                    p = self.t.or(&[p, o]);
-                }
-                (r, p, None)
-            }
-            BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem => {
-                let r = match op {
-                    BinOp::UDiv => self.t.bv_udiv(a, b),
-                    BinOp::URem => self.t.bv_urem(a, b),
-                    BinOp::SDiv => self.t.bv_sdiv(a, b),
-                    _ => self.t.bv_srem(a, b),
-                };
-                let mut u = self.t.eq(b, zero);
-                if matches!(op, BinOp::SDiv | BinOp::SRem) {
-                    let min = self.bv(w, 1u128 << (w - 1));
-                    let m1 = self.bv(w, mask(w));
-                    let ia = self.t.eq(a, min);
-                    let ib = self.t.eq(b, m1);
-                    let ov = self.t.and(&[ia, ib]);
-                    u = self.t.or(&[u, ov]);
-                }
-                (r, fls, Some(u))
-            }
-            BinOp::Shl | BinOp::LShr | BinOp::AShr => {
-                let r = match op {
-                    BinOp::Shl => self.t.bv_shl(a, b),
-                    BinOp::LShr => self.t.bv_lshr(a, b),
-                    _ => self.t.bv_ashr(a, b),
-                };
-                let ww = self.bv(w, w as u128);
-                let p = self.t.bv_uge(b, ww);
-                (r, p, None)
-            }
-            BinOp::And => (self.t.bv_and(a, b), fls, None),
-            BinOp::Or => (self.t.bv_or(a, b), fls, None),
-            BinOp::Xor => (self.t.bv_xor(a, b), fls, None),
-            _ => (a, self.t.tru(), None),
-        }
-    }
-
-    fn icmp(&mut self, pred: ICmpPred, a: TermId, b: TermId) -> TermId {
-        match pred {
-            ICmpPred::Eq => self.t.eq(a, b),
-            ICmpPred::Ne => {
-                let e = self.t.eq(a, b);
-                self.t.not(e)
-            }
-            ICmpPred::Ugt => self.t.bv_ugt(a, b),
-            ICmpPred::Uge => self.t.bv_uge(a, b),
-            ICmpPred::Ult => self.t.bv_ult(a, b),
-            ICmpPred::Ule => self.t.bv_ule(a, b),
-            ICmpPred::Sgt => self.t.bv_sgt(a, b),
-            ICmpPred::Sge => self.t.bv_sge(a, b),
-            ICmpPred::Slt => self.t.bv_slt(a, b),
-            ICmpPred::Sle => self.t.bv_sle(a, b),
-        }
     }
 }
 
@@ -1131,6 +376,8 @@ pub(super) fn uf_name(prefix: &str, callee: &str, dom: &[Sort], range: u32) -> S
     format!("{prefix}.{callee}.{}.i{range}", sig.join("_"))
 }
 
+/// Rule D-CW: two instances of converged-with operations are converged iff
+/// their keys are equal.
 pub(super) fn keys_eq(t: &mut Terms, a: &[TermId], b: &[TermId]) -> TermId {
     if a.len() != b.len() {
         return t.fls();
@@ -1139,7 +386,7 @@ pub(super) fn keys_eq(t: &mut Terms, a: &[TermId], b: &[TermId]) -> TermId {
     t.and(&eqs)
 }
 
-/// The communicating set of instance (t, s, o) as seen from thread u:
+/// Rule D-CW: the communicating set of instance (t, s, o) as seen from thread u:
 /// whether u is a member, and u's member instance's step (as a list of
 /// (condition, step) alternatives, at most one of which holds).
 ///

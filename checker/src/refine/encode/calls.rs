@@ -1,0 +1,208 @@
+//! Calls (C-CONV, C-CTRL, C-OPS, P-INPUT, R-OBS): a convergent call is a
+//! dynamic instance with a key ([`super::keys`]) whose result its
+//! communicating set defines ([`super::sets`]); any other call is computed
+//! by the thread alone. The interpreter's counterpart is
+//! `semantics::machine::calls::exec_call`.
+
+use semantics::ir::{Call, Type, ValueId};
+
+use super::thread::ThreadSt;
+use super::{uf_name, width, Builder, CEv, Enc, Inst, InstanceId, SetVars, V};
+use crate::refine::prog::{CallInfo, CallSem};
+use crate::vc::{Sort, TermId};
+
+impl Builder<'_, '_> {
+    /// A call of the current visit: its arguments (in order), then a
+    /// convergent instance or a per-thread call.
+    pub(super) fn call(
+        &mut self,
+        enc: &mut Enc,
+        th: &mut ThreadSt,
+        ii: usize,
+        call: &Call,
+        res: Option<ValueId>,
+    ) -> V {
+        let info = self
+            .p
+            .call(th.visit.bi, ii)
+            .expect("prepare classified every call")
+            .clone();
+        let args: Vec<V> = call
+            .args
+            .iter()
+            .map(|a| {
+                let w = width(&a.ty);
+                self.operand(&a.value, w, th)
+            })
+            .collect();
+        let rw = width(&call.ty);
+        let unset = match &call.ty {
+            Type::Void | Type::Token => V::Void,
+            _ => self.poison(rw),
+        };
+        if info.convergent {
+            let o = self.op_index[&(th.visit.bi, ii)];
+            self.convergent_call(enc, th, o, &info, call, res, args)
+                .unwrap_or(unset)
+        } else {
+            self.thread_call(th, &info, call, args).unwrap_or(unset)
+        }
+    }
+
+    /// C-CONV: the dynamic instance of convergent op `o` at this step: its
+    /// key (by rule, [`Builder::instance_key`]), its result (a token, or
+    /// fresh variables the set defines), its ordinal among observed events,
+    /// and the occurrence counters. None: the call has no value.
+    #[allow(clippy::too_many_arguments)]
+    fn convergent_call(
+        &mut self,
+        enc: &mut Enc,
+        th: &mut ThreadSt,
+        o: usize,
+        info: &CallInfo,
+        call: &Call,
+        res: Option<ValueId>,
+        args: Vec<V>,
+    ) -> Option<V> {
+        let (t, s) = (th.t, th.s);
+        let c = enc.op_class[o];
+        let cur_c = th.visit.local_c.get(&c).copied().unwrap_or(th.cocc[c]);
+        let one = self.cw(1);
+        let inc = self.t.bv_add(cur_c, one);
+        th.visit.local_c.insert(c, inc);
+        let key = self.instance_key(enc, th, info, o, cur_c, res);
+        let mut result = None;
+        let mut vars = SetVars {
+            result: None,
+            oob: None,
+        };
+        if info.sem.is_token_def() {
+            let def = self.cw(s);
+            result = Some(V::Tok {
+                key: key.clone(),
+                def,
+            });
+        } else if matches!(info.sem, CallSem::Pure | CallSem::UniformInput) {
+            // P-INPUT: a convergent register read still reads the thread's
+            // (or the wave's) register; the set only makes it an instance.
+            let rw = width(&call.ty);
+            let per_thread = info.sem == CallSem::Pure;
+            result = Some(self.input_call(th, info, rw, &args, per_thread));
+        } else if !matches!(call.ty, Type::Void) {
+            let rw = width(&call.ty);
+            let r = self.fresh(&format!("res.t{t}.s{s}.o{o}"), Sort::BitVec(rw));
+            let poison = self.fresh(&format!("poi.t{t}.s{s}.o{o}"), Sort::Bool);
+            vars.result = Some((r, poison));
+            result = Some(V::Int { bits: r, poison });
+        }
+        if let CallSem::Set { oob_ub: true, .. } = info.sem {
+            // C-OPS: reading a lane outside the set is UB here.
+            let u = self.fresh(&format!("oob.t{t}.s{s}.o{o}"), Sort::Bool);
+            vars.oob = Some(u);
+            th.visit.ub = self.t.or(&[th.visit.ub, u]);
+        }
+        if vars.result.is_some() || vars.oob.is_some() {
+            self.results.insert(InstanceId { t, s, op: o }, vars);
+        }
+        let ord = if info.sem.observed(self.observe) {
+            let i = self.cw(th.visit.cev_i);
+            th.visit.cev_i += 1;
+            th.cev.push(CEv { s, op: o });
+            Some(self.t.bv_add(th.cev_cnt, i))
+        } else {
+            None
+        };
+        th.step_insts[o] = Some(Inst {
+            here: th.visit.at,
+            key,
+            args,
+            ord,
+            occ: th.occ_before[o],
+        });
+        let one = self.cw(1);
+        let inc = self.t.bv_add(th.occ[o], one);
+        th.occ[o] = self.t.ite(th.visit.at, inc, th.occ[o]);
+        result
+    }
+
+    /// A call the thread computes alone. None: the call has no value
+    /// (void, or ignored).
+    fn thread_call(
+        &mut self,
+        th: &mut ThreadSt,
+        info: &CallInfo,
+        call: &Call,
+        args: Vec<V>,
+    ) -> Option<V> {
+        let rw = width(&call.ty);
+        match info.sem {
+            CallSem::Tid => {
+                // P-LAUNCH: the thread's id.
+                let bits = self.launch.tid(self.t, th.t, rw);
+                Some(self.int(bits))
+            }
+            CallSem::PureIntrinsic(op) => Some(self.pure_intrinsic(op, rw, &args)),
+            CallSem::Pure if call.ty != Type::Void => {
+                Some(self.input_call(th, info, rw, &args, true))
+            }
+            CallSem::UniformInput if call.ty != Type::Void => {
+                Some(self.input_call(th, info, rw, &args, false))
+            }
+            CallSem::Stream => {
+                self.stream_call(th, info, args);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// P-INPUT: an unknown `readnone` function (or a vector-register read)
+    /// is a deterministic function of (arguments, thread id), the same
+    /// uninterpreted function in the source and the target; without
+    /// `per_thread` (a scalar-register read) of the arguments alone.
+    fn input_call(
+        &mut self,
+        th: &ThreadSt,
+        info: &CallInfo,
+        rw: u32,
+        args: &[V],
+        per_thread: bool,
+    ) -> V {
+        let mut dom: Vec<Sort> = args
+            .iter()
+            .map(|a| match a {
+                V::Int { bits, .. } => self.t.sort(*bits).clone(),
+                _ => Sort::BitVec(1),
+            })
+            .collect();
+        if per_thread {
+            dom.push(Sort::BitVec(32));
+        }
+        let prefix = if per_thread { "uf" } else { "ufu" };
+        let fid = self.t.func(
+            &uf_name(prefix, &info.callee, &dom, rw),
+            &dom,
+            Sort::BitVec(rw),
+        );
+        let mut xs: Vec<TermId> = Vec::new();
+        for a in args {
+            let b = match a {
+                V::Int { bits, .. } => *bits,
+                _ => self.bv(1, 0),
+            };
+            xs.push(b);
+        }
+        if per_thread {
+            let tid = self.launch.tid(self.t, th.t, 32);
+            xs.push(tid);
+        }
+        let bits = self.t.apply(fid, &xs);
+        self.int(bits)
+    }
+
+    /// R-OBS / P-INPUT: any other unknown function is an observable event
+    /// of the thread (prepare admits only void ones).
+    fn stream_call(&mut self, th: &mut ThreadSt, info: &CallInfo, args: Vec<V>) {
+        self.event(th, info.callee.clone(), args);
+    }
+}
