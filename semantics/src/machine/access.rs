@@ -5,7 +5,7 @@
 //!
 //! Not modelled (reported as unsupported, never guessed): `cmpxchg` (its
 //! `{ T, i1 }` result needs aggregate values), integers stored as pointers
-//! and pointers read as integers, loads and stores of floats and vectors.
+//! and pointers read as integers, loads and stores of vectors.
 //! Data races (P-MEM-RACE) are not detected: a racy program gets the
 //! behaviours of the schedules the scheduler runs instead of UB (README,
 //! "What this does not model").
@@ -169,6 +169,9 @@ pub(super) fn atomicrmw(
 
 /// The `atomicrmw` operations on integers (LangRef).
 fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
+    if let (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) = (old, x) {
+        return rmw_float(cx, loc, op, f, a, b);
+    }
     let (Val::Int { bits, v: a }, Val::Int { v: b, .. }) = (old, x) else {
         return Ok(if op == RmwOp::Xchg { x } else { Val::Poison });
     };
@@ -207,11 +210,53 @@ fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
             }
         }
         RmwOp::USubSat => a.saturating_sub(b),
-        _ => return Err(unsupported(cx.prog, loc, "floating-point atomicrmw")),
+        _ => {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                "floating-point atomicrmw on integers",
+            ))
+        }
     };
     Ok(Val::Int {
         bits,
         v: r & mask(bits),
+    })
+}
+
+/// The floating-point `atomicrmw` operations (LangRef): `fadd`/`fsub` as
+/// the instructions, `fmax`/`fmin` as `llvm.maxnum`/`llvm.minnum`, `xchg`.
+fn rmw_float(
+    cx: &Ctx,
+    loc: Loc,
+    op: RmwOp,
+    f: crate::ir::float::FloatTy,
+    a: u64,
+    b: u64,
+) -> R<Val> {
+    use super::float::{binary, intrinsic, val};
+    let fv = |x| val(f, x);
+    Ok(match op {
+        RmwOp::Xchg => fv(b),
+        RmwOp::FAdd => binary(crate::ir::BinOp::FAdd, &[], f, a, b),
+        RmwOp::FSub => binary(crate::ir::BinOp::FSub, &[], f, a, b),
+        RmwOp::FMax | RmwOp::FMin => {
+            let name = if op == RmwOp::FMax {
+                "llvm.maxnum"
+            } else {
+                "llvm.minnum"
+            };
+            intrinsic(name, &[], &[fv(a), fv(b)])
+                .expect("P-FLOAT: maxnum and minnum are float intrinsics")
+                .expect("P-FLOAT: two float operands is their arity")
+        }
+        _ => {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                "integer atomicrmw on a floating-point value",
+            ))
+        }
     })
 }
 
@@ -295,7 +340,7 @@ pub(super) fn gep(
 /// P-MEM-OBJ at launch: one object per global (one per launch group for
 /// workgroup globals), filled from its initializer. A global whose type has
 /// no layout, or whose initializer holds something the byte model does not
-/// represent (floats, for now), gets no object: using it is reported as
+/// represent, gets no object: using it is reported as
 /// unsupported ([`super::step`] `const_val`), never guessed.
 pub(super) fn init_globals(m: &mut Machine, cx: &mut Ctx, groups: u32) -> R<()> {
     let md = cx.prog.module;
@@ -414,7 +459,8 @@ fn init_bytes(
                 }
             }
         }
-        (Const::Int { .. } | Const::Global(_) | Const::Expr(_), Type::Int(_) | Type::Ptr(_)) => {
+        (Const::Int { .. } | Const::Global(_) | Const::Expr(_), Type::Int(_) | Type::Ptr(_))
+        | (Const::Float(_), Type::Half | Type::BFloat | Type::Float | Type::Double) => {
             let v = match super::step::const_val(m, cx, loc, group, ty, c) {
                 Ok(v) => v,
                 Err(_) => return Ok(None),

@@ -184,6 +184,10 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
         (Val::Int { v, .. }, Type::Int(_)) => (0..size)
             .map(|i| Byte::Data(if i < 16 { (v >> (8 * i)) as u8 } else { 0 }))
             .collect(),
+        // P-FLOAT: a float is stored as its bit pattern.
+        (Val::Float { ty: f, bits }, t) if crate::ir::float::FloatTy::of(t) == Some(f) => (0..size)
+            .map(|i| Byte::Data((bits >> (8 * i)) as u8))
+            .collect(),
         (Val::Ptr { obj: 0, off: 0 }, Type::Ptr(_)) => vec![Byte::Data(0); size as usize],
         (Val::Ptr { obj, off }, Type::Ptr(_)) => (0..size)
             .map(|i| Byte::Ptr {
@@ -225,6 +229,21 @@ pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
                 bits: *bits,
                 v: v & mask(*bits),
             })
+        }
+        t if crate::ir::float::FloatTy::of(t).is_some() => {
+            let f = crate::ir::float::FloatTy::of(t).expect("guarded by the match arm");
+            let mut v: u64 = 0;
+            for (i, b) in bytes.iter().enumerate() {
+                match b {
+                    Byte::Data(x) | Byte::Input(x) => v |= (*x as u64) << (8 * i),
+                    _ => {
+                        return Err(Unmodelled(
+                            "a stored pointer read back as a floating-point value".into(),
+                        ))
+                    }
+                }
+            }
+            Ok(Val::Float { ty: f, bits: v })
         }
         Type::Ptr(_) => {
             if bytes

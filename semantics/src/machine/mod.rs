@@ -31,6 +31,7 @@ pub mod calls;
 pub mod chooser;
 mod collective;
 pub mod dmax;
+pub mod float;
 pub mod launch;
 pub mod memory;
 pub mod program;

@@ -7,6 +7,8 @@ use crate::ir::{
     TypedOperand, ValueId,
 };
 
+use crate::ir::float::FloatTy;
+
 use super::chooser::Chooser;
 use super::program::Program;
 use super::state::{KeyNode, Loc, Machine, Status, ThreadEnd, ThreadState, Visit};
@@ -173,6 +175,17 @@ pub(super) fn const_val(
         (Const::Null, _) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Poison | Const::Undef, _) => Ok(Val::Poison),
         (Const::ZeroInit, Type::Int(bits)) => Ok(int(*bits, 0)),
+        // P-FLOAT: literals by their bits (the parser checked them).
+        (Const::Float(text), _) if FloatTy::of(ty).is_some() => {
+            let f = FloatTy::of(ty).expect("guarded by the match arm");
+            crate::ir::float::parse_literal(text, f)
+                .map(|bits| super::float::val(f, bits))
+                .map_err(|why| unsupported(cx.prog, loc, &format!("constant {text}: {why}")))
+        }
+        (Const::ZeroInit, _) if FloatTy::of(ty).is_some() => Ok(super::float::val(
+            FloatTy::of(ty).expect("guarded by the match arm"),
+            0,
+        )),
         (Const::ZeroInit, Type::Ptr(_)) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Global(name), _) => match cx.prog.globals.get(name) {
             Some(obj) => {
@@ -246,6 +259,13 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
             let i = chooser.choose(opts.int_domain.len().max(1));
             int(*bits, opts.int_domain.get(i).copied().unwrap_or(0))
         }
+        // P-INPUT for floats: the integer domain, converted.
+        t if FloatTy::of(t).is_some() => {
+            let f = FloatTy::of(t).expect("guarded by the match arm");
+            let i = chooser.choose(opts.int_domain.len().max(1));
+            let x = opts.int_domain.get(i).copied().unwrap_or(0);
+            super::float::val(f, f.from_int(x < 0, x.unsigned_abs()))
+        }
         Type::Ptr(space) => {
             // P-INPUT: a pointer input points to a fresh input buffer of
             // `--buffer-bytes` bytes, read lazily.
@@ -287,6 +307,58 @@ fn exec_inst(
 ) -> R<Flow> {
     let res = inst.result;
     match &inst.kind {
+        InstKind::Binary {
+            op,
+            flags,
+            ty,
+            lhs,
+            rhs,
+        } if FloatTy::of(ty).is_some() => {
+            let f = FloatTy::of(ty).expect("guarded by the match arm");
+            let v = match (
+                eval(m, th, cx, loc, ty, lhs)?,
+                eval(m, th, cx, loc, ty, rhs)?,
+            ) {
+                (Val::Float { bits: a, .. }, Val::Float { bits: b, .. }) => {
+                    super::float::binary(*op, flags, f, a, b)
+                }
+                _ => Val::Poison,
+            };
+            set(th, res, v);
+        }
+        InstKind::FNeg { flags, ty, value } => {
+            let v = match eval(m, th, cx, loc, ty, value)? {
+                Val::Float { ty: f, bits } => super::float::fneg(flags, f, bits),
+                Val::Poison => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "fneg of a vector")),
+            };
+            set(th, res, v);
+        }
+        InstKind::FCmp {
+            flags,
+            pred,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let v = match (
+                eval(m, th, cx, loc, ty, lhs)?,
+                eval(m, th, cx, loc, ty, rhs)?,
+            ) {
+                (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) => {
+                    super::float::fcmp(&pred.0, flags, f, a, b).ok_or_else(|| {
+                        Stop::Error(RunError::IllFormed {
+                            rule: "P-PROG",
+                            at: loc_text(cx.prog, loc),
+                            message: format!("unknown fcmp predicate '{}'", pred.0),
+                        })
+                    })?
+                }
+                (Val::Poison, _) | (_, Val::Poison) => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "fcmp of vectors")),
+            };
+            set(th, res, v);
+        }
         InstKind::Binary {
             op,
             flags,
@@ -368,7 +440,29 @@ fn exec_inst(
         InstKind::Phi { .. } => {
             // Phis are evaluated on block entry (see `enter_block`).
         }
-        InstKind::Call(call) => return super::calls::exec_call(m, th, cx, loc, res, call),
+        InstKind::Call(call) => {
+            // P-FLOAT: the float intrinsics of machine::float are computed
+            // here; every other call goes through the call rules.
+            if let Some(name) = call.callee_name().filter(|n| super::float::is_intrinsic(n)) {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|a| eval(m, th, cx, loc, &a.ty, &a.value))
+                    .collect::<R<Vec<Val>>>()?;
+                if let Some(r) = super::float::intrinsic(name, &call.flags, &args) {
+                    let v = r.map_err(|message| {
+                        Stop::Error(RunError::IllFormed {
+                            rule: "P-PROG",
+                            at: loc_text(cx.prog, loc),
+                            message,
+                        })
+                    })?;
+                    set(th, res, v);
+                    return Ok(Flow::Next);
+                }
+            }
+            return super::calls::exec_call(m, th, cx, loc, res, call);
+        }
         InstKind::Alloca {
             ty,
             count,
@@ -429,6 +523,9 @@ fn cast(
     v: Val,
 ) -> R<Val> {
     let has = |f: &str| flags.iter().any(|x| x == f);
+    if let Some(r) = super::float::cast(op, flags, from, to, v) {
+        return r.map_err(|what| unsupported(cx.prog, loc, &what));
+    }
     let Val::Int { bits: fb, v: x } = v else {
         return match (op, v) {
             (_, Val::Poison) => Ok(Val::Poison),
@@ -437,7 +534,6 @@ fn cast(
         };
     };
     let tb = bits_of(cx, loc, to)?;
-    let _ = from;
     Ok(match op {
         CastOp::Trunc => {
             let r = x & mask(tb);
@@ -456,7 +552,7 @@ fn cast(
         }
         CastOp::SExt => int(tb, signed(fb, x)),
         CastOp::BitCast => Val::Int { bits: tb, v: x },
-        _ => return Err(unsupported(cx.prog, loc, "floating-point or pointer cast")),
+        _ => return Err(unsupported(cx.prog, loc, "pointer cast")),
     })
 }
 

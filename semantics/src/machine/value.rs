@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::ir::float::FloatTy;
 use crate::ir::{BinOp, ICmpPred};
 
 use super::state::KeyId;
@@ -18,6 +19,9 @@ pub enum Val {
     /// LLVM poison (and `undef`, which the subset reads as poison: a
     /// stricter reading, stated in the README's limits).
     Poison,
+    /// A `half`, `bfloat`, `float` or `double` by its bit pattern
+    /// (P-FLOAT): equal values compare equal, NaN payloads are kept.
+    Float { ty: FloatTy, bits: u64 },
     /// A pointer into memory object `obj` at byte offset `off`; object 0 is
     /// the null object.
     Ptr { obj: u32, off: i64 },
@@ -34,6 +38,7 @@ impl fmt::Display for Val {
             Val::Int { bits: 1, v } => write!(f, "{}", if *v == 1 { "true" } else { "false" }),
             Val::Int { bits, v } => write!(f, "{}", signed(*bits, *v)),
             Val::Poison => f.write_str("poison"),
+            Val::Float { ty, bits } => f.write_str(&crate::ir::float::print(*ty, *bits)),
             Val::Ptr { obj: 0, off } => write!(f, "null+{off}"),
             Val::Ptr { obj, off } => write!(f, "obj{obj}+{off}"),
             Val::Token(k) => write!(f, "token#{}", k.0),
@@ -92,8 +97,6 @@ pub enum UbKind {
     DivisionByPoison,
     /// `sdiv`/`srem` of the most negative value by -1.
     SignedDivisionOverflow,
-    /// A floating-point operation reached the integer evaluator.
-    FloatArithmetic,
     LoadThroughPoison,
     LoadThroughNull,
     StoreThroughPoison,
@@ -131,9 +134,6 @@ impl std::fmt::Display for UbKind {
             UbKind::DivisionByPoison => f.write_str("division by poison"),
             UbKind::SignedDivisionOverflow => {
                 f.write_str("signed division overflow (INT_MIN / -1)")
-            }
-            UbKind::FloatArithmetic => {
-                f.write_str("floating-point arithmetic reached the integer evaluator")
             }
             UbKind::LoadThroughPoison => f.write_str("load through a poison or non-pointer value"),
             UbKind::LoadThroughNull => f.write_str("load through null"),
@@ -280,7 +280,7 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
         }
         BinOp::Xor => ok(a ^ b),
         BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
-            Arith::Ub(UbKind::FloatArithmetic)
+            unreachable!("P-FLOAT: the step rules send floating-point operators to machine::float")
         }
     }
 }
