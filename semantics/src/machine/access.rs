@@ -4,8 +4,7 @@
 //! objects are R-MEM events.
 //!
 //! Not modelled (reported as unsupported, never guessed): `cmpxchg` (its
-//! `{ T, i1 }` result needs aggregate values), integers stored as pointers
-//! and pointers read as integers, loads and stores of vectors.
+//! `{ T, i1 }` result needs aggregate values), loads and stores of vectors.
 //! Data races (P-MEM-RACE) are not detected: a racy program gets the
 //! behaviours of the schedules the scheduler runs instead of UB (README,
 //! "What this does not model").
@@ -111,7 +110,7 @@ pub(super) fn load(
         }
         m.mem.write(obj, off, &bytes);
     }
-    decode(&bytes, ty)
+    decode(&bytes, ty, &m.mem)
         .map(Ok)
         .map_err(|e| unsupported(cx.prog, loc, &e.0))
 }

@@ -52,6 +52,31 @@ pub fn is_workgroup(g: &crate::ir::Global) -> bool {
         .any(|k| *k == format!("addrspace({WORKGROUP_SPACE})"))
 }
 
+/// P-MEM-PTR: objects sit at fixed addresses: object `id` starts at `id`
+/// times this stride (2 MiB; objects are at most 1 MiB, so one-past-the-end
+/// addresses stay inside the slot and every base is 2 MiB-aligned). Ids do
+/// not depend on the schedule, so neither do addresses.
+pub const SLOT: u64 = 1 << 21;
+
+/// The provenance of an `inttoptr` result whose address is in no object
+/// (P-MEM-PTR): never an object id, so an access through it is UB
+/// ([`UbKind::NoObject`]); its offset is the address itself.
+pub const NO_OBJECT: u32 = u32::MAX;
+
+/// P-MEM-PTR: the base address of object `id`.
+pub fn base_address(id: u32) -> u64 {
+    id as u64 * SLOT
+}
+
+/// P-MEM-PTR: the address of a pointer (object base plus offset; null and
+/// object-less pointers are their offset), modulo 2^64.
+pub fn address(obj: u32, off: i64) -> u64 {
+    match obj {
+        0 | NO_OBJECT => off as u64,
+        _ => base_address(obj).wrapping_add(off as u64),
+    }
+}
+
 /// What an object is (who sees it, whether it is observed: R-MEM).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ObjKind {
@@ -111,6 +136,30 @@ pub struct Memory {
 pub struct Unmodelled(pub String);
 
 impl Memory {
+    /// P-MEM-PTR `inttoptr`: the pointer of address space `space` with the
+    /// provenance of the object whose range `[base, base + size]` holds
+    /// `addr`; 0 is null; an address in no object gives a pointer with no
+    /// object ([`NO_OBJECT`]).
+    pub fn pointer_at(&self, addr: u64, space: u32) -> Val {
+        if addr == 0 {
+            return Val::Ptr { obj: 0, off: 0 };
+        }
+        let id = addr / SLOT;
+        let off = (addr % SLOT) as i64;
+        match u32::try_from(id)
+            .ok()
+            .and_then(|id| Some((id, self.objects.get(&id)?)))
+        {
+            Some((id, o)) if o.space == space && off as usize <= o.bytes.len() => {
+                Val::Ptr { obj: id, off }
+            }
+            _ => Val::Ptr {
+                obj: NO_OBJECT,
+                off: addr as i64,
+            },
+        }
+    }
+
     pub fn add(&mut self, id: u32, obj: Object) {
         self.objects.insert(id, obj);
     }
@@ -206,24 +255,18 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
 }
 
 /// The value of type `ty` that `bytes` hold (P-MEM-ACCESS: any poison byte
-/// makes the value poison).
-pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
+/// makes the value poison; the bytes of a stored pointer read as an integer
+/// are its address, P-MEM-PTR `ptrtoint`, and integer bytes read as a
+/// pointer are `inttoptr` of them in `mem`).
+pub fn decode(bytes: &[Byte], ty: &Type, mem: &Memory) -> Result<Val, Unmodelled> {
     if bytes.iter().any(|b| matches!(b, Byte::Poison)) {
         return Ok(Val::Poison);
     }
     match ty {
         Type::Int(bits) if *bits <= 128 => {
             let mut v: u128 = 0;
-            for (i, b) in bytes.iter().enumerate().take(16) {
-                match b {
-                    Byte::Data(x) | Byte::Input(x) => v |= (*x as u128) << (8 * i),
-                    _ => {
-                        return Err(Unmodelled(
-                            "a stored pointer read back as an integer (ptrtoint through memory)"
-                                .into(),
-                        ))
-                    }
-                }
+            for i in 0..bytes.len().min(16) {
+                v |= (int_byte(bytes, i)? as u128) << (8 * i);
             }
             Ok(Val::Int {
                 bits: *bits,
@@ -233,15 +276,8 @@ pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
         t if crate::ir::float::FloatTy::of(t).is_some() => {
             let f = crate::ir::float::FloatTy::of(t).expect("guarded by the match arm");
             let mut v: u64 = 0;
-            for (i, b) in bytes.iter().enumerate() {
-                match b {
-                    Byte::Data(x) | Byte::Input(x) => v |= (*x as u64) << (8 * i),
-                    _ => {
-                        return Err(Unmodelled(
-                            "a stored pointer read back as a floating-point value".into(),
-                        ))
-                    }
-                }
+            for i in 0..bytes.len() {
+                v |= (int_byte(bytes, i)? as u64) << (8 * i);
             }
             Ok(Val::Float { ty: f, bits: v })
         }
@@ -267,16 +303,55 @@ pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
                         off: *off,
                     })
                 }
-                _ => Err(Unmodelled(
-                    "bytes that are not one stored pointer read as a pointer (inttoptr through memory)"
-                        .into(),
-                )),
+                _ => {
+                    let Type::Ptr(space) = ty else {
+                        unreachable!("guarded by the match arm")
+                    };
+                    let mut addr: u64 = 0;
+                    for i in 0..bytes.len().min(8) {
+                        addr |= (int_byte(bytes, i)? as u64) << (8 * i);
+                    }
+                    Ok(mem.pointer_at(addr, *space))
+                }
             }
         }
         other => Err(Unmodelled(format!(
             "load of type {}",
             crate::ir::print::type_str(other)
         ))),
+    }
+}
+
+/// Byte `i` of `bytes` as an integer byte: data, or the matching byte of a
+/// stored pointer's address (P-MEM-PTR). A pointer whose address does not
+/// fit in the bytes stored for it (a narrow address space) is not modelled.
+fn int_byte(bytes: &[Byte], i: usize) -> Result<u8, Unmodelled> {
+    match bytes[i] {
+        Byte::Data(x) | Byte::Input(x) => Ok(x),
+        Byte::Ptr { obj, off, idx } => {
+            let a = address(obj, off);
+            let width = bytes
+                .iter()
+                .filter_map(|b| match b {
+                    Byte::Ptr {
+                        obj: o,
+                        off: f,
+                        idx,
+                    } if (*o, *f) == (obj, off) => Some(*idx as u32 + 1),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(8);
+            if width < 8 && a >> (8 * width) != 0 {
+                return Err(Unmodelled(format!(
+                    "a pointer's bytes read as an integer: its address {a:#x} does not fit in {width} bytes"
+                )));
+            }
+            Ok((a >> (8 * idx as u32)) as u8)
+        }
+        Byte::Poison | Byte::Unread => {
+            unreachable!("P-MEM-ACCESS: callers read poison first and fill unread input bytes")
+        }
     }
 }
 
@@ -410,10 +485,11 @@ mod tests {
         };
         let b = encode(v, &Type::Int(32), &dl, &md).unwrap();
         assert_eq!(b[0], Byte::Data(4));
-        assert_eq!(decode(&b, &Type::Int(32)).unwrap(), v);
+        let mem = Memory::default();
+        assert_eq!(decode(&b, &Type::Int(32), &mem).unwrap(), v);
         // The low half of the same bytes, read as i16.
         assert_eq!(
-            decode(&b[..2], &Type::Int(16)).unwrap(),
+            decode(&b[..2], &Type::Int(16), &mem).unwrap(),
             Val::Int {
                 bits: 16,
                 v: 0x0304
@@ -422,11 +498,18 @@ mod tests {
         let p = Val::Ptr { obj: 3, off: 12 };
         let pb = encode(p, &Type::Ptr(0), &dl, &md).unwrap();
         assert_eq!(pb.len(), 8);
-        assert_eq!(decode(&pb, &Type::Ptr(0)).unwrap(), p);
-        assert!(decode(&pb, &Type::Int(64)).is_err());
+        assert_eq!(decode(&pb, &Type::Ptr(0), &mem).unwrap(), p);
+        // P-MEM-PTR: a pointer's bytes read as an integer are its address.
+        assert_eq!(
+            decode(&pb, &Type::Int(64), &mem).unwrap(),
+            Val::Int {
+                bits: 64,
+                v: (3 * SLOT + 12) as u128
+            }
+        );
         let mut mixed = b.clone();
         mixed[3] = Byte::Poison;
-        assert_eq!(decode(&mixed, &Type::Int(32)).unwrap(), Val::Poison);
+        assert_eq!(decode(&mixed, &Type::Int(32), &mem).unwrap(), Val::Poison);
         // i1 occupies one byte.
         let t = encode(Val::Int { bits: 1, v: 1 }, &Type::Int(1), &dl, &md).unwrap();
         assert_eq!(t, vec![Byte::Data(1)]);

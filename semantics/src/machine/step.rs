@@ -3,7 +3,7 @@
 //! visit.
 
 use crate::ir::{
-    BinOp, CastOp, Const, ConstExpr, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedConst,
+    BinOp, CastOp, Const, ConstExpr, Inst, InstKind, Operand, TermKind, Type, TypedConst,
     TypedOperand, ValueId,
 };
 
@@ -211,7 +211,7 @@ pub(super) fn const_val(
 fn const_expr_val(m: &Machine, cx: &Ctx, loc: Loc, group: u32, e: &ConstExpr) -> R<Val> {
     let sub = |tc: &TypedConst| const_val(m, cx, loc, group, &tc.ty, &tc.value);
     match e {
-        ConstExpr::Cast { op, from, to } => cast(cx, loc, *op, &[], &from.ty, to, sub(from)?),
+        ConstExpr::Cast { op, from, to } => cast(m, cx, loc, *op, &[], &from.ty, to, sub(from)?),
         ConstExpr::Gep {
             flags,
             source_ty,
@@ -397,11 +397,18 @@ fn exec_inst(
                 (Val::Int { bits, v: a }, Val::Int { v: b, .. }) => {
                     int(1, icmp(*pred, bits, a, b) as i128)
                 }
-                (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => match pred {
-                    ICmpPred::Eq => int(1, ((o1, f1) == (o2, f2)) as i128),
-                    ICmpPred::Ne => int(1, ((o1, f1) != (o2, f2)) as i128),
-                    _ => return Err(unsupported(cx.prog, loc, "ordered pointer comparison")),
-                },
+                // P-MEM-PTR: pointers compare by address, at the width of
+                // their address space.
+                (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
+                    let space = match ty {
+                        Type::Ptr(s) => *s,
+                        _ => 0,
+                    };
+                    let w = pointer_bits(cx, loc, space)?;
+                    let a = pointer_address(cx, loc, m, o1, f1, space, w)?;
+                    let b = pointer_address(cx, loc, m, o2, f2, space, w)?;
+                    int(1, icmp(*pred, w, a, b) as i128)
+                }
                 _ => Val::Poison,
             };
             set(th, res, v);
@@ -434,7 +441,7 @@ fn exec_inst(
             to,
         } => {
             let v = eval_t(m, th, cx, loc, from)?;
-            let r = cast(cx, loc, *op, flags, &from.ty, to, v)?;
+            let r = cast(m, cx, loc, *op, flags, &from.ty, to, v)?;
             set(th, res, r);
         }
         InstKind::Phi { .. } => {
@@ -513,7 +520,9 @@ fn exec_inst(
     Ok(Flow::Next)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cast(
+    m: &Machine,
     cx: &Ctx,
     loc: Loc,
     op: CastOp,
@@ -526,10 +535,27 @@ fn cast(
     if let Some(r) = super::float::cast(op, flags, from, to, v) {
         return r.map_err(|what| unsupported(cx.prog, loc, &what));
     }
+    if let (CastOp::IntToPtr, Val::Int { v: x, .. }, Type::Ptr(space)) = (op, v, to) {
+        // P-MEM-PTR: the integer zero-extended or truncated to the pointer
+        // width, then the object whose range holds it.
+        let w = pointer_bits(cx, loc, *space)?;
+        let addr = (x & mask(w)) as u64;
+        return Ok(m.mem.pointer_at(addr, *space));
+    }
     let Val::Int { bits: fb, v: x } = v else {
-        return match (op, v) {
-            (_, Val::Poison) => Ok(Val::Poison),
-            (CastOp::BitCast | CastOp::AddrSpaceCast, v) => Ok(v),
+        return match (op, v, from) {
+            (_, Val::Poison, _) => Ok(Val::Poison),
+            (CastOp::BitCast | CastOp::AddrSpaceCast, v, _) => Ok(v),
+            // P-MEM-PTR: base + offset at the pointer width, then resized.
+            (CastOp::PtrToInt, Val::Ptr { obj, off }, Type::Ptr(space)) => {
+                let tb = bits_of(cx, loc, to)?;
+                let w = pointer_bits(cx, loc, *space)?;
+                let a = pointer_address(cx, loc, m, obj, off, *space, w)?;
+                Ok(Val::Int {
+                    bits: tb,
+                    v: a & mask(tb),
+                })
+            }
             _ => Err(unsupported(cx.prog, loc, "pointer cast")),
         };
     };
@@ -554,6 +580,45 @@ fn cast(
         CastOp::BitCast => Val::Int { bits: tb, v: x },
         _ => return Err(unsupported(cx.prog, loc, "pointer cast")),
     })
+}
+
+/// The pointer width in bits of address space `space` (P-MEM-LAYOUT).
+fn pointer_bits(cx: &Ctx, loc: Loc, space: u32) -> R<u32> {
+    Ok(super::access::layout(cx, loc)?.pointer_size(space) as u32 * 8)
+}
+
+/// P-MEM-PTR: a pointer's address at width `w`; an object whose addresses
+/// do not fit a narrow address space is reported unsupported (the fixed
+/// bases of [`super::memory::SLOT`] are laid out for 64-bit pointers).
+fn pointer_address(
+    cx: &Ctx,
+    loc: Loc,
+    m: &Machine,
+    obj: u32,
+    off: i64,
+    space: u32,
+    w: u32,
+) -> R<u128> {
+    let a = super::memory::address(obj, off) as u128;
+    if w < 64 && obj != 0 && obj != super::memory::NO_OBJECT {
+        let end = super::memory::base_address(obj) as u128
+            + m.mem.objects.get(&obj).map_or(0, |o| o.bytes.len() as u128);
+        if end >> w != 0 {
+            let name = m
+                .mem
+                .objects
+                .get(&obj)
+                .map_or_else(|| format!("object {obj}"), |o| o.name.clone());
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                &format!(
+                    "address of {name} in the {w}-bit address space {space} (P-MEM-PTR bases are 2 MiB apart by object id)"
+                ),
+            ));
+        }
+    }
+    Ok(a & mask(w))
 }
 
 fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R<Flow> {
