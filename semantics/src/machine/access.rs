@@ -144,6 +144,101 @@ pub(super) fn store(
     Ok(Ok(()))
 }
 
+/// Whether `name` is one of the memory intrinsics of [`mem_intrinsic`].
+pub(super) fn is_mem_intrinsic(name: &str) -> bool {
+    ["llvm.memcpy.", "llvm.memmove.", "llvm.memset."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// P-MEM-ACCESS: `llvm.memcpy`, `llvm.memcpy.inline`, `llvm.memmove`,
+/// `llvm.memset`, `llvm.memset.inline` as byte loops under the load and
+/// store rules (LangRef): a length of 0 does nothing; a poison length is
+/// UB; `memcpy` of overlapping ranges is UB; bytes keep what they are
+/// (poison, pointer bytes with their provenance). R-MEM: each byte written
+/// to an observed object is a store event of one `i8` (a pointer byte: its
+/// address byte). Input bytes not read yet cannot be copied without
+/// enumerating each of them: reported unsupported.
+pub(super) fn mem_intrinsic(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    name: &str,
+    args: &[Val],
+) -> R<Result<(), UbKind>> {
+    let set = name.starts_with("llvm.memset.");
+    if args.len() < 3 {
+        return Err(unsupported(
+            cx.prog,
+            loc,
+            &format!("@{name} with {} argument(s)", args.len()),
+        ));
+    }
+    let len = match args[2] {
+        Val::Int { v, .. } => v,
+        _ => return Ok(Err(UbKind::MemIntrinsicPoisonLength)),
+    };
+    if len == 0 {
+        return Ok(Ok(()));
+    }
+    let len = u64::try_from(len).unwrap_or(u64::MAX);
+    let (dobj, doff) = match m.mem.check(args[0], len, th.tid, true) {
+        Ok(x) => x,
+        Err(why) => return Ok(Err(why)),
+    };
+    let bytes: Vec<Byte> = if set {
+        let b = match args[1] {
+            Val::Int { v, .. } => Byte::Data(v as u8),
+            _ => Byte::Poison,
+        };
+        vec![b; len as usize]
+    } else {
+        let (sobj, soff) = match m.mem.check(args[1], len, th.tid, false) {
+            Ok(x) => x,
+            Err(why) => return Ok(Err(why)),
+        };
+        if name.starts_with("llvm.memcpy.")
+            && sobj == dobj
+            && soff < doff + len
+            && doff < soff + len
+        {
+            return Ok(Err(UbKind::OverlappingCopy));
+        }
+        let b = m.mem.read(sobj, soff, len);
+        if b.contains(&Byte::Unread) {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                &format!("@{name} of input bytes not read yet"),
+            ));
+        }
+        b
+    };
+    m.mem.write(dobj, doff, &bytes);
+    if matches!(m.mem.objects[&dobj].kind, ObjKind::Global | ObjKind::Input) {
+        for (i, b) in bytes.iter().enumerate() {
+            let value = match *b {
+                Byte::Data(x) | Byte::Input(x) => Val::Int {
+                    bits: 8,
+                    v: x as u128,
+                },
+                Byte::Ptr { obj, off, idx } => Val::Int {
+                    bits: 8,
+                    v: (super::memory::address(obj, off) >> (8 * idx as u32)) as u8 as u128,
+                },
+                Byte::Poison | Byte::Unread => Val::Poison,
+            };
+            th.observations.push_back(Observation::Store {
+                obj: dobj,
+                off: (doff + i as u64) as i64,
+                value,
+            });
+        }
+    }
+    Ok(Ok(()))
+}
+
 /// `atomicrmw`: load, combine, store as one step of the thread (P-MEM-RACE:
 /// atomics are sequentially consistent; a thread runs alone between
 /// scheduling points, so the three happen together). Returns the old value.

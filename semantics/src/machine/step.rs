@@ -468,6 +468,20 @@ fn exec_inst(
                     return Ok(Flow::Next);
                 }
             }
+            if let Some(name) = call
+                .callee_name()
+                .filter(|n| super::access::is_mem_intrinsic(n))
+            {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|a| eval(m, th, cx, loc, &a.ty, &a.value))
+                    .collect::<R<Vec<Val>>>()?;
+                if let Err(why) = super::access::mem_intrinsic(m, th, cx, loc, name, &args)? {
+                    return Ok(ub(th, loc, why));
+                }
+                return Ok(Flow::Next);
+            }
             return super::calls::exec_call(m, th, cx, loc, res, call);
         }
         InstKind::Alloca {

@@ -117,6 +117,10 @@ pub enum UbKind {
     OtherThreadsPrivate {
         object: String,
     },
+    /// P-MEM-ACCESS: `llvm.memcpy` of overlapping ranges.
+    OverlappingCopy,
+    /// P-MEM-ACCESS: a memory intrinsic with a poison length.
+    MemIntrinsicPoisonLength,
     BranchOnPoison,
     SwitchOnPoison,
     ReachedUnreachable,
@@ -156,6 +160,12 @@ impl std::fmt::Display for UbKind {
                 f,
                 "access to {object}, a private object of another thread (P-MEM-ACCESS)"
             ),
+            UbKind::OverlappingCopy => {
+                f.write_str("llvm.memcpy of overlapping ranges (P-MEM-ACCESS)")
+            }
+            UbKind::MemIntrinsicPoisonLength => {
+                f.write_str("memory intrinsic with a poison length (P-MEM-ACCESS)")
+            }
             UbKind::BranchOnPoison => f.write_str("branch on poison"),
             UbKind::SwitchOnPoison => f.write_str("switch on poison"),
             UbKind::ReachedUnreachable => f.write_str("reached unreachable"),
