@@ -1,6 +1,8 @@
 //! Floating-point expressions over constants (docs/RULES.md P-FLOAT), one
 //! instruction per function, for the differential test of the interpreter
-//! against `opt-22`'s constant folding (`semantics/tests/interp_float.rs`).
+//! against `opt-22`'s constant folding (`semantics/tests/interp_float.rs`);
+//! and small kernels over floats, pointers and memory
+//! ([`arb_memory_kernel`]) for the reductions oracle.
 //!
 //! Operands mix the values where IEEE arithmetic has its corner cases
 //! (signed zeros, the smallest subnormal, the largest finite value,
@@ -9,7 +11,7 @@
 //! LangRef leaves NaN payloads nondeterministic, and the comparison ignores
 //! them anyway.
 
-use proptest::prelude::{any, prop_oneof, Strategy};
+use proptest::prelude::{any, prop_oneof, Just, Strategy};
 use proptest::sample::select;
 
 /// A format: its IR name, intrinsic suffix, width.
@@ -316,4 +318,170 @@ pub fn case_of(f: Fmt) -> impl Strategy<Value = Case> {
 /// A case over any of the four formats.
 pub fn case() -> impl Strategy<Value = Case> {
     select(Fmt::ALL.to_vec()).prop_flat_map(case_of)
+}
+
+/// One step of a generated kernel over floats, pointers and memory
+/// ([`arb_memory_kernel`]); operands index the float values defined so far.
+#[derive(Clone, Debug)]
+pub enum Step {
+    Arith(&'static str, usize, usize),
+    Intrinsic(&'static str, usize, usize),
+    /// `select (fcmp pred a, b), a, b`.
+    Select(&'static str, usize, usize),
+    /// Store value `v` to this thread's slot (`@lds` or `@out`), or to the
+    /// next thread's (a race when no barrier orders it: the interpreter
+    /// shows the schedules' values, P-MEM-RACE).
+    Store {
+        shared: bool,
+        next: bool,
+        v: usize,
+    },
+    /// Load this thread's or the next thread's slot as a new value.
+    Load {
+        shared: bool,
+        next: bool,
+    },
+    Barrier,
+    /// A subgroup read of value `v` from the first active lane.
+    FirstLane(usize),
+    /// Branch on `fcmp olt a, b` around a store to `@out`.
+    Branch(usize, usize),
+    /// `ptrtoint` of two slot pointers compared `ult`, selecting a value.
+    PtrCompare(usize, usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let ix = || 0..64usize;
+    prop_oneof![
+        3 => (select(vec!["fadd", "fsub", "fmul", "fdiv"]), ix(), ix())
+            .prop_map(|(o, a, b)| Step::Arith(o, a, b)),
+        1 => (select(vec!["minnum", "maximum", "copysign"]), ix(), ix())
+            .prop_map(|(o, a, b)| Step::Intrinsic(o, a, b)),
+        1 => (select(vec!["olt", "ueq", "one", "uno"]), ix(), ix())
+            .prop_map(|(p, a, b)| Step::Select(p, a, b)),
+        2 => (any::<bool>(), any::<bool>(), ix()).prop_map(|(shared, next, v)| Step::Store { shared, next, v }),
+        2 => (any::<bool>(), any::<bool>()).prop_map(|(shared, next)| Step::Load { shared, next }),
+        1 => Just(Step::Barrier),
+        1 => ix().prop_map(Step::FirstLane),
+        1 => (ix(), ix()).prop_map(|(a, b)| Step::Branch(a, b)),
+        1 => (ix(), ix()).prop_map(|(a, b)| Step::PtrCompare(a, b)),
+    ]
+}
+
+/// A kernel of 3 to 10 steps over floats (the per-thread argument `%x`, the thread id
+/// converted), a workgroup array `@lds` and an observed global `@out`, with
+/// barriers and a first-lane read: for the interpreter's reductions oracle
+/// (`semantics/tests/interp_reduce.rs`). Slots are indexed by thread id
+/// modulo 4, so any thread count runs in bounds.
+pub fn arb_memory_kernel() -> impl Strategy<Value = String> {
+    proptest::collection::vec(step(), 3..=10).prop_map(|steps| memory_kernel(&steps))
+}
+
+/// Thread id, this thread's slot and the next thread's, the id as a float.
+const PROLOGUE: &str = "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  %me = urem i32 %t, 4\n  %t1 = add i32 %t, 1\n  %nx = urem i32 %t1, 4\n  %tf = uitofp i32 %t to float\n";
+
+/// The text of a kernel of `steps`.
+pub fn memory_kernel(steps: &[Step]) -> String {
+    let mut b = String::new();
+    let mut vals = vec!["%x".to_string(), "%tf".to_string()];
+    let mut fresh = 0usize;
+    let mut name = |p: &str| {
+        fresh += 1;
+        format!("%{p}{fresh}")
+    };
+    let slot = |b: &mut String, shared: bool, next: bool, n: String| -> String {
+        let (g, sp) = if shared {
+            ("@lds", " addrspace(3)")
+        } else {
+            ("@out", "")
+        };
+        let i = if next { "%nx" } else { "%me" };
+        b.push_str(&format!(
+            "  {n} = getelementptr [4 x float], ptr{sp} {g}, i32 0, i32 {i}\n"
+        ));
+        format!("ptr{sp} {n}")
+    };
+    let mut blocks = 0;
+    for s in steps {
+        let pick = |k: usize| vals[k % vals.len()].clone();
+        match s {
+            Step::Arith(op, a, c) => {
+                let r = name("f");
+                b.push_str(&format!("  {r} = {op} float {}, {}\n", pick(*a), pick(*c)));
+                vals.push(r);
+            }
+            Step::Intrinsic(op, a, c) => {
+                let r = name("f");
+                b.push_str(&format!(
+                    "  {r} = call float @llvm.{op}.f32(float {}, float {})\n",
+                    pick(*a),
+                    pick(*c)
+                ));
+                vals.push(r);
+            }
+            Step::Select(p, a, c) => {
+                let (cc, r) = (name("c"), name("f"));
+                let (x, y) = (pick(*a), pick(*c));
+                b.push_str(&format!("  {cc} = fcmp {p} float {x}, {y}\n"));
+                b.push_str(&format!("  {r} = select i1 {cc}, float {x}, float {y}\n"));
+                vals.push(r);
+            }
+            Step::Store { shared, next, v } => {
+                let p = slot(&mut b, *shared, *next, name("p"));
+                b.push_str(&format!("  store float {}, {p}, align 4\n", pick(*v)));
+            }
+            Step::Load { shared, next } => {
+                let p = slot(&mut b, *shared, *next, name("p"));
+                let r = name("f");
+                b.push_str(&format!("  {r} = load float, {p}, align 4\n"));
+                vals.push(r);
+            }
+            Step::Barrier => b.push_str("  call void @llvm.amdgcn.s.barrier()\n"),
+            Step::FirstLane(v) => {
+                let r = name("f");
+                b.push_str(&format!(
+                    "  {r} = call float @llvm.amdgcn.readfirstlane.f32(float {})\n",
+                    pick(*v)
+                ));
+                vals.push(r);
+            }
+            Step::Branch(a, c) => {
+                blocks += 1;
+                let cc = name("c");
+                b.push_str(&format!(
+                    "  {cc} = fcmp olt float {}, {}\n  br i1 {cc}, label %then{blocks}, label %join{blocks}\nthen{blocks}:\n",
+                    pick(*a),
+                    pick(*c)
+                ));
+                let p = slot(&mut b, false, false, name("p"));
+                b.push_str(&format!(
+                    "  store float {}, {p}, align 4\n  br label %join{blocks}\njoin{blocks}:\n",
+                    pick(*a)
+                ));
+            }
+            Step::PtrCompare(a, c) => {
+                let (p, q) = (
+                    slot(&mut b, true, false, name("p")),
+                    slot(&mut b, true, true, name("p")),
+                );
+                let (i, j, cc, r) = (name("i"), name("i"), name("c"), name("f"));
+                b.push_str(&format!(
+                    "  {i} = ptrtoint {p} to i32\n  {j} = ptrtoint {q} to i32\n  {cc} = icmp ult i32 {i}, {j}\n  {r} = select i1 {cc}, float {}, float {}\n",
+                    pick(*a),
+                    pick(*c)
+                ));
+                vals.push(r);
+            }
+        }
+    }
+    let last = vals.last().expect("two values at least").clone();
+    let p = slot(&mut b, false, false, name("p"));
+    format!(
+        "@lds = addrspace(3) global [4 x float] poison\n@out = global [4 x float] zeroinitializer\n\
+declare i32 @llvm.amdgcn.workitem.id.x()\ndeclare void @llvm.amdgcn.s.barrier() convergent\n\
+declare float @llvm.amdgcn.readfirstlane.f32(float) convergent\n\
+declare float @llvm.minnum.f32(float, float)\ndeclare float @llvm.maximum.f32(float, float)\n\
+declare float @llvm.copysign.f32(float, float)\n\
+define void @k(float %x) {{\nentry:\n{PROLOGUE}{b}  store float {last}, {p}, align 4\n  ret void\n}}\n"
+    )
 }
