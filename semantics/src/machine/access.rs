@@ -3,8 +3,8 @@
 //! (P-MEM-LAYOUT), over the objects of [`super::memory`]. Stores to observed
 //! objects are R-MEM events.
 //!
-//! Not modelled (reported as unsupported, never guessed): `cmpxchg` (its
-//! `{ T, i1 }` result needs aggregate values), loads and stores of vectors.
+//! Not modelled (reported as unsupported, never guessed): aggregates other
+//! than `cmpxchg`'s `{ T, i1 }` result, loads and stores of vectors.
 //! Data races (P-MEM-RACE) are not detected: a racy program gets the
 //! behaviours of the schedules the scheduler runs instead of UB (README,
 //! "What this does not model").
@@ -316,6 +316,49 @@ fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
         bits,
         v: r & mask(bits),
     })
+}
+
+/// `cmpxchg` (LangRef): load, compare with `cmp`, store `new` when equal,
+/// as one step (P-MEM-RACE: atomics are sequentially consistent). The
+/// result is `{ old, success }`. A `weak` exchange may fail spuriously: the
+/// chooser takes both outcomes when the values are equal. Integers compare
+/// by value, pointers by address (P-MEM-PTR); a poison operand in the
+/// comparison is UB (whether memory changes would depend on poison).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cmpxchg(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    ty: &Type,
+    p: Val,
+    cmp: Val,
+    new: Val,
+    weak: bool,
+) -> R<Result<Val, UbKind>> {
+    let old = match load(m, th, cx, loc, ty, p)? {
+        Ok(v) => v,
+        Err(why) => return Ok(Err(why)),
+    };
+    let equal = match (old, cmp) {
+        (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => a == b,
+        (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
+            super::memory::address(o1, f1) == super::memory::address(o2, f2)
+        }
+        (Val::Poison, _) | (_, Val::Poison) => return Ok(Err(UbKind::CmpXchgOnPoison)),
+        _ => return Err(unsupported(cx.prog, loc, "cmpxchg of this type")),
+    };
+    let success = equal && !(weak && cx.chooser.choose(2) == 1);
+    if success {
+        if let Err(why) = store(m, th, cx, loc, ty, p, new)? {
+            return Ok(Err(why));
+        }
+    }
+    Ok(Ok(match old {
+        Val::Int { bits, v } => Val::CmpXchgInt { bits, v, success },
+        Val::Ptr { obj, off } => Val::CmpXchgPtr { obj, off, success },
+        _ => unreachable!("the comparison above admits integers and pointers only"),
+    }))
 }
 
 /// The floating-point `atomicrmw` operations (LangRef): `fadd`/`fsub` as

@@ -515,6 +515,34 @@ fn exec_inst(
                 Err(why) => return Ok(ub(th, loc, why)),
             }
         }
+        InstKind::CmpXchg {
+            weak,
+            ptr,
+            cmp,
+            new,
+            ..
+        } => {
+            let p = eval_t(m, th, cx, loc, ptr)?;
+            let c = eval_t(m, th, cx, loc, cmp)?;
+            let n = eval_t(m, th, cx, loc, new)?;
+            match super::access::cmpxchg(m, th, cx, loc, &cmp.ty, p, c, n, *weak)? {
+                Ok(v) => set(th, res, v),
+                Err(why) => return Ok(ub(th, loc, why)),
+            }
+        }
+        // The only aggregates are `cmpxchg` results.
+        InstKind::ExtractValue { agg, indices } => {
+            let v = match (eval_t(m, th, cx, loc, agg)?, indices.as_slice()) {
+                (Val::CmpXchgInt { bits, v, .. }, [0]) => Val::Int { bits, v },
+                (Val::CmpXchgPtr { obj, off, .. }, [0]) => Val::Ptr { obj, off },
+                (Val::CmpXchgInt { success, .. } | Val::CmpXchgPtr { success, .. }, [1]) => {
+                    int(1, success as i128)
+                }
+                (Val::Poison, _) => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "extractvalue of this aggregate")),
+            };
+            set(th, res, v);
+        }
         InstKind::Gep {
             flags,
             source_ty,

@@ -25,6 +25,11 @@ pub enum Val {
     /// A pointer into memory object `obj` at byte offset `off`; object 0 is
     /// the null object.
     Ptr { obj: u32, off: i64 },
+    /// The `{ T, i1 }` result of `cmpxchg` on an integer (the only
+    /// aggregates the interpreter builds; `extractvalue` reads them).
+    CmpXchgInt { bits: u32, v: u128, success: bool },
+    /// The `{ ptr, i1 }` result of `cmpxchg` on a pointer.
+    CmpXchgPtr { obj: u32, off: i64, success: bool },
     /// A convergence token (C-INTR): the key of the dynamic instance of the
     /// control intrinsic that produced it.
     Token(KeyId),
@@ -41,6 +46,18 @@ impl fmt::Display for Val {
             Val::Float { ty, bits } => f.write_str(&crate::ir::float::print(*ty, *bits)),
             Val::Ptr { obj: 0, off } => write!(f, "null+{off}"),
             Val::Ptr { obj, off } => write!(f, "obj{obj}+{off}"),
+            Val::CmpXchgInt { bits, v, success } => {
+                write!(f, "{{ {}, {} }}", Val::Int { bits: *bits, v: *v }, success)
+            }
+            Val::CmpXchgPtr { obj, off, success } => write!(
+                f,
+                "{{ {}, {} }}",
+                Val::Ptr {
+                    obj: *obj,
+                    off: *off
+                },
+                success
+            ),
             Val::Token(k) => write!(f, "token#{}", k.0),
             Val::Void => f.write_str("void"),
         }
@@ -117,6 +134,9 @@ pub enum UbKind {
     OtherThreadsPrivate {
         object: String,
     },
+    /// `cmpxchg` whose loaded or expected value is poison: whether it
+    /// stores depends on poison.
+    CmpXchgOnPoison,
     /// P-MEM-ACCESS: `llvm.memcpy` of overlapping ranges.
     OverlappingCopy,
     /// P-MEM-ACCESS: a memory intrinsic with a poison length.
@@ -160,6 +180,7 @@ impl std::fmt::Display for UbKind {
                 f,
                 "access to {object}, a private object of another thread (P-MEM-ACCESS)"
             ),
+            UbKind::CmpXchgOnPoison => f.write_str("cmpxchg compares poison"),
             UbKind::OverlappingCopy => {
                 f.write_str("llvm.memcpy of overlapping ranges (P-MEM-ACCESS)")
             }
