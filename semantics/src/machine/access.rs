@@ -5,7 +5,9 @@
 //!
 //! Not modelled (reported as unsupported, never guessed): aggregates other
 //! than `cmpxchg`'s `{ T, i1 }` result, loads and stores of vectors.
-//! Data races (P-MEM-RACE) are not detected: a racy program gets the
+//! Data races (P-MEM-RACE) are detected under `Options::races` (every
+//! access goes through [`race`]; barriers join clocks in
+//! `sched::fire` via [`synchronizes`]); without it a racy program gets the
 //! behaviours of the schedules the scheduler runs instead of UB (README,
 //! "What this does not model").
 
@@ -82,6 +84,7 @@ pub(super) fn alloca(
 
 /// P-MEM-ACCESS: a load of `ty` through `p`. Input bytes not read before
 /// are chosen now (P-INPUT), as one value of the loaded type.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn load(
     m: &mut Machine,
     th: &ThreadState,
@@ -89,12 +92,16 @@ pub(super) fn load(
     loc: Loc,
     ty: &Type,
     p: Val,
+    atomic: bool,
 ) -> R<Result<Val, UbKind>> {
     let n = size(cx, loc, ty, false)?;
     let (obj, off) = match m.mem.check(p, n, th.tid, false) {
         Ok(x) => x,
         Err(why) => return Ok(Err(why)),
     };
+    if let Some(why) = race(m, th, cx, loc, obj, off, n, false, atomic) {
+        return Ok(Err(why));
+    }
     let mut bytes = m.mem.read(obj, off, n);
     if bytes.contains(&Byte::Unread) {
         let v = choose_value(m, cx.chooser, cx.opts, ty);
@@ -118,6 +125,7 @@ pub(super) fn load(
 /// P-MEM-ACCESS: a store of `v` as `ty` through `p`; R-MEM: a store to an
 /// observed object (a global outside workgroup memory, an input buffer) is
 /// an event of the thread.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn store(
     m: &mut Machine,
     th: &mut ThreadState,
@@ -126,6 +134,7 @@ pub(super) fn store(
     ty: &Type,
     p: Val,
     v: Val,
+    atomic: bool,
 ) -> R<Result<(), UbKind>> {
     let bytes = encode(v, ty, layout(cx, loc)?, cx.prog.module)
         .map_err(|e| unsupported(cx.prog, loc, &e.0))?;
@@ -133,6 +142,9 @@ pub(super) fn store(
         Ok(x) => x,
         Err(why) => return Ok(Err(why)),
     };
+    if let Some(why) = race(m, th, cx, loc, obj, off, bytes.len() as u64, true, atomic) {
+        return Ok(Err(why));
+    }
     m.mem.write(obj, off, &bytes);
     if matches!(m.mem.objects[&obj].kind, ObjKind::Global | ObjKind::Input) {
         th.observations.push_back(Observation::Store {
@@ -142,6 +154,60 @@ pub(super) fn store(
         });
     }
     Ok(Ok(()))
+}
+
+/// P-MEM-RACE (with `Options::races`): checks and records an access; the
+/// race it completes, as UB naming both accesses.
+#[allow(clippy::too_many_arguments)]
+fn race(
+    m: &mut Machine,
+    th: &ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    obj: u32,
+    off: u64,
+    n: u64,
+    write: bool,
+    atomic: bool,
+) -> Option<UbKind> {
+    if !cx.opts.races {
+        return None;
+    }
+    let at = super::step::loc_text(cx.prog, loc);
+    let (byte, other, other_write) = m.mem.race_check(obj, off, n, th.tid, write, atomic, &at)?;
+    Some(UbKind::DataRace {
+        object: m.mem.objects[&obj].name.clone(),
+        off: byte,
+        this_write: write,
+        other_tid: other.tid,
+        other_write,
+        other_at: other.at,
+    })
+}
+
+/// Whether a fired convergent call orders memory (P-MEM-SYNC): a barrier
+/// of the intrinsic table, or an unknown convergent function that may
+/// access memory (not `readnone`, `memory(none)` or `nosync`).
+pub fn synchronizes(module: &crate::ir::Module, call: &crate::ir::Call) -> bool {
+    use super::program::{classify, CalleeKind};
+    match classify(module, call) {
+        CalleeKind::Builtin(crate::intrinsics::Op::Barrier(_)) => true,
+        CalleeKind::UnknownConvergent => {
+            let attrs = |a: &[crate::ir::Attr]| {
+                module.expand_attrs(a).iter().any(|x| match x {
+                    crate::ir::Attr::Word(w) => w == "readnone" || w == "nosync",
+                    crate::ir::Attr::Paren { name, args } => name == "memory" && args == "none",
+                    _ => false,
+                })
+            };
+            let decl = call
+                .callee_name()
+                .and_then(|n| module.function(n))
+                .is_some_and(|f| attrs(&f.fn_attrs));
+            !(decl || attrs(&call.fn_attrs))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `name` is one of the memory intrinsics of [`mem_intrinsic`].
@@ -205,6 +271,9 @@ pub(super) fn mem_intrinsic(
         {
             return Ok(Err(UbKind::OverlappingCopy));
         }
+        if let Some(why) = race(m, th, cx, loc, sobj, soff, len, false, false) {
+            return Ok(Err(why));
+        }
         let b = m.mem.read(sobj, soff, len);
         if b.contains(&Byte::Unread) {
             return Err(unsupported(
@@ -215,6 +284,9 @@ pub(super) fn mem_intrinsic(
         }
         b
     };
+    if let Some(why) = race(m, th, cx, loc, dobj, doff, len, true, false) {
+        return Ok(Err(why));
+    }
     m.mem.write(dobj, doff, &bytes);
     if matches!(m.mem.objects[&dobj].kind, ObjKind::Global | ObjKind::Input) {
         for (i, b) in bytes.iter().enumerate() {
@@ -253,12 +325,12 @@ pub(super) fn atomicrmw(
     p: Val,
     x: Val,
 ) -> R<Result<Val, UbKind>> {
-    let old = match load(m, th, cx, loc, ty, p)? {
+    let old = match load(m, th, cx, loc, ty, p, true)? {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
     let new = rmw(cx, loc, op, old, x)?;
-    Ok(store(m, th, cx, loc, ty, p, new)?.map(|()| old))
+    Ok(store(m, th, cx, loc, ty, p, new, true)?.map(|()| old))
 }
 
 /// The `atomicrmw` operations on integers (LangRef).
@@ -336,7 +408,7 @@ pub(super) fn cmpxchg(
     new: Val,
     weak: bool,
 ) -> R<Result<Val, UbKind>> {
-    let old = match load(m, th, cx, loc, ty, p)? {
+    let old = match load(m, th, cx, loc, ty, p, true)? {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
@@ -350,7 +422,7 @@ pub(super) fn cmpxchg(
     };
     let success = equal && !(weak && cx.chooser.choose(2) == 1);
     if success {
-        if let Err(why) = store(m, th, cx, loc, ty, p, new)? {
+        if let Err(why) = store(m, th, cx, loc, ty, p, new, true)? {
             return Ok(Err(why));
         }
     }

@@ -124,10 +124,36 @@ pub struct Object {
     pub bytes: Vector<Byte>,
 }
 
+/// One access remembered for race detection (P-MEM-RACE).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    pub tid: u32,
+    /// The thread's epoch (its own vector-clock entry) at the access.
+    pub epoch: u32,
+    pub atomic: bool,
+    /// Where it happened, as reports print it.
+    pub at: String,
+}
+
+/// The accesses to one byte that later accesses are checked against: the
+/// last write, and each thread's last read since it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shadow {
+    pub write: Option<Access>,
+    pub reads: OrdMap<u32, Access>,
+}
+
 /// All objects of a launch by id (0 is never an object: null).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Memory {
     pub objects: OrdMap<u32, Object>,
+    /// P-MEM-SYNC (only with race detection): each thread's vector clock,
+    /// sparse; a thread's own entry is its epoch minus one, others the
+    /// latest epoch of that thread that happens before it.
+    pub clocks: OrdMap<u32, OrdMap<u32, u32>>,
+    /// P-MEM-RACE (only with race detection): per (object, byte) of shared
+    /// objects, the accesses to check against.
+    pub shadow: OrdMap<(u32, u64), Shadow>,
 }
 
 /// Why a typed value cannot be read or written as bytes: outside what the
@@ -136,6 +162,103 @@ pub struct Memory {
 pub struct Unmodelled(pub String);
 
 impl Memory {
+    /// A thread's current epoch (P-MEM-SYNC: epochs start at 1).
+    fn epoch(&self, tid: u32) -> u32 {
+        self.clocks
+            .get(&tid)
+            .and_then(|c| c.get(&tid))
+            .copied()
+            .unwrap_or(0)
+            + 1
+    }
+
+    /// Whether an access made by `a.tid` at `a.epoch` happens before the
+    /// current point of thread `tid` (program order, or a synchronization).
+    fn hb(&self, a: &Access, tid: u32) -> bool {
+        a.tid == tid
+            || self
+                .clocks
+                .get(&tid)
+                .and_then(|c| c.get(&a.tid))
+                .is_some_and(|known| a.epoch <= *known)
+    }
+
+    /// P-MEM-SYNC: the members of a fired synchronizing set: everything each
+    /// did before happens before everything each does after (clocks joined,
+    /// then each member starts a new epoch).
+    pub fn synchronize(&mut self, tids: &[u32]) {
+        let mut join: OrdMap<u32, u32> = OrdMap::new();
+        for t in tids {
+            join.insert(*t, self.epoch(*t));
+            if let Some(c) = self.clocks.get(t) {
+                for (u, e) in c {
+                    if u != t {
+                        let x = join.get(u).copied().unwrap_or(0).max(*e);
+                        join.insert(*u, x);
+                    }
+                }
+            }
+        }
+        for t in tids {
+            let mut c = join.clone();
+            // Own entry: epoch - 1, so the new epoch is the old one plus 1.
+            c.insert(*t, join.get(t).copied().unwrap_or(1));
+            self.clocks.insert(*t, c);
+        }
+    }
+
+    /// P-MEM-RACE: records an access by `tid` to bytes `[off, off + n)` of
+    /// `obj` (private objects are never shared and not tracked) and returns
+    /// the first earlier access it races with: to a common byte, by another
+    /// thread, one of the two a write, not both atomic, neither happening
+    /// before the other (a later access never happens before an earlier
+    /// one: threads run alone between scheduling points).
+    #[allow(clippy::too_many_arguments)]
+    pub fn race_check(
+        &mut self,
+        obj: u32,
+        off: u64,
+        n: u64,
+        tid: u32,
+        write: bool,
+        atomic: bool,
+        at: &str,
+    ) -> Option<(u64, Access, bool)> {
+        if matches!(
+            self.objects.get(&obj).map(|o| &o.kind),
+            Some(ObjKind::Private { .. }) | None
+        ) {
+            return None;
+        }
+        let me = Access {
+            tid,
+            epoch: self.epoch(tid),
+            atomic,
+            at: at.to_string(),
+        };
+        for i in off..off + n {
+            let sh = self.shadow.get(&(obj, i)).cloned().unwrap_or_default();
+            let conflicts = |a: &Access| !(self.hb(a, tid) || (atomic && a.atomic));
+            if let Some(w) = sh.write.as_ref().filter(|w| conflicts(w)) {
+                return Some((i, w.clone(), true));
+            }
+            if write {
+                if let Some(r) = sh.reads.values().find(|r| conflicts(r)) {
+                    return Some((i, r.clone(), false));
+                }
+            }
+            let mut sh = sh;
+            if write {
+                sh.write = Some(me.clone());
+                sh.reads = OrdMap::new();
+            } else {
+                sh.reads.insert(tid, me.clone());
+            }
+            self.shadow.insert((obj, i), sh);
+        }
+        None
+    }
+
     /// P-MEM-PTR `inttoptr`: the pointer of address space `space` with the
     /// provenance of the object whose range `[base, base + size]` holds
     /// `addr`; 0 is null; an address in no object gives a pointer with no

@@ -493,17 +493,23 @@ fn exec_inst(
             Ok(v) => set(th, res, v),
             Err(why) => return Ok(ub(th, loc, why)),
         },
-        InstKind::Load { ty, ptr, .. } => {
+        InstKind::Load {
+            ty, ptr, atomic, ..
+        } => {
             let p = eval_t(m, th, cx, loc, ptr)?;
-            match super::access::load(m, th, cx, loc, ty, p)? {
+            match super::access::load(m, th, cx, loc, ty, p, atomic.is_some())? {
                 Ok(v) => set(th, res, v),
                 Err(why) => return Ok(ub(th, loc, why)),
             }
         }
-        InstKind::Store { value, ptr, .. } => {
+        InstKind::Store {
+            value, ptr, atomic, ..
+        } => {
             let v = eval_t(m, th, cx, loc, value)?;
             let p = eval_t(m, th, cx, loc, ptr)?;
-            if let Err(why) = super::access::store(m, th, cx, loc, &value.ty, p, v)? {
+            if let Err(why) =
+                super::access::store(m, th, cx, loc, &value.ty, p, v, atomic.is_some())?
+            {
                 return Ok(ub(th, loc, why));
             }
         }

@@ -134,6 +134,17 @@ pub enum UbKind {
     OtherThreadsPrivate {
         object: String,
     },
+    /// P-MEM-RACE: this access and an earlier one of another thread touch
+    /// a common byte, one writes, not both are atomic, and no barrier
+    /// orders them.
+    DataRace {
+        object: String,
+        off: u64,
+        this_write: bool,
+        other_tid: u32,
+        other_write: bool,
+        other_at: String,
+    },
     /// `cmpxchg` whose loaded or expected value is poison: whether it
     /// stores depends on poison.
     CmpXchgOnPoison,
@@ -181,6 +192,19 @@ impl std::fmt::Display for UbKind {
                 "access to {object}, a private object of another thread (P-MEM-ACCESS)"
             ),
             UbKind::CmpXchgOnPoison => f.write_str("cmpxchg compares poison"),
+            UbKind::DataRace {
+                object,
+                off,
+                this_write,
+                other_tid,
+                other_write,
+                other_at,
+            } => write!(
+                f,
+                "data race on byte {off} of {object}: this {} and the {} of thread {other_tid} at {other_at}, not ordered by a barrier (P-MEM-RACE)",
+                if *this_write { "write" } else { "read" },
+                if *other_write { "write" } else { "read" }
+            ),
             UbKind::OverlappingCopy => {
                 f.write_str("llvm.memcpy of overlapping ranges (P-MEM-ACCESS)")
             }
