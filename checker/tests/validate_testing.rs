@@ -27,7 +27,8 @@ fn opts() -> Options {
     }
 }
 
-const HEAD: &str = "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-p5:32:32-i64:64-n32:64-S32-A5-G1\"
+const HEAD: &str =
+    "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-p5:32:32-i64:64-n32:64-S32-A5-G1\"
 target triple = \"amdgcn-amd-amdhsa\"
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare i32 @llvm.amdgcn.ballot.i32(i1) convergent
@@ -102,7 +103,10 @@ fn testing_agrees_with_the_memory_semantics() {
     }
     match test_refinement(&src, &wrong, "k", &opts(), None) {
         Tested::Counterexample(text) => {
-            assert!(text.contains("launch: 1 threads") || text.contains("launch: 2 threads"), "{text}");
+            assert!(
+                text.contains("launch: 1 threads") || text.contains("launch: 2 threads"),
+                "{text}"
+            );
             assert!(text.contains("%p = ["), "names the buffer: {text}");
         }
         other => panic!("thread 0 stores 0 instead of the ballot: {other:?}"),
@@ -127,7 +131,11 @@ fn adapter_reports_testing_results() {
     };
     let r = check_function(&pair(&sunk), "k", &opts(), true, None);
     assert_eq!(r.verdict, FnVerdict::Unsupported, "{}", r.reason);
-    assert!(r.reason.contains("no difference") && r.reason.contains("not a proof"), "{}", r.reason);
+    assert!(
+        r.reason.contains("no difference") && r.reason.contains("not a proof"),
+        "{}",
+        r.reason
+    );
     let r = check_function(&pair(&wrong), "k", &opts(), true, None);
     assert_eq!(r.verdict, FnVerdict::Counterexample, "{}", r.reason);
     assert!(r.reason.contains("interpreter testing"), "{}", r.reason);
@@ -177,8 +185,13 @@ fn atomic_optimizer_output_is_tested() {
     }
     // The lane that does the atomic is the one whose mbcnt is 0; asking for
     // mbcnt == 64 instead means no lane does it.
-    let broken = out.stdout.replacen("icmp eq i32 %6, 0", "icmp eq i32 %6, 64", 1);
-    assert_ne!(broken, out.stdout, "the elected-lane compare is where expected");
+    let broken = out
+        .stdout
+        .replacen("icmp eq i32 %6, 0", "icmp eq i32 %6, 64", 1);
+    assert_ne!(
+        broken, out.stdout,
+        "the elected-lane compare is where expected"
+    );
     match test_refinement(&src, &parse(&broken), "k", &opts(), None) {
         Tested::Counterexample(_) => {}
         other => panic!("no lane does the atomic: {other:?}"),
