@@ -249,3 +249,25 @@ fn reduced_equals_plain_on_mc07_family() {
     t.report("MC-07 family");
     assert!(t.compared >= 350, "too few compared: {}", t.compared);
 }
+
+/// Kernels over floats, pointers and memory (`testgen::floats`: float
+/// arithmetic, intrinsics and compares, `ptrtoint` compares, stores and
+/// loads of workgroup and observed global slots, barriers, a first-lane
+/// read; loads of the next thread's slot race where no barrier orders
+/// them, so memory differs between schedules) at 2 and 3 threads: the
+/// memoized search finds the plain search's behaviours (P-FLOAT,
+/// P-MEM-PTR, P-MEM-VALUE in the state).
+#[test]
+fn reduced_equals_plain_on_float_memory_kernels() {
+    let progs = testgen::sample(&testgen::floats::arb_memory_kernel(), 200, 47);
+    let mut t = Tally::new();
+    for (i, text) in progs.iter().enumerate() {
+        let threads = if i % 2 == 0 { 2 } else { 3 };
+        t.add(compare(text, &opts(threads, 40, vec![0, 1])));
+    }
+    t.report("float/memory kernels, 2 and 3 threads");
+    assert!(t.compared >= 150, "too few compared: {}", t.compared);
+    // Per-thread float arguments over {0, 1}: launches differ in what the
+    // threads store and read.
+    assert!(t.plain >= 4 * t.compared as u64, "{} executions", t.plain);
+}

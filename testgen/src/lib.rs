@@ -11,6 +11,10 @@
 //!   over generated CFGs, and batched `opt` verdicts per program.
 //! - [`defects`]: token programs with one planted defect labelled by rule ID
 //!   and LLVM message.
+//! - [`floats`]: one floating-point instruction over constants per
+//!   function, for the differential test against `opt-22`'s folding; and
+//!   kernels over floats, pointers and memory with barriers, for the
+//!   interpreter's reductions oracle.
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
 //! - [`modules`]: random well-formed modules as text covering the whole
@@ -29,6 +33,7 @@
 
 pub mod cfg;
 pub mod defects;
+pub mod floats;
 pub mod graph;
 pub mod inputs;
 pub mod modules;

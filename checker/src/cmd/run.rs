@@ -89,6 +89,11 @@ pub struct Args {
     /// nor the parameter's `dereferenceable(N)` gives it.
     #[arg(long, default_value_t = semantics::machine::DEFAULT_BUFFER_BYTES)]
     pub buffer_bytes: u64,
+    /// Detect data races (P-MEM-RACE): two threads touching a byte, one
+    /// writing, not both atomic, not ordered by a barrier, end the
+    /// execution with undefined behaviour naming both accesses.
+    #[arg(long)]
+    pub races: bool,
     /// The kernel, with or without `@` (default: the module's only
     /// definition). `--entry` is an old spelling of this flag.
     #[arg(long, alias = "entry", value_name = "NAME")]
@@ -371,6 +376,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
         reduce: !args.no_reduce,
         buffer_bytes: args.buffer_bytes,
         buffers: parse_buffers(&args.buffers)?,
+        races: args.races,
     })
 }
 
@@ -567,7 +573,7 @@ pub fn modes_line(args: &Args) -> String {
             .unwrap_or_default()
     }
     format!(
-        "modes: --threads {} --groups {}{} --max-steps {} --environment {} --anchor {} --uncontrolled {} --shuffle-oob {}",
+        "modes: --threads {} --groups {}{} --max-steps {} --environment {} --anchor {} --uncontrolled {} --shuffle-oob {}{}",
         args.threads,
         args.groups,
         args.subgroup_size
@@ -578,6 +584,7 @@ pub fn modes_line(args: &Args) -> String {
         flag(&args.anchor),
         flag(&args.uncontrolled),
         flag(&args.shuffle_oob),
+        if args.races { " --races" } else { "" },
     )
 }
 

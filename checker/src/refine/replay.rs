@@ -257,6 +257,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         reduce: true,
         buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
         buffers: BTreeMap::new(),
+        races: false,
     }
 }
 

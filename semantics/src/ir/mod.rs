@@ -13,6 +13,7 @@
 //! - Successor order is LLVM's (`br` true then false; `switch` default then
 //!   cases in order), because LLVM's cycle analysis depends on it.
 
+pub mod float;
 pub mod layout;
 pub mod metadata;
 pub mod print;

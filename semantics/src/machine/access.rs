@@ -3,10 +3,11 @@
 //! (P-MEM-LAYOUT), over the objects of [`super::memory`]. Stores to observed
 //! objects are R-MEM events.
 //!
-//! Not modelled (reported as unsupported, never guessed): `cmpxchg` (its
-//! `{ T, i1 }` result needs aggregate values), integers stored as pointers
-//! and pointers read as integers, loads and stores of floats and vectors.
-//! Data races (P-MEM-RACE) are not detected: a racy program gets the
+//! Not modelled (reported as unsupported, never guessed): aggregates other
+//! than `cmpxchg`'s `{ T, i1 }` result, loads and stores of vectors.
+//! Data races (P-MEM-RACE) are detected under `Options::races` (every
+//! access goes through [`race`]; barriers join clocks in
+//! `sched::fire` via [`synchronizes`]); without it a racy program gets the
 //! behaviours of the schedules the scheduler runs instead of UB (README,
 //! "What this does not model").
 
@@ -83,6 +84,7 @@ pub(super) fn alloca(
 
 /// P-MEM-ACCESS: a load of `ty` through `p`. Input bytes not read before
 /// are chosen now (P-INPUT), as one value of the loaded type.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn load(
     m: &mut Machine,
     th: &ThreadState,
@@ -90,12 +92,16 @@ pub(super) fn load(
     loc: Loc,
     ty: &Type,
     p: Val,
+    atomic: bool,
 ) -> R<Result<Val, UbKind>> {
     let n = size(cx, loc, ty, false)?;
     let (obj, off) = match m.mem.check(p, n, th.tid, false) {
         Ok(x) => x,
         Err(why) => return Ok(Err(why)),
     };
+    if let Some(why) = race(m, th, cx, loc, obj, off, n, false, atomic) {
+        return Ok(Err(why));
+    }
     let mut bytes = m.mem.read(obj, off, n);
     if bytes.contains(&Byte::Unread) {
         let v = choose_value(m, cx.chooser, cx.opts, ty);
@@ -111,7 +117,7 @@ pub(super) fn load(
         }
         m.mem.write(obj, off, &bytes);
     }
-    decode(&bytes, ty)
+    decode(&bytes, ty, &m.mem)
         .map(Ok)
         .map_err(|e| unsupported(cx.prog, loc, &e.0))
 }
@@ -119,6 +125,7 @@ pub(super) fn load(
 /// P-MEM-ACCESS: a store of `v` as `ty` through `p`; R-MEM: a store to an
 /// observed object (a global outside workgroup memory, an input buffer) is
 /// an event of the thread.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn store(
     m: &mut Machine,
     th: &mut ThreadState,
@@ -127,6 +134,7 @@ pub(super) fn store(
     ty: &Type,
     p: Val,
     v: Val,
+    atomic: bool,
 ) -> R<Result<(), UbKind>> {
     let bytes = encode(v, ty, layout(cx, loc)?, cx.prog.module)
         .map_err(|e| unsupported(cx.prog, loc, &e.0))?;
@@ -134,6 +142,9 @@ pub(super) fn store(
         Ok(x) => x,
         Err(why) => return Ok(Err(why)),
     };
+    if let Some(why) = race(m, th, cx, loc, obj, off, bytes.len() as u64, true, atomic) {
+        return Ok(Err(why));
+    }
     m.mem.write(obj, off, &bytes);
     if matches!(m.mem.objects[&obj].kind, ObjKind::Global | ObjKind::Input) {
         th.observations.push_back(Observation::Store {
@@ -141,6 +152,161 @@ pub(super) fn store(
             off: off as i64,
             value: v,
         });
+    }
+    Ok(Ok(()))
+}
+
+/// P-MEM-RACE (with `Options::races`): checks and records an access; the
+/// race it completes, as UB naming both accesses.
+#[allow(clippy::too_many_arguments)]
+fn race(
+    m: &mut Machine,
+    th: &ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    obj: u32,
+    off: u64,
+    n: u64,
+    write: bool,
+    atomic: bool,
+) -> Option<UbKind> {
+    if !cx.opts.races {
+        return None;
+    }
+    let at = super::step::loc_text(cx.prog, loc);
+    let (byte, other, other_write) = m.mem.race_check(obj, off, n, th.tid, write, atomic, &at)?;
+    Some(UbKind::DataRace {
+        object: m.mem.objects[&obj].name.clone(),
+        off: byte,
+        this_write: write,
+        other_tid: other.tid,
+        other_write,
+        other_at: other.at,
+    })
+}
+
+/// Whether a fired convergent call orders memory (P-MEM-SYNC): a barrier
+/// of the intrinsic table, or an unknown convergent function that may
+/// access memory (not `readnone`, `memory(none)` or `nosync`).
+pub fn synchronizes(module: &crate::ir::Module, call: &crate::ir::Call) -> bool {
+    use super::program::{classify, CalleeKind};
+    match classify(module, call) {
+        CalleeKind::Builtin(crate::intrinsics::Op::Barrier(_)) => true,
+        CalleeKind::UnknownConvergent => {
+            let attrs = |a: &[crate::ir::Attr]| {
+                module.expand_attrs(a).iter().any(|x| match x {
+                    crate::ir::Attr::Word(w) => w == "readnone" || w == "nosync",
+                    crate::ir::Attr::Paren { name, args } => name == "memory" && args == "none",
+                    _ => false,
+                })
+            };
+            let decl = call
+                .callee_name()
+                .and_then(|n| module.function(n))
+                .is_some_and(|f| attrs(&f.fn_attrs));
+            !(decl || attrs(&call.fn_attrs))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `name` is one of the memory intrinsics of [`mem_intrinsic`].
+pub(super) fn is_mem_intrinsic(name: &str) -> bool {
+    ["llvm.memcpy.", "llvm.memmove.", "llvm.memset."]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// P-MEM-ACCESS: `llvm.memcpy`, `llvm.memcpy.inline`, `llvm.memmove`,
+/// `llvm.memset`, `llvm.memset.inline` as byte loops under the load and
+/// store rules (LangRef): a length of 0 does nothing; a poison length is
+/// UB; `memcpy` of overlapping ranges is UB; bytes keep what they are
+/// (poison, pointer bytes with their provenance). R-MEM: each byte written
+/// to an observed object is a store event of one `i8` (a pointer byte: its
+/// address byte). Input bytes not read yet cannot be copied without
+/// enumerating each of them: reported unsupported.
+pub(super) fn mem_intrinsic(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &Ctx,
+    loc: Loc,
+    name: &str,
+    args: &[Val],
+) -> R<Result<(), UbKind>> {
+    let set = name.starts_with("llvm.memset.");
+    if args.len() < 3 {
+        return Err(unsupported(
+            cx.prog,
+            loc,
+            &format!("@{name} with {} argument(s)", args.len()),
+        ));
+    }
+    let len = match args[2] {
+        Val::Int { v, .. } => v,
+        _ => return Ok(Err(UbKind::MemIntrinsicPoisonLength)),
+    };
+    if len == 0 {
+        return Ok(Ok(()));
+    }
+    let len = u64::try_from(len).unwrap_or(u64::MAX);
+    let (dobj, doff) = match m.mem.check(args[0], len, th.tid, true) {
+        Ok(x) => x,
+        Err(why) => return Ok(Err(why)),
+    };
+    let bytes: Vec<Byte> = if set {
+        let b = match args[1] {
+            Val::Int { v, .. } => Byte::Data(v as u8),
+            _ => Byte::Poison,
+        };
+        vec![b; len as usize]
+    } else {
+        let (sobj, soff) = match m.mem.check(args[1], len, th.tid, false) {
+            Ok(x) => x,
+            Err(why) => return Ok(Err(why)),
+        };
+        if name.starts_with("llvm.memcpy.")
+            && sobj == dobj
+            && soff < doff + len
+            && doff < soff + len
+        {
+            return Ok(Err(UbKind::OverlappingCopy));
+        }
+        if let Some(why) = race(m, th, cx, loc, sobj, soff, len, false, false) {
+            return Ok(Err(why));
+        }
+        let b = m.mem.read(sobj, soff, len);
+        if b.contains(&Byte::Unread) {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                &format!("@{name} of input bytes not read yet"),
+            ));
+        }
+        b
+    };
+    if let Some(why) = race(m, th, cx, loc, dobj, doff, len, true, false) {
+        return Ok(Err(why));
+    }
+    m.mem.write(dobj, doff, &bytes);
+    if matches!(m.mem.objects[&dobj].kind, ObjKind::Global | ObjKind::Input) {
+        for (i, b) in bytes.iter().enumerate() {
+            let value = match *b {
+                Byte::Data(x) | Byte::Input(x) => Val::Int {
+                    bits: 8,
+                    v: x as u128,
+                },
+                Byte::Ptr { obj, off, idx } => Val::Int {
+                    bits: 8,
+                    v: (super::memory::address(obj, off) >> (8 * idx as u32)) as u8 as u128,
+                },
+                Byte::Poison | Byte::Unread => Val::Poison,
+            };
+            th.observations.push_back(Observation::Store {
+                obj: dobj,
+                off: (doff + i as u64) as i64,
+                value,
+            });
+        }
     }
     Ok(Ok(()))
 }
@@ -159,16 +325,19 @@ pub(super) fn atomicrmw(
     p: Val,
     x: Val,
 ) -> R<Result<Val, UbKind>> {
-    let old = match load(m, th, cx, loc, ty, p)? {
+    let old = match load(m, th, cx, loc, ty, p, true)? {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
     let new = rmw(cx, loc, op, old, x)?;
-    Ok(store(m, th, cx, loc, ty, p, new)?.map(|()| old))
+    Ok(store(m, th, cx, loc, ty, p, new, true)?.map(|()| old))
 }
 
 /// The `atomicrmw` operations on integers (LangRef).
 fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
+    if let (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) = (old, x) {
+        return rmw_float(cx, loc, op, f, a, b);
+    }
     let (Val::Int { bits, v: a }, Val::Int { v: b, .. }) = (old, x) else {
         return Ok(if op == RmwOp::Xchg { x } else { Val::Poison });
     };
@@ -207,11 +376,96 @@ fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
             }
         }
         RmwOp::USubSat => a.saturating_sub(b),
-        _ => return Err(unsupported(cx.prog, loc, "floating-point atomicrmw")),
+        _ => {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                "floating-point atomicrmw on integers",
+            ))
+        }
     };
     Ok(Val::Int {
         bits,
         v: r & mask(bits),
+    })
+}
+
+/// `cmpxchg` (LangRef): load, compare with `cmp`, store `new` when equal,
+/// as one step (P-MEM-RACE: atomics are sequentially consistent). The
+/// result is `{ old, success }`. A `weak` exchange may fail spuriously: the
+/// chooser takes both outcomes when the values are equal. Integers compare
+/// by value, pointers by address (P-MEM-PTR); a poison operand in the
+/// comparison is UB (whether memory changes would depend on poison).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cmpxchg(
+    m: &mut Machine,
+    th: &mut ThreadState,
+    cx: &mut Ctx,
+    loc: Loc,
+    ty: &Type,
+    p: Val,
+    cmp: Val,
+    new: Val,
+    weak: bool,
+) -> R<Result<Val, UbKind>> {
+    let old = match load(m, th, cx, loc, ty, p, true)? {
+        Ok(v) => v,
+        Err(why) => return Ok(Err(why)),
+    };
+    let equal = match (old, cmp) {
+        (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => a == b,
+        (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
+            super::memory::address(o1, f1) == super::memory::address(o2, f2)
+        }
+        (Val::Poison, _) | (_, Val::Poison) => return Ok(Err(UbKind::CmpXchgOnPoison)),
+        _ => return Err(unsupported(cx.prog, loc, "cmpxchg of this type")),
+    };
+    let success = equal && !(weak && cx.chooser.choose(2) == 1);
+    if success {
+        if let Err(why) = store(m, th, cx, loc, ty, p, new, true)? {
+            return Ok(Err(why));
+        }
+    }
+    Ok(Ok(match old {
+        Val::Int { bits, v } => Val::CmpXchgInt { bits, v, success },
+        Val::Ptr { obj, off } => Val::CmpXchgPtr { obj, off, success },
+        _ => unreachable!("the comparison above admits integers and pointers only"),
+    }))
+}
+
+/// The floating-point `atomicrmw` operations (LangRef): `fadd`/`fsub` as
+/// the instructions, `fmax`/`fmin` as `llvm.maxnum`/`llvm.minnum`, `xchg`.
+fn rmw_float(
+    cx: &Ctx,
+    loc: Loc,
+    op: RmwOp,
+    f: crate::ir::float::FloatTy,
+    a: u64,
+    b: u64,
+) -> R<Val> {
+    use super::float::{binary, intrinsic, val};
+    let fv = |x| val(f, x);
+    Ok(match op {
+        RmwOp::Xchg => fv(b),
+        RmwOp::FAdd => binary(crate::ir::BinOp::FAdd, &[], f, a, b),
+        RmwOp::FSub => binary(crate::ir::BinOp::FSub, &[], f, a, b),
+        RmwOp::FMax | RmwOp::FMin => {
+            let name = if op == RmwOp::FMax {
+                "llvm.maxnum"
+            } else {
+                "llvm.minnum"
+            };
+            intrinsic(name, &[], &[fv(a), fv(b)])
+                .expect("P-FLOAT: maxnum and minnum are float intrinsics")
+                .expect("P-FLOAT: two float operands is their arity")
+        }
+        _ => {
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                "integer atomicrmw on a floating-point value",
+            ))
+        }
     })
 }
 
@@ -295,7 +549,7 @@ pub(super) fn gep(
 /// P-MEM-OBJ at launch: one object per global (one per launch group for
 /// workgroup globals), filled from its initializer. A global whose type has
 /// no layout, or whose initializer holds something the byte model does not
-/// represent (floats, for now), gets no object: using it is reported as
+/// represent, gets no object: using it is reported as
 /// unsupported ([`super::step`] `const_val`), never guessed.
 pub(super) fn init_globals(m: &mut Machine, cx: &mut Ctx, groups: u32) -> R<()> {
     let md = cx.prog.module;
@@ -414,7 +668,8 @@ fn init_bytes(
                 }
             }
         }
-        (Const::Int { .. } | Const::Global(_) | Const::Expr(_), Type::Int(_) | Type::Ptr(_)) => {
+        (Const::Int { .. } | Const::Global(_) | Const::Expr(_), Type::Int(_) | Type::Ptr(_))
+        | (Const::Float(_), Type::Half | Type::BFloat | Type::Float | Type::Double) => {
             let v = match super::step::const_val(m, cx, loc, group, ty, c) {
                 Ok(v) => v,
                 Err(_) => return Ok(None),

@@ -52,6 +52,31 @@ pub fn is_workgroup(g: &crate::ir::Global) -> bool {
         .any(|k| *k == format!("addrspace({WORKGROUP_SPACE})"))
 }
 
+/// P-MEM-PTR: objects sit at fixed addresses: object `id` starts at `id`
+/// times this stride (2 MiB; objects are at most 1 MiB, so one-past-the-end
+/// addresses stay inside the slot and every base is 2 MiB-aligned). Ids do
+/// not depend on the schedule, so neither do addresses.
+pub const SLOT: u64 = 1 << 21;
+
+/// The provenance of an `inttoptr` result whose address is in no object
+/// (P-MEM-PTR): never an object id, so an access through it is UB
+/// ([`UbKind::NoObject`]); its offset is the address itself.
+pub const NO_OBJECT: u32 = u32::MAX;
+
+/// P-MEM-PTR: the base address of object `id`.
+pub fn base_address(id: u32) -> u64 {
+    id as u64 * SLOT
+}
+
+/// P-MEM-PTR: the address of a pointer (object base plus offset; null and
+/// object-less pointers are their offset), modulo 2^64.
+pub fn address(obj: u32, off: i64) -> u64 {
+    match obj {
+        0 | NO_OBJECT => off as u64,
+        _ => base_address(obj).wrapping_add(off as u64),
+    }
+}
+
 /// What an object is (who sees it, whether it is observed: R-MEM).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ObjKind {
@@ -99,10 +124,36 @@ pub struct Object {
     pub bytes: Vector<Byte>,
 }
 
+/// One access remembered for race detection (P-MEM-RACE).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Access {
+    pub tid: u32,
+    /// The thread's epoch (its own vector-clock entry) at the access.
+    pub epoch: u32,
+    pub atomic: bool,
+    /// Where it happened, as reports print it.
+    pub at: String,
+}
+
+/// The accesses to one byte that later accesses are checked against: the
+/// last write, and each thread's last read since it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shadow {
+    pub write: Option<Access>,
+    pub reads: OrdMap<u32, Access>,
+}
+
 /// All objects of a launch by id (0 is never an object: null).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Memory {
     pub objects: OrdMap<u32, Object>,
+    /// P-MEM-SYNC (only with race detection): each thread's vector clock,
+    /// sparse; a thread's own entry is its epoch minus one, others the
+    /// latest epoch of that thread that happens before it.
+    pub clocks: OrdMap<u32, OrdMap<u32, u32>>,
+    /// P-MEM-RACE (only with race detection): per (object, byte) of shared
+    /// objects, the accesses to check against.
+    pub shadow: OrdMap<(u32, u64), Shadow>,
 }
 
 /// Why a typed value cannot be read or written as bytes: outside what the
@@ -111,6 +162,127 @@ pub struct Memory {
 pub struct Unmodelled(pub String);
 
 impl Memory {
+    /// A thread's current epoch (P-MEM-SYNC: epochs start at 1).
+    fn epoch(&self, tid: u32) -> u32 {
+        self.clocks
+            .get(&tid)
+            .and_then(|c| c.get(&tid))
+            .copied()
+            .unwrap_or(0)
+            + 1
+    }
+
+    /// Whether an access made by `a.tid` at `a.epoch` happens before the
+    /// current point of thread `tid` (program order, or a synchronization).
+    fn hb(&self, a: &Access, tid: u32) -> bool {
+        a.tid == tid
+            || self
+                .clocks
+                .get(&tid)
+                .and_then(|c| c.get(&a.tid))
+                .is_some_and(|known| a.epoch <= *known)
+    }
+
+    /// P-MEM-SYNC: the members of a fired synchronizing set: everything each
+    /// did before happens before everything each does after (clocks joined,
+    /// then each member starts a new epoch).
+    pub fn synchronize(&mut self, tids: &[u32]) {
+        let mut join: OrdMap<u32, u32> = OrdMap::new();
+        for t in tids {
+            join.insert(*t, self.epoch(*t));
+            if let Some(c) = self.clocks.get(t) {
+                for (u, e) in c {
+                    if u != t {
+                        let x = join.get(u).copied().unwrap_or(0).max(*e);
+                        join.insert(*u, x);
+                    }
+                }
+            }
+        }
+        for t in tids {
+            let mut c = join.clone();
+            // Own entry: epoch - 1, so the new epoch is the old one plus 1.
+            c.insert(*t, join.get(t).copied().unwrap_or(1));
+            self.clocks.insert(*t, c);
+        }
+    }
+
+    /// P-MEM-RACE: records an access by `tid` to bytes `[off, off + n)` of
+    /// `obj` (private objects are never shared and not tracked) and returns
+    /// the first earlier access it races with: to a common byte, by another
+    /// thread, one of the two a write, not both atomic, neither happening
+    /// before the other (a later access never happens before an earlier
+    /// one: threads run alone between scheduling points).
+    #[allow(clippy::too_many_arguments)]
+    pub fn race_check(
+        &mut self,
+        obj: u32,
+        off: u64,
+        n: u64,
+        tid: u32,
+        write: bool,
+        atomic: bool,
+        at: &str,
+    ) -> Option<(u64, Access, bool)> {
+        if matches!(
+            self.objects.get(&obj).map(|o| &o.kind),
+            Some(ObjKind::Private { .. }) | None
+        ) {
+            return None;
+        }
+        let me = Access {
+            tid,
+            epoch: self.epoch(tid),
+            atomic,
+            at: at.to_string(),
+        };
+        for i in off..off + n {
+            let sh = self.shadow.get(&(obj, i)).cloned().unwrap_or_default();
+            let conflicts = |a: &Access| !(self.hb(a, tid) || (atomic && a.atomic));
+            if let Some(w) = sh.write.as_ref().filter(|w| conflicts(w)) {
+                return Some((i, w.clone(), true));
+            }
+            if write {
+                if let Some(r) = sh.reads.values().find(|r| conflicts(r)) {
+                    return Some((i, r.clone(), false));
+                }
+            }
+            let mut sh = sh;
+            if write {
+                sh.write = Some(me.clone());
+                sh.reads = OrdMap::new();
+            } else {
+                sh.reads.insert(tid, me.clone());
+            }
+            self.shadow.insert((obj, i), sh);
+        }
+        None
+    }
+
+    /// P-MEM-PTR `inttoptr`: the pointer of address space `space` with the
+    /// provenance of the object whose range `[base, base + size]` holds
+    /// `addr`; 0 is null; an address in no object gives a pointer with no
+    /// object ([`NO_OBJECT`]).
+    pub fn pointer_at(&self, addr: u64, space: u32) -> Val {
+        if addr == 0 {
+            return Val::Ptr { obj: 0, off: 0 };
+        }
+        let id = addr / SLOT;
+        let off = (addr % SLOT) as i64;
+        match u32::try_from(id)
+            .ok()
+            .and_then(|id| Some((id, self.objects.get(&id)?)))
+        {
+            Some((id, o)) if o.space == space && off as usize <= o.bytes.len() => {
+                Val::Ptr { obj: id, off }
+            }
+            _ => Val::Ptr {
+                obj: NO_OBJECT,
+                off: addr as i64,
+            },
+        }
+    }
+
     pub fn add(&mut self, id: u32, obj: Object) {
         self.objects.insert(id, obj);
     }
@@ -184,6 +356,10 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
         (Val::Int { v, .. }, Type::Int(_)) => (0..size)
             .map(|i| Byte::Data(if i < 16 { (v >> (8 * i)) as u8 } else { 0 }))
             .collect(),
+        // P-FLOAT: a float is stored as its bit pattern.
+        (Val::Float { ty: f, bits }, t) if crate::ir::float::FloatTy::of(t) == Some(f) => (0..size)
+            .map(|i| Byte::Data((bits >> (8 * i)) as u8))
+            .collect(),
         (Val::Ptr { obj: 0, off: 0 }, Type::Ptr(_)) => vec![Byte::Data(0); size as usize],
         (Val::Ptr { obj, off }, Type::Ptr(_)) => (0..size)
             .map(|i| Byte::Ptr {
@@ -202,29 +378,31 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
 }
 
 /// The value of type `ty` that `bytes` hold (P-MEM-ACCESS: any poison byte
-/// makes the value poison).
-pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
+/// makes the value poison; the bytes of a stored pointer read as an integer
+/// are its address, P-MEM-PTR `ptrtoint`, and integer bytes read as a
+/// pointer are `inttoptr` of them in `mem`).
+pub fn decode(bytes: &[Byte], ty: &Type, mem: &Memory) -> Result<Val, Unmodelled> {
     if bytes.iter().any(|b| matches!(b, Byte::Poison)) {
         return Ok(Val::Poison);
     }
     match ty {
         Type::Int(bits) if *bits <= 128 => {
             let mut v: u128 = 0;
-            for (i, b) in bytes.iter().enumerate().take(16) {
-                match b {
-                    Byte::Data(x) | Byte::Input(x) => v |= (*x as u128) << (8 * i),
-                    _ => {
-                        return Err(Unmodelled(
-                            "a stored pointer read back as an integer (ptrtoint through memory)"
-                                .into(),
-                        ))
-                    }
-                }
+            for i in 0..bytes.len().min(16) {
+                v |= (int_byte(bytes, i)? as u128) << (8 * i);
             }
             Ok(Val::Int {
                 bits: *bits,
                 v: v & mask(*bits),
             })
+        }
+        t if crate::ir::float::FloatTy::of(t).is_some() => {
+            let f = crate::ir::float::FloatTy::of(t).expect("guarded by the match arm");
+            let mut v: u64 = 0;
+            for i in 0..bytes.len() {
+                v |= (int_byte(bytes, i)? as u64) << (8 * i);
+            }
+            Ok(Val::Float { ty: f, bits: v })
         }
         Type::Ptr(_) => {
             if bytes
@@ -248,16 +426,55 @@ pub fn decode(bytes: &[Byte], ty: &Type) -> Result<Val, Unmodelled> {
                         off: *off,
                     })
                 }
-                _ => Err(Unmodelled(
-                    "bytes that are not one stored pointer read as a pointer (inttoptr through memory)"
-                        .into(),
-                )),
+                _ => {
+                    let Type::Ptr(space) = ty else {
+                        unreachable!("guarded by the match arm")
+                    };
+                    let mut addr: u64 = 0;
+                    for i in 0..bytes.len().min(8) {
+                        addr |= (int_byte(bytes, i)? as u64) << (8 * i);
+                    }
+                    Ok(mem.pointer_at(addr, *space))
+                }
             }
         }
         other => Err(Unmodelled(format!(
             "load of type {}",
             crate::ir::print::type_str(other)
         ))),
+    }
+}
+
+/// Byte `i` of `bytes` as an integer byte: data, or the matching byte of a
+/// stored pointer's address (P-MEM-PTR). A pointer whose address does not
+/// fit in the bytes stored for it (a narrow address space) is not modelled.
+fn int_byte(bytes: &[Byte], i: usize) -> Result<u8, Unmodelled> {
+    match bytes[i] {
+        Byte::Data(x) | Byte::Input(x) => Ok(x),
+        Byte::Ptr { obj, off, idx } => {
+            let a = address(obj, off);
+            let width = bytes
+                .iter()
+                .filter_map(|b| match b {
+                    Byte::Ptr {
+                        obj: o,
+                        off: f,
+                        idx,
+                    } if (*o, *f) == (obj, off) => Some(*idx as u32 + 1),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(8);
+            if width < 8 && a >> (8 * width) != 0 {
+                return Err(Unmodelled(format!(
+                    "a pointer's bytes read as an integer: its address {a:#x} does not fit in {width} bytes"
+                )));
+            }
+            Ok((a >> (8 * idx as u32)) as u8)
+        }
+        Byte::Poison | Byte::Unread => {
+            unreachable!("P-MEM-ACCESS: callers read poison first and fill unread input bytes")
+        }
     }
 }
 
@@ -391,10 +608,11 @@ mod tests {
         };
         let b = encode(v, &Type::Int(32), &dl, &md).unwrap();
         assert_eq!(b[0], Byte::Data(4));
-        assert_eq!(decode(&b, &Type::Int(32)).unwrap(), v);
+        let mem = Memory::default();
+        assert_eq!(decode(&b, &Type::Int(32), &mem).unwrap(), v);
         // The low half of the same bytes, read as i16.
         assert_eq!(
-            decode(&b[..2], &Type::Int(16)).unwrap(),
+            decode(&b[..2], &Type::Int(16), &mem).unwrap(),
             Val::Int {
                 bits: 16,
                 v: 0x0304
@@ -403,11 +621,18 @@ mod tests {
         let p = Val::Ptr { obj: 3, off: 12 };
         let pb = encode(p, &Type::Ptr(0), &dl, &md).unwrap();
         assert_eq!(pb.len(), 8);
-        assert_eq!(decode(&pb, &Type::Ptr(0)).unwrap(), p);
-        assert!(decode(&pb, &Type::Int(64)).is_err());
+        assert_eq!(decode(&pb, &Type::Ptr(0), &mem).unwrap(), p);
+        // P-MEM-PTR: a pointer's bytes read as an integer are its address.
+        assert_eq!(
+            decode(&pb, &Type::Int(64), &mem).unwrap(),
+            Val::Int {
+                bits: 64,
+                v: (3 * SLOT + 12) as u128
+            }
+        );
         let mut mixed = b.clone();
         mixed[3] = Byte::Poison;
-        assert_eq!(decode(&mixed, &Type::Int(32)).unwrap(), Val::Poison);
+        assert_eq!(decode(&mixed, &Type::Int(32), &mem).unwrap(), Val::Poison);
         // i1 occupies one byte.
         let t = encode(Val::Int { bits: 1, v: 1 }, &Type::Int(1), &dl, &md).unwrap();
         assert_eq!(t, vec![Byte::Data(1)]);

@@ -31,6 +31,7 @@ pub mod calls;
 pub mod chooser;
 mod collective;
 pub mod dmax;
+pub mod float;
 pub mod launch;
 pub mod memory;
 pub mod program;
@@ -132,6 +133,10 @@ pub struct Options {
     /// Given contents of pointer parameters' buffers, by parameter name
     /// (little-endian bytes; the buffer's size is their number).
     pub buffers: BTreeMap<String, Vec<u8>>,
+    /// P-MEM-RACE: detect data races (vector clocks over P-MEM-SYNC) and
+    /// end the thread that completes one with UB; `false` (the default for
+    /// now) runs racy programs under the schedules' values (README).
+    pub races: bool,
 }
 
 /// Default per-thread step bound.
@@ -160,6 +165,7 @@ impl Default for Options {
             reduce: true,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             buffers: BTreeMap::new(),
+            races: false,
         }
     }
 }

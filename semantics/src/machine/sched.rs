@@ -154,6 +154,15 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
         Candidate::Key { key, loc, members } => {
             m.fired.insert(*key);
             let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
+            // P-MEM-SYNC (race detection only): a barrier orders memory.
+            if opts.races {
+                if let crate::ir::InstKind::Call(c) = &inst.kind {
+                    if super::access::synchronizes(prog.module, c) {
+                        let tids: Vec<u32> = members.iter().map(|t| m.threads[*t].tid).collect();
+                        m.mem.synchronize(&tids);
+                    }
+                }
+            }
             let needs_set = match &inst.kind {
                 crate::ir::InstKind::Call(c) => {
                     classify(prog.module, c).needs_set() && c.ty != crate::ir::Type::Void

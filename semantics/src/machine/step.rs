@@ -3,9 +3,11 @@
 //! visit.
 
 use crate::ir::{
-    BinOp, CastOp, Const, ConstExpr, ICmpPred, Inst, InstKind, Operand, TermKind, Type, TypedConst,
+    BinOp, CastOp, Const, ConstExpr, Inst, InstKind, Operand, TermKind, Type, TypedConst,
     TypedOperand, ValueId,
 };
+
+use crate::ir::float::FloatTy;
 
 use super::chooser::Chooser;
 use super::program::Program;
@@ -173,6 +175,17 @@ pub(super) fn const_val(
         (Const::Null, _) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Poison | Const::Undef, _) => Ok(Val::Poison),
         (Const::ZeroInit, Type::Int(bits)) => Ok(int(*bits, 0)),
+        // P-FLOAT: literals by their bits (the parser checked them).
+        (Const::Float(text), _) if FloatTy::of(ty).is_some() => {
+            let f = FloatTy::of(ty).expect("guarded by the match arm");
+            crate::ir::float::parse_literal(text, f)
+                .map(|bits| super::float::val(f, bits))
+                .map_err(|why| unsupported(cx.prog, loc, &format!("constant {text}: {why}")))
+        }
+        (Const::ZeroInit, _) if FloatTy::of(ty).is_some() => Ok(super::float::val(
+            FloatTy::of(ty).expect("guarded by the match arm"),
+            0,
+        )),
         (Const::ZeroInit, Type::Ptr(_)) => Ok(Val::Ptr { obj: 0, off: 0 }),
         (Const::Global(name), _) => match cx.prog.globals.get(name) {
             Some(obj) => {
@@ -198,7 +211,7 @@ pub(super) fn const_val(
 fn const_expr_val(m: &Machine, cx: &Ctx, loc: Loc, group: u32, e: &ConstExpr) -> R<Val> {
     let sub = |tc: &TypedConst| const_val(m, cx, loc, group, &tc.ty, &tc.value);
     match e {
-        ConstExpr::Cast { op, from, to } => cast(cx, loc, *op, &[], &from.ty, to, sub(from)?),
+        ConstExpr::Cast { op, from, to } => cast(m, cx, loc, *op, &[], &from.ty, to, sub(from)?),
         ConstExpr::Gep {
             flags,
             source_ty,
@@ -245,6 +258,13 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
         Type::Int(bits) => {
             let i = chooser.choose(opts.int_domain.len().max(1));
             int(*bits, opts.int_domain.get(i).copied().unwrap_or(0))
+        }
+        // P-INPUT for floats: the integer domain, converted.
+        t if FloatTy::of(t).is_some() => {
+            let f = FloatTy::of(t).expect("guarded by the match arm");
+            let i = chooser.choose(opts.int_domain.len().max(1));
+            let x = opts.int_domain.get(i).copied().unwrap_or(0);
+            super::float::val(f, f.from_int(x < 0, x.unsigned_abs()))
         }
         Type::Ptr(space) => {
             // P-INPUT: a pointer input points to a fresh input buffer of
@@ -293,6 +313,58 @@ fn exec_inst(
             ty,
             lhs,
             rhs,
+        } if FloatTy::of(ty).is_some() => {
+            let f = FloatTy::of(ty).expect("guarded by the match arm");
+            let v = match (
+                eval(m, th, cx, loc, ty, lhs)?,
+                eval(m, th, cx, loc, ty, rhs)?,
+            ) {
+                (Val::Float { bits: a, .. }, Val::Float { bits: b, .. }) => {
+                    super::float::binary(*op, flags, f, a, b)
+                }
+                _ => Val::Poison,
+            };
+            set(th, res, v);
+        }
+        InstKind::FNeg { flags, ty, value } => {
+            let v = match eval(m, th, cx, loc, ty, value)? {
+                Val::Float { ty: f, bits } => super::float::fneg(flags, f, bits),
+                Val::Poison => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "fneg of a vector")),
+            };
+            set(th, res, v);
+        }
+        InstKind::FCmp {
+            flags,
+            pred,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let v = match (
+                eval(m, th, cx, loc, ty, lhs)?,
+                eval(m, th, cx, loc, ty, rhs)?,
+            ) {
+                (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) => {
+                    super::float::fcmp(&pred.0, flags, f, a, b).ok_or_else(|| {
+                        Stop::Error(RunError::IllFormed {
+                            rule: "P-PROG",
+                            at: loc_text(cx.prog, loc),
+                            message: format!("unknown fcmp predicate '{}'", pred.0),
+                        })
+                    })?
+                }
+                (Val::Poison, _) | (_, Val::Poison) => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "fcmp of vectors")),
+            };
+            set(th, res, v);
+        }
+        InstKind::Binary {
+            op,
+            flags,
+            ty,
+            lhs,
+            rhs,
         } => {
             let bits = bits_of(cx, loc, ty)?;
             let (a, b) = (
@@ -325,11 +397,18 @@ fn exec_inst(
                 (Val::Int { bits, v: a }, Val::Int { v: b, .. }) => {
                     int(1, icmp(*pred, bits, a, b) as i128)
                 }
-                (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => match pred {
-                    ICmpPred::Eq => int(1, ((o1, f1) == (o2, f2)) as i128),
-                    ICmpPred::Ne => int(1, ((o1, f1) != (o2, f2)) as i128),
-                    _ => return Err(unsupported(cx.prog, loc, "ordered pointer comparison")),
-                },
+                // P-MEM-PTR: pointers compare by address, at the width of
+                // their address space.
+                (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
+                    let space = match ty {
+                        Type::Ptr(s) => *s,
+                        _ => 0,
+                    };
+                    let w = pointer_bits(cx, loc, space)?;
+                    let a = pointer_address(cx, loc, m, o1, f1, space, w)?;
+                    let b = pointer_address(cx, loc, m, o2, f2, space, w)?;
+                    int(1, icmp(*pred, w, a, b) as i128)
+                }
                 _ => Val::Poison,
             };
             set(th, res, v);
@@ -362,13 +441,49 @@ fn exec_inst(
             to,
         } => {
             let v = eval_t(m, th, cx, loc, from)?;
-            let r = cast(cx, loc, *op, flags, &from.ty, to, v)?;
+            let r = cast(m, cx, loc, *op, flags, &from.ty, to, v)?;
             set(th, res, r);
         }
         InstKind::Phi { .. } => {
             // Phis are evaluated on block entry (see `enter_block`).
         }
-        InstKind::Call(call) => return super::calls::exec_call(m, th, cx, loc, res, call),
+        InstKind::Call(call) => {
+            // P-FLOAT: the float intrinsics of machine::float are computed
+            // here; every other call goes through the call rules.
+            if let Some(name) = call.callee_name().filter(|n| super::float::is_intrinsic(n)) {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|a| eval(m, th, cx, loc, &a.ty, &a.value))
+                    .collect::<R<Vec<Val>>>()?;
+                if let Some(r) = super::float::intrinsic(name, &call.flags, &args) {
+                    let v = r.map_err(|message| {
+                        Stop::Error(RunError::IllFormed {
+                            rule: "P-PROG",
+                            at: loc_text(cx.prog, loc),
+                            message,
+                        })
+                    })?;
+                    set(th, res, v);
+                    return Ok(Flow::Next);
+                }
+            }
+            if let Some(name) = call
+                .callee_name()
+                .filter(|n| super::access::is_mem_intrinsic(n))
+            {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|a| eval(m, th, cx, loc, &a.ty, &a.value))
+                    .collect::<R<Vec<Val>>>()?;
+                if let Err(why) = super::access::mem_intrinsic(m, th, cx, loc, name, &args)? {
+                    return Ok(ub(th, loc, why));
+                }
+                return Ok(Flow::Next);
+            }
+            return super::calls::exec_call(m, th, cx, loc, res, call);
+        }
         InstKind::Alloca {
             ty,
             count,
@@ -378,17 +493,23 @@ fn exec_inst(
             Ok(v) => set(th, res, v),
             Err(why) => return Ok(ub(th, loc, why)),
         },
-        InstKind::Load { ty, ptr, .. } => {
+        InstKind::Load {
+            ty, ptr, atomic, ..
+        } => {
             let p = eval_t(m, th, cx, loc, ptr)?;
-            match super::access::load(m, th, cx, loc, ty, p)? {
+            match super::access::load(m, th, cx, loc, ty, p, atomic.is_some())? {
                 Ok(v) => set(th, res, v),
                 Err(why) => return Ok(ub(th, loc, why)),
             }
         }
-        InstKind::Store { value, ptr, .. } => {
+        InstKind::Store {
+            value, ptr, atomic, ..
+        } => {
             let v = eval_t(m, th, cx, loc, value)?;
             let p = eval_t(m, th, cx, loc, ptr)?;
-            if let Err(why) = super::access::store(m, th, cx, loc, &value.ty, p, v)? {
+            if let Err(why) =
+                super::access::store(m, th, cx, loc, &value.ty, p, v, atomic.is_some())?
+            {
                 return Ok(ub(th, loc, why));
             }
         }
@@ -399,6 +520,34 @@ fn exec_inst(
                 Ok(old) => set(th, res, old),
                 Err(why) => return Ok(ub(th, loc, why)),
             }
+        }
+        InstKind::CmpXchg {
+            weak,
+            ptr,
+            cmp,
+            new,
+            ..
+        } => {
+            let p = eval_t(m, th, cx, loc, ptr)?;
+            let c = eval_t(m, th, cx, loc, cmp)?;
+            let n = eval_t(m, th, cx, loc, new)?;
+            match super::access::cmpxchg(m, th, cx, loc, &cmp.ty, p, c, n, *weak)? {
+                Ok(v) => set(th, res, v),
+                Err(why) => return Ok(ub(th, loc, why)),
+            }
+        }
+        // The only aggregates are `cmpxchg` results.
+        InstKind::ExtractValue { agg, indices } => {
+            let v = match (eval_t(m, th, cx, loc, agg)?, indices.as_slice()) {
+                (Val::CmpXchgInt { bits, v, .. }, [0]) => Val::Int { bits, v },
+                (Val::CmpXchgPtr { obj, off, .. }, [0]) => Val::Ptr { obj, off },
+                (Val::CmpXchgInt { success, .. } | Val::CmpXchgPtr { success, .. }, [1]) => {
+                    int(1, success as i128)
+                }
+                (Val::Poison, _) => Val::Poison,
+                _ => return Err(unsupported(cx.prog, loc, "extractvalue of this aggregate")),
+            };
+            set(th, res, v);
         }
         InstKind::Gep {
             flags,
@@ -419,7 +568,9 @@ fn exec_inst(
     Ok(Flow::Next)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cast(
+    m: &Machine,
     cx: &Ctx,
     loc: Loc,
     op: CastOp,
@@ -429,15 +580,34 @@ fn cast(
     v: Val,
 ) -> R<Val> {
     let has = |f: &str| flags.iter().any(|x| x == f);
+    if let Some(r) = super::float::cast(op, flags, from, to, v) {
+        return r.map_err(|what| unsupported(cx.prog, loc, &what));
+    }
+    if let (CastOp::IntToPtr, Val::Int { v: x, .. }, Type::Ptr(space)) = (op, v, to) {
+        // P-MEM-PTR: the integer zero-extended or truncated to the pointer
+        // width, then the object whose range holds it.
+        let w = pointer_bits(cx, loc, *space)?;
+        let addr = (x & mask(w)) as u64;
+        return Ok(m.mem.pointer_at(addr, *space));
+    }
     let Val::Int { bits: fb, v: x } = v else {
-        return match (op, v) {
-            (_, Val::Poison) => Ok(Val::Poison),
-            (CastOp::BitCast | CastOp::AddrSpaceCast, v) => Ok(v),
+        return match (op, v, from) {
+            (_, Val::Poison, _) => Ok(Val::Poison),
+            (CastOp::BitCast | CastOp::AddrSpaceCast, v, _) => Ok(v),
+            // P-MEM-PTR: base + offset at the pointer width, then resized.
+            (CastOp::PtrToInt, Val::Ptr { obj, off }, Type::Ptr(space)) => {
+                let tb = bits_of(cx, loc, to)?;
+                let w = pointer_bits(cx, loc, *space)?;
+                let a = pointer_address(cx, loc, m, obj, off, *space, w)?;
+                Ok(Val::Int {
+                    bits: tb,
+                    v: a & mask(tb),
+                })
+            }
             _ => Err(unsupported(cx.prog, loc, "pointer cast")),
         };
     };
     let tb = bits_of(cx, loc, to)?;
-    let _ = from;
     Ok(match op {
         CastOp::Trunc => {
             let r = x & mask(tb);
@@ -456,8 +626,47 @@ fn cast(
         }
         CastOp::SExt => int(tb, signed(fb, x)),
         CastOp::BitCast => Val::Int { bits: tb, v: x },
-        _ => return Err(unsupported(cx.prog, loc, "floating-point or pointer cast")),
+        _ => return Err(unsupported(cx.prog, loc, "pointer cast")),
     })
+}
+
+/// The pointer width in bits of address space `space` (P-MEM-LAYOUT).
+fn pointer_bits(cx: &Ctx, loc: Loc, space: u32) -> R<u32> {
+    Ok(super::access::layout(cx, loc)?.pointer_size(space) as u32 * 8)
+}
+
+/// P-MEM-PTR: a pointer's address at width `w`; an object whose addresses
+/// do not fit a narrow address space is reported unsupported (the fixed
+/// bases of [`super::memory::SLOT`] are laid out for 64-bit pointers).
+fn pointer_address(
+    cx: &Ctx,
+    loc: Loc,
+    m: &Machine,
+    obj: u32,
+    off: i64,
+    space: u32,
+    w: u32,
+) -> R<u128> {
+    let a = super::memory::address(obj, off) as u128;
+    if w < 64 && obj != 0 && obj != super::memory::NO_OBJECT {
+        let end = super::memory::base_address(obj) as u128
+            + m.mem.objects.get(&obj).map_or(0, |o| o.bytes.len() as u128);
+        if end >> w != 0 {
+            let name = m
+                .mem
+                .objects
+                .get(&obj)
+                .map_or_else(|| format!("object {obj}"), |o| o.name.clone());
+            return Err(unsupported(
+                cx.prog,
+                loc,
+                &format!(
+                    "address of {name} in the {w}-bit address space {space} (P-MEM-PTR bases are 2 MiB apart by object id)"
+                ),
+            ));
+        }
+    }
+    Ok(a & mask(w))
 }
 
 fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R<Flow> {

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::ir::float::FloatTy;
 use crate::ir::{BinOp, ICmpPred};
 
 use super::state::KeyId;
@@ -18,9 +19,17 @@ pub enum Val {
     /// LLVM poison (and `undef`, which the subset reads as poison: a
     /// stricter reading, stated in the README's limits).
     Poison,
+    /// A `half`, `bfloat`, `float` or `double` by its bit pattern
+    /// (P-FLOAT): equal values compare equal, NaN payloads are kept.
+    Float { ty: FloatTy, bits: u64 },
     /// A pointer into memory object `obj` at byte offset `off`; object 0 is
     /// the null object.
     Ptr { obj: u32, off: i64 },
+    /// The `{ T, i1 }` result of `cmpxchg` on an integer (the only
+    /// aggregates the interpreter builds; `extractvalue` reads them).
+    CmpXchgInt { bits: u32, v: u128, success: bool },
+    /// The `{ ptr, i1 }` result of `cmpxchg` on a pointer.
+    CmpXchgPtr { obj: u32, off: i64, success: bool },
     /// A convergence token (C-INTR): the key of the dynamic instance of the
     /// control intrinsic that produced it.
     Token(KeyId),
@@ -34,8 +43,21 @@ impl fmt::Display for Val {
             Val::Int { bits: 1, v } => write!(f, "{}", if *v == 1 { "true" } else { "false" }),
             Val::Int { bits, v } => write!(f, "{}", signed(*bits, *v)),
             Val::Poison => f.write_str("poison"),
+            Val::Float { ty, bits } => f.write_str(&crate::ir::float::print(*ty, *bits)),
             Val::Ptr { obj: 0, off } => write!(f, "null+{off}"),
             Val::Ptr { obj, off } => write!(f, "obj{obj}+{off}"),
+            Val::CmpXchgInt { bits, v, success } => {
+                write!(f, "{{ {}, {} }}", Val::Int { bits: *bits, v: *v }, success)
+            }
+            Val::CmpXchgPtr { obj, off, success } => write!(
+                f,
+                "{{ {}, {} }}",
+                Val::Ptr {
+                    obj: *obj,
+                    off: *off
+                },
+                success
+            ),
             Val::Token(k) => write!(f, "token#{}", k.0),
             Val::Void => f.write_str("void"),
         }
@@ -92,8 +114,6 @@ pub enum UbKind {
     DivisionByPoison,
     /// `sdiv`/`srem` of the most negative value by -1.
     SignedDivisionOverflow,
-    /// A floating-point operation reached the integer evaluator.
-    FloatArithmetic,
     LoadThroughPoison,
     LoadThroughNull,
     StoreThroughPoison,
@@ -114,6 +134,24 @@ pub enum UbKind {
     OtherThreadsPrivate {
         object: String,
     },
+    /// P-MEM-RACE: this access and an earlier one of another thread touch
+    /// a common byte, one writes, not both are atomic, and no barrier
+    /// orders them.
+    DataRace {
+        object: String,
+        off: u64,
+        this_write: bool,
+        other_tid: u32,
+        other_write: bool,
+        other_at: String,
+    },
+    /// `cmpxchg` whose loaded or expected value is poison: whether it
+    /// stores depends on poison.
+    CmpXchgOnPoison,
+    /// P-MEM-ACCESS: `llvm.memcpy` of overlapping ranges.
+    OverlappingCopy,
+    /// P-MEM-ACCESS: a memory intrinsic with a poison length.
+    MemIntrinsicPoisonLength,
     BranchOnPoison,
     SwitchOnPoison,
     ReachedUnreachable,
@@ -131,9 +169,6 @@ impl std::fmt::Display for UbKind {
             UbKind::DivisionByPoison => f.write_str("division by poison"),
             UbKind::SignedDivisionOverflow => {
                 f.write_str("signed division overflow (INT_MIN / -1)")
-            }
-            UbKind::FloatArithmetic => {
-                f.write_str("floating-point arithmetic reached the integer evaluator")
             }
             UbKind::LoadThroughPoison => f.write_str("load through a poison or non-pointer value"),
             UbKind::LoadThroughNull => f.write_str("load through null"),
@@ -156,6 +191,26 @@ impl std::fmt::Display for UbKind {
                 f,
                 "access to {object}, a private object of another thread (P-MEM-ACCESS)"
             ),
+            UbKind::CmpXchgOnPoison => f.write_str("cmpxchg compares poison"),
+            UbKind::DataRace {
+                object,
+                off,
+                this_write,
+                other_tid,
+                other_write,
+                other_at,
+            } => write!(
+                f,
+                "data race on byte {off} of {object}: this {} and the {} of thread {other_tid} at {other_at}, not ordered by a barrier (P-MEM-RACE)",
+                if *this_write { "write" } else { "read" },
+                if *other_write { "write" } else { "read" }
+            ),
+            UbKind::OverlappingCopy => {
+                f.write_str("llvm.memcpy of overlapping ranges (P-MEM-ACCESS)")
+            }
+            UbKind::MemIntrinsicPoisonLength => {
+                f.write_str("memory intrinsic with a poison length (P-MEM-ACCESS)")
+            }
             UbKind::BranchOnPoison => f.write_str("branch on poison"),
             UbKind::SwitchOnPoison => f.write_str("switch on poison"),
             UbKind::ReachedUnreachable => f.write_str("reached unreachable"),
@@ -280,7 +335,7 @@ pub fn binary(op: BinOp, flags: &[String], bits: u32, a: u128, b: u128) -> Arith
         }
         BinOp::Xor => ok(a ^ b),
         BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
-            Arith::Ub(UbKind::FloatArithmetic)
+            unreachable!("P-FLOAT: the step rules send floating-point operators to machine::float")
         }
     }
 }

@@ -233,7 +233,11 @@ impl Parser {
                 }
                 _ => false,
             },
-            Const::Float(_) => is_float,
+            // LLParser: the literal must convert to the type exactly.
+            Const::Float(text) => match crate::ir::float::FloatTy::of(&ty) {
+                Some(f) => crate::ir::float::parse_literal(text, f).is_ok(),
+                None => is_float,
+            },
             Const::Null => matches!(ty, Type::Ptr(_) | Type::TypedPtr { .. }),
             Const::None => ty == Type::Token,
             Const::Undef | Const::Poison | Const::ZeroInit => !matches!(
@@ -259,6 +263,9 @@ impl Parser {
         };
         if ok {
             Ok(())
+        } else if is_float && matches!(c, Const::Float(_)) {
+            // LLParser's wording: the literal does not convert exactly.
+            Err(self.err_at(at, "floating point constant invalid for type".to_string()))
         } else {
             Err(self.err_at(
                 at,
