@@ -183,8 +183,16 @@ impl CliError {
 /// pipe early ends the subcommand quietly ([`CliError::closed_stdout`]);
 /// any other write error is reported.
 pub fn emit(text: &str) -> Result<(), CliError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    emit_with(|out| out.write_all(text.as_bytes()))
+}
+
+/// [`emit`] for output written piece by piece (`write` gets a buffered
+/// stdout), so that a large report is never held whole in memory.
+pub fn emit_with(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) -> Result<(), CliError> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::BrokenPipe => Err(CliError::closed_stdout()),
         Err(e) => Err(CliError::internal(format!("cannot write to stdout: {e}"))),

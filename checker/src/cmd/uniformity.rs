@@ -180,8 +180,15 @@ fn explanation_text(e: &Explanation, mode: Mode) -> String {
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = load_module(&args.file)?;
-    let out = render_loaded(&module, args)?;
-    crate::cli::emit(&out)?;
+    if args.explain.is_none() && !args.json {
+        // The report is streamed: at 20,000 blocks of the hard shape it is
+        // over 200 MB (LLVM's format prints a cycle per temporal use).
+        crate::cli::emit_with(|w| {
+            semantics::uniformity::write_module_with(w, &module, args.mode())
+        })?;
+    } else {
+        crate::cli::emit(&render_loaded(&module, args)?)?;
+    }
     // Functions the front end could not read (P-PROG, noted on stderr when
     // parsed) have no report: the output covers the others only, which is
     // no verdict for the module (as in `verify`).

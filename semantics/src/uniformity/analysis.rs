@@ -5,7 +5,7 @@
 //! (U-EXIT), and to every definition of an irreducible cycle that fails the
 //! diverged entry criterion (U-MCONV), until nothing changes (U-FIX).
 
-use super::cfg_facts::{properly_dominates, CycleFacts};
+use super::cfg_facts::{CycleFacts, JoinCycles};
 use super::sources;
 use super::sync::{DivergenceDescriptor, JoinPropagator, ModifiedPostOrder};
 use super::Mode;
@@ -62,10 +62,9 @@ pub struct Analysis<'a> {
     pub ci: &'a CycleInfo,
     /// Cycle membership and exits, computed once.
     pub facts: CycleFacts<'a>,
-    /// The sync-dependence propagator's reusable state.
+    /// The sync-dependence propagator: the modified post-order it walks
+    /// and its reusable state.
     prop: JoinPropagator,
-    /// The modified post-order the sync-dependence propagator walks.
-    mpo: ModifiedPostOrder,
     /// Users of each value, one entry per use, in LLVM's use-list order.
     users: Vec<Vec<InstRef>>,
     /// Divergent arguments (rule U-SOURCE).
@@ -88,6 +87,15 @@ pub struct Analysis<'a> {
     pub assumed_divergent: Vec<CycleId>,
     /// Membership flags of `assumed_divergent` and `divergent_exit_cycles`.
     is_assumed: Vec<bool>,
+    /// Cycles inside an assumed-divergent cycle (reflexive): every
+    /// definition in them is divergent already.
+    covered: Vec<bool>,
+    /// Join blocks whose phis were tainted (rule U-PHI) already: tainting
+    /// again marks nothing, so later branches joining there skip it.
+    phis_tainted: Vec<bool>,
+    /// Each join's cycle ancestors and diverged-entry walks (U-MCONV),
+    /// computed once per join block.
+    join_cycles: JoinCycles,
     has_divergent_exit: Vec<bool>,
     /// (definition, user outside the cycle, cycle) triples (D-TEMPORAL).
     pub temporal: Vec<(InstRef, InstRef, CycleId)>,
@@ -120,7 +128,7 @@ impl<'a> Analysis<'a> {
         mode: Mode,
     ) -> Analysis<'a> {
         let facts = CycleFacts::new(cfg, ci);
-        let mpo = ModifiedPostOrder::compute_with(&facts);
+        let prop = JoinPropagator::new(&facts, &ModifiedPostOrder::compute_with(&facts));
         let users = use_lists(func);
         let mut a = Analysis {
             module,
@@ -129,8 +137,7 @@ impl<'a> Analysis<'a> {
             dt,
             ci,
             facts,
-            prop: JoinPropagator::new(cfg.len()),
-            mpo,
+            prop,
             users,
             div_args: vec![false; func.params.len()],
             div_insts: func
@@ -153,6 +160,9 @@ impl<'a> Analysis<'a> {
             divergent_exit_cycles: Vec::new(),
             assumed_divergent: Vec::new(),
             is_assumed: vec![false; ci.cycles.len()],
+            covered: vec![false; ci.cycles.len()],
+            phis_tainted: vec![false; func.blocks.len()],
+            join_cycles: JoinCycles::new(cfg.len()),
             has_divergent_exit: vec![false; ci.cycles.len()],
             temporal: Vec::new(),
             mode,
@@ -257,17 +267,27 @@ impl<'a> Analysis<'a> {
         if !self.dt.is_in_tree(block) {
             return;
         }
-        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, &self.mpo, block);
+        let exits_matter = self.exit_divergence_can_change(block);
+        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, block, exits_matter);
         // Cycles to assume divergent, with the join that makes them so
         // (`None`: U-SOUND's irreducible region around the branch).
         let mut div_cycles: Vec<(CycleId, Option<BlockId>)> = Vec::new();
         for &join in &desc.join_blocks {
-            let cycle = self.ci.innermost[join.0];
-            if let Some(c) = self.outermost_divergent_cycle(cycle, block, join) {
-                div_cycles.push((c, Some(join)));
+            let c = self
+                .join_cycles
+                .outermost_divergent_cycle(&self.facts, self.dt, block, join);
+            if let Some(c) = c {
+                // A cycle inside an assumed-divergent one changes nothing
+                // below (the sound mode still lists it once).
+                if !(self.covered[c.0] && (self.mode == Mode::Llvm || self.is_assumed[c.0])) {
+                    div_cycles.push((c, Some(join)));
+                }
                 continue;
             }
-            self.taint_phis(join, block);
+            if !self.phis_tainted[join.0] {
+                self.phis_tainted[join.0] = true;
+                self.taint_phis(join, block);
+            }
         }
         if self.mode == Mode::Sound {
             if let Some(c) = self.outermost_irreducible_around(block) {
@@ -276,7 +296,7 @@ impl<'a> Analysis<'a> {
         }
         div_cycles.sort_by_key(|(c, _)| std::cmp::Reverse(self.ci.cycles[c.0].depth));
         for (c, join) in div_cycles {
-            if self.inside_assumed_divergent(c) {
+            if self.covered[c.0] {
                 // Its definitions are divergent already. The sound mode
                 // still lists it, so that its cycle list only adds to the
                 // LLVM-compatible one (an enclosing irreducible region it
@@ -289,6 +309,7 @@ impl<'a> Analysis<'a> {
             }
             self.assumed_divergent.push(c);
             self.is_assumed[c.0] = true;
+            self.cover(c);
             let blocks = self.ci.cycles[c.0].blocks.clone();
             let why = match join {
                 Some(join) => Reason::AssumedCycle {
@@ -314,6 +335,22 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Whether a divergent exit found for the branch ending `block` can
+    /// change anything: `propagate_cycle_exit_divergence` marks a cycle
+    /// around the branch and stops at once when that cycle has a divergent
+    /// exit already, so when every cycle around it has one, the branch's
+    /// exits are moot (and their costliest part is not computed).
+    fn exit_divergence_can_change(&self, block: BlockId) -> bool {
+        let mut x = self.ci.innermost[block.0];
+        while let Some(c) = x {
+            if !self.has_divergent_exit[c.0] {
+                return true;
+            }
+            x = self.ci.cycles[c.0].parent;
+        }
+        false
+    }
+
     /// Rule U-SOUND (F-23): the outermost irreducible cycle containing
     /// `block`, if any. A divergent branch inside an irreducible cycle can
     /// make its threads' paths meet at the branch itself or at another
@@ -334,16 +371,18 @@ impl<'a> Analysis<'a> {
         found
     }
 
-    /// Whether `c` or a cycle containing it is assumed divergent.
-    fn inside_assumed_divergent(&self, c: CycleId) -> bool {
-        let mut x = Some(c);
-        while let Some(id) = x {
-            if self.is_assumed[id.0] {
-                return true;
+    /// Records that `c` is assumed divergent in `covered`: marks its
+    /// subtree of the cycle tree, skipping subtrees marked already (each
+    /// cycle is marked once per function).
+    fn cover(&mut self, c: CycleId) {
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if self.covered[x.0] {
+                continue;
             }
-            x = self.ci.cycles[id.0].parent;
+            self.covered[x.0] = true;
+            stack.extend(self.ci.cycles[x.0].children.iter().copied());
         }
-        false
     }
 
     /// Rule U-PHI (`taintAndPushPhiNodes`): the phis of a join block become
@@ -366,55 +405,6 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// `getOutermostDivergentCycle`: the cycle a join makes divergent as a
-    /// whole, if any (rule U-MCONV).
-    fn outermost_divergent_cycle(
-        &self,
-        cycle: Option<CycleId>,
-        branch: BlockId,
-        join: BlockId,
-    ) -> Option<CycleId> {
-        let cycle = cycle?;
-        let ext = self.ext_div_cycle(cycle, branch);
-        self.int_div_cycle(cycle, branch, join).or(ext)
-    }
-
-    /// `getExtDivCycle`: paths that diverged outside an irreducible cycle
-    /// and join inside it make the outermost such cycle divergent.
-    fn ext_div_cycle(&self, cycle: CycleId, branch: BlockId) -> Option<CycleId> {
-        let cycle = self.facts.outermost_without(cycle, branch)?;
-        if self.ci.cycles[cycle.0].is_reducible() {
-            return None;
-        }
-        Some(cycle)
-    }
-
-    /// `getIntDivCycle`: the diverged entry criterion (CU "Diverged entry
-    /// criterion"). A join inside the smallest irreducible cycle that
-    /// contains the branch is harmless when the branch or the cycle's
-    /// header properly dominates it; otherwise the cycle, widened to the
-    /// outermost ancestor whose header does not dominate the join, is
-    /// divergent.
-    fn int_div_cycle(&self, cycle: CycleId, branch: BlockId, join: BlockId) -> Option<CycleId> {
-        if properly_dominates(self.dt, branch, join) {
-            return None;
-        }
-        let mut c = self.facts.innermost_with(cycle, branch)?;
-        if self.ci.cycles[c.0].is_reducible() {
-            return None;
-        }
-        if properly_dominates(self.dt, self.ci.cycles[c.0].header(), join) {
-            return None;
-        }
-        while let Some(p) = self.ci.cycles[c.0].parent {
-            if properly_dominates(self.dt, self.ci.cycles[p.0].header(), join) {
-                break;
-            }
-            c = p;
-        }
-        Some(c)
-    }
-
     /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
     /// containing the branch but not the exit has a divergent exit.
     fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId, branch: BlockId) {
@@ -435,7 +425,7 @@ impl<'a> Analysis<'a> {
         // is divergent already. Not the always-uniform ones, whose uses
         // outside the cycle are still temporally divergent (F-17, U-9):
         // the sound mode goes on (rule U-SOUND).
-        if self.mode == Mode::Llvm && self.inside_assumed_divergent(outer) {
+        if self.mode == Mode::Llvm && self.covered[outer.0] {
             return;
         }
         self.analyze_cycle_exit_divergence(outer, branch);

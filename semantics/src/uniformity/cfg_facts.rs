@@ -42,6 +42,11 @@ pub struct CycleFacts<'a> {
     /// `up[k][c]`: the ancestor 2^k levels above cycle `c` (binary
     /// lifting), so that walks up the cycle tree cost O(log depth).
     up: Vec<Vec<Option<CycleId>>>,
+    /// The cycles of each depth (`by_depth[d - 1]`) as (preorder number,
+    /// cycle), sorted: the ancestor of `c` at depth `d` is the last one
+    /// numbered at most `pre[c]` (subtrees are preorder intervals), found
+    /// by binary search over that depth's cycles only.
+    by_depth: Vec<Vec<(u32, CycleId)>>,
 }
 
 impl<'a> CycleFacts<'a> {
@@ -71,6 +76,11 @@ impl<'a> CycleFacts<'a> {
             let next = prev.iter().map(|p| p.and_then(|q| prev[q.0])).collect();
             up.push(next);
         }
+        let mut by_depth: Vec<Vec<(u32, CycleId)>> = vec![Vec::new(); max_depth as usize];
+        for (c, cy) in ci.cycles.iter().enumerate() {
+            by_depth[cy.depth as usize - 1].push((pre[c], CycleId(c)));
+        }
+        by_depth.iter_mut().for_each(|l| l.sort_unstable());
         CycleFacts {
             cfg,
             ci,
@@ -78,6 +88,7 @@ impl<'a> CycleFacts<'a> {
             last,
             exits: (0..k).map(|_| OnceCell::new()).collect(),
             up,
+            by_depth,
         }
     }
 
@@ -87,6 +98,18 @@ impl<'a> CycleFacts<'a> {
 
     /// The ancestor of `c` (reflexive) at depth `d` (`1 <= d <= depth(c)`).
     pub fn ancestor_at_depth(&self, c: CycleId, d: u32) -> CycleId {
+        let level = &self.by_depth[d as usize - 1];
+        let k = level.partition_point(|&(p, _)| p <= self.pre[c.0]);
+        let x = level[k
+            .checked_sub(1)
+            .expect("c has an ancestor at every depth up to its own")]
+        .1;
+        debug_assert_eq!(x, self.ancestor_by_lifting(c, d));
+        x
+    }
+
+    /// [`CycleFacts::ancestor_at_depth`] by binary lifting (its oracle).
+    pub fn ancestor_by_lifting(&self, c: CycleId, d: u32) -> CycleId {
         let mut x = c;
         let mut lift = self.depth(c) - d;
         let mut k = 0;
@@ -185,4 +208,161 @@ pub fn print_cycle(ci: &CycleInfo, cfg: &Cfg, c: CycleId) -> String {
         }
     }
     s
+}
+
+/// Rule U-MCONV, `getOutermostDivergentCycle`: the cycle that the join
+/// `join` of the divergent branch ending `branch` makes divergent as a
+/// whole, if any. This is the direct transcription (a walk up the cycle
+/// tree per question), kept as the oracle of [`JoinCycles`].
+pub fn outermost_divergent_cycle(
+    facts: &CycleFacts,
+    dt: &DomTree,
+    branch: BlockId,
+    join: BlockId,
+) -> Option<CycleId> {
+    let cycle = facts.ci.innermost[join.0]?;
+    let ext = ext_div_cycle(facts, cycle, branch);
+    int_div_cycle(facts, dt, cycle, branch, join).or(ext)
+}
+
+/// `getExtDivCycle`: paths that diverged outside an irreducible cycle and
+/// join inside it make the outermost such cycle divergent.
+fn ext_div_cycle(facts: &CycleFacts, cycle: CycleId, branch: BlockId) -> Option<CycleId> {
+    let cycle = facts.outermost_without(cycle, branch)?;
+    (!facts.ci.cycles[cycle.0].is_reducible()).then_some(cycle)
+}
+
+/// `getIntDivCycle`: the diverged entry criterion (CU "Diverged entry
+/// criterion"). A join inside the smallest irreducible cycle that contains
+/// the branch is harmless when the branch or the cycle's header properly
+/// dominates it; otherwise the cycle, widened to the outermost ancestor
+/// whose header does not dominate the join, is divergent.
+fn int_div_cycle(
+    facts: &CycleFacts,
+    dt: &DomTree,
+    cycle: CycleId,
+    branch: BlockId,
+    join: BlockId,
+) -> Option<CycleId> {
+    let ci = facts.ci;
+    if properly_dominates(dt, branch, join) {
+        return None;
+    }
+    let mut c = facts.innermost_with(cycle, branch)?;
+    if ci.cycles[c.0].is_reducible() || properly_dominates(dt, ci.cycles[c.0].header(), join) {
+        return None;
+    }
+    while let Some(p) = ci.cycles[c.0].parent {
+        if properly_dominates(dt, ci.cycles[p.0].header(), join) {
+            break;
+        }
+        c = p;
+    }
+    Some(c)
+}
+
+/// No entry yet in [`JoinCycles::runs_of`].
+const NOT_COMPUTED: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// [`outermost_divergent_cycle`] in O(log depth) per question: what it
+/// reads of a join (where the widening walk of `getIntDivCycle` stops from
+/// each cycle containing the join) depends on the join alone, so it is
+/// tabulated once per join block, on first use, as the runs of depths at
+/// which the walk goes on (a few per join on nests of reducible cycles,
+/// whose headers dominate what they contain).
+pub struct JoinCycles {
+    /// The range of each block's runs in `runs` (`NOT_COMPUTED` before its
+    /// first question).
+    runs_of: Vec<(u32, u32)>,
+    /// Maximal intervals `[lo, hi]` of depths `d >= 2` such that the header
+    /// of the join's ancestor cycle at depth `d - 1` does not properly
+    /// dominate the join: the walk from depth `d` in such a run climbs to
+    /// depth `lo - 1` and stops there; from any other depth it stays.
+    runs: Vec<(u32, u32)>,
+}
+
+impl JoinCycles {
+    pub fn new(blocks: usize) -> JoinCycles {
+        JoinCycles {
+            runs_of: vec![NOT_COMPUTED; blocks],
+            runs: Vec::new(),
+        }
+    }
+
+    /// The runs of `join`, whose innermost cycle is `inner`.
+    fn runs(
+        &mut self,
+        facts: &CycleFacts,
+        dt: &DomTree,
+        join: BlockId,
+        inner: CycleId,
+    ) -> &[(u32, u32)] {
+        if self.runs_of[join.0] == NOT_COMPUTED {
+            let ci = facts.ci;
+            let from = self.runs.len();
+            // Walk up from the join's cycle: `c` at depth `d`, its parent at
+            // `d - 1`; runs are found innermost first.
+            let mut c = inner;
+            let mut open: Option<u32> = None; // `hi` of the run being built
+            while let Some(p) = ci.cycles[c.0].parent {
+                let d = ci.cycles[c.0].depth;
+                let climbs = !properly_dominates(dt, ci.cycles[p.0].header(), join);
+                match (climbs, open) {
+                    (true, None) => open = Some(d),
+                    (false, Some(hi)) => {
+                        self.runs.push((d + 1, hi));
+                        open = None;
+                    }
+                    _ => {}
+                }
+                c = p;
+            }
+            if let Some(hi) = open {
+                self.runs.push((2, hi));
+            }
+            self.runs[from..].reverse();
+            let to = self.runs.len();
+            let idx = |i: usize| u32::try_from(i).expect("fewer than 2^32 runs");
+            self.runs_of[join.0] = (idx(from), idx(to));
+        }
+        let (from, to) = self.runs_of[join.0];
+        &self.runs[from as usize..to as usize]
+    }
+
+    /// [`outermost_divergent_cycle`], answered from the join's runs.
+    pub fn outermost_divergent_cycle(
+        &mut self,
+        facts: &CycleFacts,
+        dt: &DomTree,
+        branch: BlockId,
+        join: BlockId,
+    ) -> Option<CycleId> {
+        let ci = facts.ci;
+        let inner = ci.innermost[join.0]?;
+        let depth = ci.cycles[inner.0].depth;
+        // Depth of the innermost cycle containing both the join and the
+        // branch (0: none).
+        let common = ci.innermost[branch.0]
+            .and_then(|bc| facts.common_ancestor(inner, bc))
+            .map_or(0, |c| ci.cycles[c.0].depth);
+        // getExtDivCycle: the outermost ancestor without the branch.
+        let ext = (common < depth)
+            .then(|| facts.ancestor_at_depth(inner, common + 1))
+            .filter(|c| !ci.cycles[c.0].is_reducible());
+        if common == 0 || properly_dominates(dt, branch, join) {
+            return ext;
+        }
+        // getIntDivCycle from the innermost ancestor with the branch.
+        let c = facts.ancestor_at_depth(inner, common);
+        if ci.cycles[c.0].is_reducible() || properly_dominates(dt, ci.cycles[c.0].header(), join) {
+            return ext;
+        }
+        let runs = self.runs(facts, dt, join, inner);
+        let k = runs.partition_point(|&(_, hi)| hi < common);
+        let top = match runs.get(k) {
+            Some(&(lo, _)) if lo <= common => lo - 1,
+            _ => common,
+        };
+        Some(facts.ancestor_at_depth(inner, top))
+    }
 }

@@ -26,7 +26,8 @@ pub mod oracle;
 pub mod sources;
 pub mod sync;
 
-use std::fmt::Write;
+use std::io::{self, Write};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -75,8 +76,14 @@ pub struct BlockVerdicts {
 pub struct TemporalDivergence {
     pub value: String,
     pub used_by: String,
-    /// The cycle as `print<cycles>` prints it.
-    pub cycle: String,
+    /// The cycle as `print<cycles>` prints it (shared: the list repeats
+    /// each cycle once per use, and a cycle's text is as long as the cycle).
+    #[serde(serialize_with = "serialize_shared_str")]
+    pub cycle: Arc<str>,
+}
+
+fn serialize_shared_str<S: serde::Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s)
 }
 
 /// The analysis result of one function.
@@ -156,10 +163,10 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
         }
     };
     // One text per cycle: the temporal-divergence list repeats cycles.
-    let mut cycle_texts: Vec<Option<String>> = vec![None; ci.cycles.len()];
-    let mut cycle_text = |c: crate::cfg::CycleId| -> String {
+    let mut cycle_texts: Vec<Option<Arc<str>>> = vec![None; ci.cycles.len()];
+    let mut cycle_text = |c: crate::cfg::CycleId| -> Arc<str> {
         cycle_texts[c.0]
-            .get_or_insert_with(|| cfg_facts::print_cycle(&ci, &cfg, c))
+            .get_or_insert_with(|| cfg_facts::print_cycle(&ci, &cfg, c).into())
             .clone()
     };
     FunctionUniformity {
@@ -169,11 +176,15 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
             .filter(|&i| a.div_args[i])
             .map(|i| llvm_text::argument(f, i))
             .collect(),
-        cycles_assumed_divergent: a.assumed_divergent.iter().map(|&c| cycle_text(c)).collect(),
+        cycles_assumed_divergent: a
+            .assumed_divergent
+            .iter()
+            .map(|&c| cycle_text(c).to_string())
+            .collect(),
         cycles_with_divergent_exit: a
             .divergent_exit_cycles
             .iter()
-            .map(|&c| cycle_text(c))
+            .map(|&c| cycle_text(c).to_string())
             .collect(),
         temporal_divergence: a
             .temporal
@@ -225,61 +236,72 @@ pub fn analyze_module_with(m: &Module, mode: Mode) -> Vec<FunctionUniformity> {
 
 /// Rule U-LLVM: the text `print<uniformity>` writes for one function.
 pub fn render_function(u: &FunctionUniformity) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "UniformityInfo for function '{}':", u.function);
+    let mut out = Vec::new();
+    write_function(&mut out, u).expect("writing to a Vec<u8> cannot fail");
+    String::from_utf8(out).expect("the report is built from UTF-8 strings")
+}
+
+/// Rule U-LLVM: writes what `print<uniformity>` writes for one function to
+/// `w`, piece by piece (the text can be far larger than the function: each
+/// temporal-divergence entry prints its whole cycle).
+pub fn write_function<W: Write>(w: &mut W, u: &FunctionUniformity) -> io::Result<()> {
+    writeln!(w, "UniformityInfo for function '{}':", u.function)?;
     // LLVM 22 prints only this line when nothing is divergent.
     if !u.found_divergence() {
-        out.push_str("ALL VALUES UNIFORM\n");
-        return out;
+        return w.write_all(b"ALL VALUES UNIFORM\n");
     }
     if !u.divergent_arguments.is_empty() {
-        out.push_str("DIVERGENT ARGUMENTS:\n");
+        w.write_all(b"DIVERGENT ARGUMENTS:\n")?;
         for a in &u.divergent_arguments {
-            let _ = writeln!(out, "  DIVERGENT: {a}");
+            writeln!(w, "  DIVERGENT: {a}")?;
         }
     }
     if !u.cycles_assumed_divergent.is_empty() {
-        out.push_str("CYCLES ASSUMED DIVERGENT:\n");
+        w.write_all(b"CYCLES ASSUMED DIVERGENT:\n")?;
         for c in &u.cycles_assumed_divergent {
-            let _ = writeln!(out, "  {c}");
+            writeln!(w, "  {c}")?;
         }
     }
     if !u.cycles_with_divergent_exit.is_empty() {
-        out.push_str("CYCLES WITH DIVERGENT EXIT:\n");
+        w.write_all(b"CYCLES WITH DIVERGENT EXIT:\n")?;
         for c in &u.cycles_with_divergent_exit {
-            let _ = writeln!(out, "  {c}");
+            writeln!(w, "  {c}")?;
         }
     }
     if !u.temporal_divergence.is_empty() {
-        out.push_str("\nTEMPORAL DIVERGENCE LIST:\n");
+        w.write_all(b"\nTEMPORAL DIVERGENCE LIST:\n")?;
         for t in &u.temporal_divergence {
-            let _ = write!(
-                out,
+            write!(
+                w,
                 "Value         :  {}\nUsed by       :  {}\nOutside cycle :{}\n\n",
                 t.value, t.used_by, t.cycle
-            );
+            )?;
         }
     }
     for b in &u.blocks {
-        let _ = write!(out, "\nBLOCK {}\nDEFINITIONS\n", b.name);
+        write!(w, "\nBLOCK {}\nDEFINITIONS\n", b.name)?;
         for d in &b.definitions {
-            let mark = if d.divergent {
-                "  DIVERGENT: "
-            } else {
-                "             "
-            };
-            let _ = writeln!(out, "{mark}  {}", d.text);
+            writeln!(w, "{}  {}", verdict_mark(d.divergent), d.text)?;
         }
-        out.push_str("TERMINATORS\n");
-        let mark = if b.terminator.divergent {
-            "  DIVERGENT: "
-        } else {
-            "             "
-        };
-        let _ = writeln!(out, "{mark}  {}", b.terminator.text);
-        out.push_str("END BLOCK\n");
+        w.write_all(b"TERMINATORS\n")?;
+        writeln!(
+            w,
+            "{}  {}",
+            verdict_mark(b.terminator.divergent),
+            b.terminator.text
+        )?;
+        w.write_all(b"END BLOCK\n")?;
     }
-    out
+    Ok(())
+}
+
+/// The column before an instruction in LLVM's block listing.
+fn verdict_mark(divergent: bool) -> &'static str {
+    if divergent {
+        "  DIVERGENT: "
+    } else {
+        "             "
+    }
 }
 
 /// Rule U-LLVM: the whole `print<uniformity>` output for a module.
@@ -289,10 +311,18 @@ pub fn print_module(m: &Module) -> String {
 
 /// The `print<uniformity>` text of the analysis in `mode`.
 pub fn print_module_with(m: &Module, mode: Mode) -> String {
-    analyze_module_with(m, mode)
-        .iter()
-        .map(render_function)
-        .collect()
+    let mut out = Vec::new();
+    write_module_with(&mut out, m, mode).expect("writing to a Vec<u8> cannot fail");
+    String::from_utf8(out).expect("the report is built from UTF-8 strings")
+}
+
+/// [`print_module_with`] written to `w` one function at a time, each
+/// dropped once written (use a buffered writer).
+pub fn write_module_with<W: Write>(w: &mut W, m: &Module, mode: Mode) -> io::Result<()> {
+    for f in m.functions.iter().filter(|f| f.has_body()) {
+        write_function(w, &analyze_function_with(m, f, mode))?;
+    }
+    Ok(())
 }
 
 /// The result as JSON (one object per defined function).

@@ -155,30 +155,83 @@ pub struct DivergenceDescriptor {
     pub cycle_exit_blocks: Vec<BlockId>,
 }
 
-/// No label yet (labels are block numbers).
+/// No label yet (labels are positions, see [`JoinPropagator`]).
 const NO_LABEL: u32 = u32::MAX;
 
 /// The scratch state of [`JoinPropagator::join_points`], allocated once per
 /// function and reset in time proportional to what the last query touched,
-/// so that a query costs only the blocks its labels reach.
+/// so that a query costs only the edges its labels cross.
+///
+/// Blocks are renumbered by *position*: their index in the modified
+/// post-order, then the blocks it lacks (unreachable from the entry; no
+/// label ever reaches them from a reachable branch, they are kept so that
+/// the renumbering is total). Labels are positions too (LLVM's labels are
+/// blocks; only their equality matters). The walk reads the *modified
+/// successors* of each position from one flat array: the exit blocks of
+/// the cycle for a reducible header (its label jumps over the cycle), the
+/// CFG successors otherwise, so that the inner loop touches contiguous
+/// memory only.
 pub struct JoinPropagator {
-    /// Label of each block (`NO_LABEL` when unreached).
+    /// Block at each position.
+    block_at: Vec<BlockId>,
+    /// Position of each block.
+    pos: Vec<u32>,
+    /// Number of positions in the modified post-order (the reachable
+    /// blocks); positions from here on are never walked.
+    walked: usize,
+    /// `succ_list[succ_start[p]..succ_start[p + 1]]`: the modified
+    /// successors of position `p`, as positions.
+    succ_start: Vec<u32>,
+    succ_list: Vec<u32>,
+    /// The cycle of each position that is the header of a reducible cycle.
+    reducible_cycle: Vec<Option<CycleId>>,
+    /// Label of each position (`NO_LABEL` when unreached).
     labels: Vec<u32>,
-    /// Blocks whose label was set by the current query.
-    touched: Vec<usize>,
-    /// Indices (in the modified post-order) of blocks with a fresh label,
-    /// as a bit set; the largest is processed first (LLVM's
-    /// `FreshLabels.find_last()`).
+    /// Positions whose label was set by the current query.
+    touched: Vec<u32>,
+    /// Positions with a fresh label, as a bit set; the largest is processed
+    /// first (LLVM's `FreshLabels.find_last()`).
     fresh: FreshSet,
-    /// Query number at which a block was last added to each result list.
+    /// Query number at which a position was last added to each result list.
     join_stamp: Vec<u32>,
     exit_stamp: Vec<u32>,
     query: u32,
 }
 
 impl JoinPropagator {
-    pub fn new(n: usize) -> JoinPropagator {
+    /// Numbers the positions and lays out the modified successors
+    /// (O(blocks + edges + total exit-list length)).
+    pub fn new(facts: &CycleFacts, mpo: &ModifiedPostOrder) -> JoinPropagator {
+        let (cfg, ci) = (facts.cfg, facts.ci);
+        let n = cfg.len();
+        let mut block_at = mpo.order.clone();
+        let walked = block_at.len();
+        block_at.extend((0..n).map(BlockId).filter(|b| mpo.index[b.0].is_none()));
+        let mut pos = vec![0u32; n];
+        for (p, b) in block_at.iter().enumerate() {
+            pos[b.0] = p as u32;
+        }
+        let mut succ_start = Vec::with_capacity(n + 1);
+        let mut succ_list = Vec::with_capacity(n * 2);
+        let mut reducible_cycle = vec![None; n];
+        for (p, &b) in block_at.iter().enumerate() {
+            succ_start.push(succ_list.len() as u32);
+            if mpo.reducible_header[b.0] {
+                let c = ci.innermost[b.0].expect("a reducible header is in its cycle");
+                reducible_cycle[p] = Some(c);
+                succ_list.extend(facts.exit_blocks(c).iter().map(|e| pos[e.0]));
+            } else {
+                succ_list.extend(cfg.succs[b.0].iter().map(|s| pos[s.0]));
+            }
+        }
+        succ_start.push(succ_list.len() as u32);
         JoinPropagator {
+            block_at,
+            pos,
+            walked,
+            succ_start,
+            succ_list,
+            reducible_cycle,
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
             fresh: FreshSet::new(n),
@@ -188,65 +241,72 @@ impl JoinPropagator {
         }
     }
 
-    fn label(&self, b: BlockId) -> Option<u32> {
-        Some(self.labels[b.0]).filter(|&l| l != NO_LABEL)
-    }
-
-    fn add_join(&mut self, desc: &mut DivergenceDescriptor, b: BlockId) {
-        if self.join_stamp[b.0] != self.query {
-            self.join_stamp[b.0] = self.query;
-            desc.join_blocks.push(b);
+    fn add_join(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
+        if self.join_stamp[p as usize] != self.query {
+            self.join_stamp[p as usize] = self.query;
+            desc.join_blocks.push(self.block_at[p as usize]);
         }
     }
 
-    fn add_exit(&mut self, desc: &mut DivergenceDescriptor, b: BlockId) {
-        if self.exit_stamp[b.0] != self.query {
-            self.exit_stamp[b.0] = self.query;
-            desc.cycle_exit_blocks.push(b);
+    fn add_exit(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
+        if self.exit_stamp[p as usize] != self.query {
+            self.exit_stamp[p as usize] = self.query;
+            desc.cycle_exit_blocks.push(self.block_at[p as usize]);
         }
     }
 
-    /// `computeJoin`: pushes `label` into `succ`; true when this makes
-    /// `succ` a join (two different labels meet).
-    fn compute_join(&mut self, mpo: &ModifiedPostOrder, succ: BlockId, label: u32) -> bool {
-        let old = self.labels[succ.0];
+    /// `computeJoin`: pushes `label` into position `succ`; true when this
+    /// makes `succ` a join (two different labels meet).
+    #[inline]
+    fn compute_join(&mut self, succ: u32, label: u32) -> bool {
+        let old = self.labels[succ as usize];
         if old == label {
             return false;
         }
-        if old != succ.0 as u32 {
-            if let Some(i) = mpo.index[succ.0] {
-                self.fresh.insert(i);
-            }
+        if old != succ && (succ as usize) < self.walked {
+            self.fresh.insert(succ as usize);
         }
         if old == NO_LABEL {
-            self.labels[succ.0] = label;
-            self.touched.push(succ.0);
+            self.labels[succ as usize] = label;
+            self.touched.push(succ);
             false
         } else {
-            self.labels[succ.0] = succ.0 as u32;
+            self.labels[succ as usize] = succ;
             true
         }
     }
 
     /// `DivergencePropagator::computeJoinPoints` for the branch ending
-    /// `term`.
+    /// `term`: each successor starts with its own label, labels flow along
+    /// the modified successors in reverse modified post-order, and a block
+    /// reached by two different labels is a join. The walk stops when one
+    /// fresh label is left, unless it lies in the outermost irreducible
+    /// cycle around the branch (labels keep flowing around it).
+    ///
+    /// `irreducible_exits`: whether to compare the labels of the exits of
+    /// the irreducible cycles around the branch with their headers' (the
+    /// last step, which costs the length of those cycles' exit lists). The
+    /// caller passes false when no divergent exit can change anything (every
+    /// cycle around the branch has one already); the joins are the same
+    /// either way.
     pub fn join_points(
         &mut self,
         facts: &CycleFacts,
-        mpo: &ModifiedPostOrder,
         term: BlockId,
+        irreducible_exits: bool,
     ) -> DivergenceDescriptor {
         let (cfg, ci) = (facts.cfg, facts.ci);
         let mut desc = DivergenceDescriptor::default();
         if cfg.succs[term.0].len() <= 1 {
             return desc;
         }
-        let Some(term_idx) = mpo.index[term.0] else {
+        let term_pos = self.pos[term.0];
+        if term_pos as usize >= self.walked {
             return desc;
-        };
+        }
         self.query += 1;
-        for b in self.touched.drain(..) {
-            self.labels[b] = NO_LABEL;
+        for p in self.touched.drain(..) {
+            self.labels[p as usize] = NO_LABEL;
         }
         self.fresh.clear();
         let term_cycle = ci.innermost[term.0];
@@ -268,45 +328,39 @@ impl JoinPropagator {
         });
 
         for &s in &cfg.succs[term.0] {
+            let sp = self.pos[s.0];
             if let Some(c) = term_cycle {
                 if !facts.contains(c, s) {
-                    self.add_exit(&mut desc, s);
+                    self.add_exit(&mut desc, sp);
                 }
             }
-            if self.compute_join(mpo, s, s.0 as u32) {
-                self.add_join(&mut desc, s);
+            if self.compute_join(sp, sp) {
+                self.add_join(&mut desc, sp);
             }
         }
 
-        while let Some(idx) = self.fresh.last() {
-            let block = mpo.order[idx];
+        while let Some(p) = self.fresh.last() {
             if self.fresh.len() == 1
-                && irreducible_ancestor.is_none_or(|c| !facts.contains(c, block))
+                && irreducible_ancestor.is_none_or(|c| !facts.contains(c, self.block_at[p]))
             {
                 break;
             }
-            self.fresh.remove(idx);
-            if idx == term_idx {
+            self.fresh.remove(p);
+            if p == term_pos as usize {
                 continue;
             }
-            let label = self
-                .label(block)
-                .expect("a block with a fresh label has a label");
-            if mpo.reducible_header[block.0] {
-                let c = ci.innermost[block.0].expect("a reducible header is in its cycle");
-                let inside = facts.contains(c, term);
-                for &e in facts.exit_blocks(c) {
-                    if self.compute_join(mpo, e, label) {
-                        if inside {
-                            self.add_exit(&mut desc, e);
-                        } else {
-                            self.add_join(&mut desc, e);
-                        }
-                    }
-                }
-            } else {
-                for &s in &cfg.succs[block.0] {
-                    if self.compute_join(mpo, s, label) {
+            let label = self.labels[p];
+            debug_assert_ne!(label, NO_LABEL, "a block with a fresh label has a label");
+            // Exits reached through a reducible header are divergent exits
+            // when the branch is inside that cycle, joins otherwise.
+            let as_exit = self.reducible_cycle[p].is_some_and(|c| facts.contains(c, term));
+            let (lo, hi) = (self.succ_start[p] as usize, self.succ_start[p + 1] as usize);
+            for k in lo..hi {
+                let s = self.succ_list[k];
+                if self.compute_join(s, label) {
+                    if as_exit {
+                        self.add_exit(&mut desc, s);
+                    } else {
                         self.add_join(&mut desc, s);
                     }
                 }
@@ -315,14 +369,15 @@ impl JoinPropagator {
 
         // Irreducible cycles containing the branch: an exit whose label
         // differs from the header's is a divergent exit.
-        let mut c = term_cycle;
+        let mut c = term_cycle.filter(|_| irreducible_exits);
         while let Some(id) = c {
             let cy = &ci.cycles[id.0];
             if !cy.is_reducible() {
-                let header_label = self.label(cy.header());
+                let header_label = self.labels[self.pos[cy.header().0] as usize];
                 for &e in facts.exit_blocks(id) {
-                    if self.label(e) != header_label {
-                        self.add_exit(&mut desc, e);
+                    let ep = self.pos[e.0];
+                    if self.labels[ep as usize] != header_label {
+                        self.add_exit(&mut desc, ep);
                     }
                 }
             }
@@ -341,7 +396,8 @@ pub fn join_points(
     mpo: &ModifiedPostOrder,
     term: BlockId,
 ) -> DivergenceDescriptor {
-    JoinPropagator::new(cfg.len()).join_points(&CycleFacts::new(cfg, ci), mpo, term)
+    let facts = CycleFacts::new(cfg, ci);
+    JoinPropagator::new(&facts, mpo).join_points(&facts, term, true)
 }
 
 /// A set of indices below `n` as bits, with its size and an upper bound on
