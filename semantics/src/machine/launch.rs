@@ -2,7 +2,7 @@
 //! every execution through the [`Chooser`] and collects the distinct
 //! behaviours (R-BEHAV).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use im::{HashMap as IMap, HashSet as ISet, Vector};
 
@@ -315,7 +315,7 @@ fn search(
 ) -> Result<bool, RunError> {
     let mut chooser = Chooser::new(opts.chooser);
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut seen: HashSet<u128> = HashSet::new();
+    let mut seen = super::reduce::States::new(opts, sym);
     // Resuming from saved states is exact (the machine is a function of
     // the choices made; `Chooser::resume_at`); the plain search
     // (`--no-reduce`) re-runs every execution from the launch.

@@ -10,7 +10,7 @@
 //! that afterwards reaches an instance that already fired marks the
 //! schedule impossible (the execution is discarded as pruned).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::chooser::{Chooser, ChooserMode};
 use super::collective::{set_results, Member};
@@ -113,7 +113,7 @@ pub fn run_execution(
     opts: &Options,
     chooser: &mut Chooser,
     m: &mut Machine,
-    seen: &mut HashSet<u128>,
+    seen: &mut super::reduce::States,
     checkpoints: &mut Checkpoints,
 ) -> Result<ExecEnd, RunError> {
     let n = m.threads.len();
@@ -148,7 +148,7 @@ pub fn run_execution(
             || matches!(&cands[0], Candidate::Anchor { members } if members.len() > 1);
         if opts.reduce && safe.is_none() && branches && !chooser.replaying() {
             if let ChooserMode::Exhaustive = chooser.mode() {
-                if !seen.insert(super::reduce::fingerprint(m)) {
+                if !seen.first_visit(m) {
                     return Ok(ExecEnd::Merged);
                 }
             }
