@@ -5,7 +5,6 @@
 //! | --- | --- |
 //! | conditions: solver-independent terms, evaluation, SMT-LIB text | [`vc`] |
 //! | the one Z3 user: queries, answers, models, dumps | [`smt`] |
-//! | exists-forall by counterexample-guided iteration (R-REF) | [`cegis`] |
 //! | the built-in claims and examples, embedded (demo/prove from anywhere) | [`builtin`] |
 //! | conventions every subcommand follows (exit status, loading, panic hook) | [`cli`] |
 //! | LLVM-style diagnostics: `file:line:col: error:`, source line, caret | [`diag`] |
@@ -13,12 +12,11 @@
 //! | self-contained HTML reports (CFG as SVG, thread paths) | [`html`] |
 //! | the spec-validation suite: claim files, checks, meta-claims | [`prove`] |
 //! | interpreter and SMT checker agree (M-AGREE, MC-07) | [`agree`] |
-//! | refinement checker: axiomatic encoding (M-AXIOM), CEGIS (R-REF) | [`refine`] |
+//! | refinement checker: axiomatic encoding (M-AXIOM); the exists-forall question of R-REF by counterexample-guided iteration (`refine::check_threads`'s loop) | [`refine`] |
 //! | translation validation of opt pipelines (issue 14) | [`validate`] |
 
 pub mod agree;
 pub mod builtin;
-pub mod cegis;
 pub mod cli;
 pub mod cmd;
 pub mod diag;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use checker::cli::Exit;
 use checker::cmd::refine::{
-    parse_threads, run, Args, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
+    parse_threads, run, Args, CheckArgs, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
 };
 
 fn ex(stem: &str, role: &str) -> PathBuf {
@@ -20,20 +20,22 @@ fn args(stem: &str) -> Args {
         src: ex(stem, "src"),
         tgt: ex(stem, "tgt"),
         kernel: None,
-        threads: "1..3".into(),
-        max_steps: 8,
-        observe: ObserveArg::Auto,
-        uncontrolled: UncontrolledArg::Maximal,
-        shuffle_oob: ShuffleOobArg::Poison,
-        timeout: 30,
+        check: CheckArgs {
+            threads: "1..3".into(),
+            max_steps: 8,
+            observe: ObserveArg::Auto,
+            uncontrolled: UncontrolledArg::Maximal,
+            shuffle_oob: ShuffleOobArg::Poison,
+            timeout: 30,
+            strategies: StrategiesArg::Canonical,
+            no_replay: false,
+        },
         time_limit: 300,
         dump_smt: None,
         json: false,
         stats: false,
-        no_replay: false,
         report: None,
         dot: None,
-        strategies: StrategiesArg::Canonical,
         cutoff: None,
     }
 }
@@ -43,17 +45,17 @@ fn args(stem: &str) -> Args {
 /// counterexample when the pair check finds a difference.
 #[test]
 fn cutoff_exit_statuses() {
-    let a = Args {
-        threads: "2".into(),
+    let mut a = Args {
         cutoff: Some(64),
         ..args("cl03-jump-threading")
     };
+    a.check.threads = "2".into();
     assert_eq!(run(&a).ok(), Some(Exit::Ok));
-    let a = Args {
-        threads: "2".into(),
+    let mut a = Args {
         cutoff: Some(64),
         ..args("cl29-unroll-uncontrolled-remainder")
     };
+    a.check.threads = "2".into();
     assert_eq!(run(&a).ok(), Some(Exit::Negative));
 }
 
@@ -68,7 +70,7 @@ fn exit_statuses() {
         Some(Exit::Negative)
     );
     let mut a = args("cl01-texture-sink-uniform");
-    a.observe = ObserveArg::Sets;
+    a.check.observe = ObserveArg::Sets;
     a.json = true;
     assert_eq!(run(&a).ok(), Some(Exit::Negative));
     // CL-18: the target breaks S-CYCLE-1.

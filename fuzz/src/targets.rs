@@ -279,7 +279,7 @@ fn refine_subcommand(src_path: &Path, src_text: &str, tgt: &Module) -> Exit {
         Ok(c) => c.args,
         Err(_) => return Exit::BadInput,
     };
-    let threads = match cmd::refine::parse_threads(&args.threads) {
+    let threads = match cmd::refine::parse_threads(&args.check.threads) {
         Ok(t) => t,
         Err(_) => return Exit::BadInput,
     };

@@ -14,10 +14,9 @@ use semantics::ir::Module;
 
 use crate::cli::{CliError, Exit};
 use crate::refine::encode::Observe;
-use crate::refine::replay::Replayed;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, Outcome2, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
+    check_pair, Options, PairResult, RefineError, Strategies, Uncontrolled, Verdict,
     DEFAULT_MAX_STEPS,
 };
 use crate::smt::{QueryRecord, Session};
@@ -78,28 +77,9 @@ pub struct Args {
     /// defined in the source.
     #[arg(long)]
     pub kernel: Option<String>,
-    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list;
-    /// each between 1 and 64.
-    #[arg(long, default_value = "1..4")]
-    pub threads: String,
-    /// Maximum block visits per thread (K); executions longer than that are
-    /// cut and reported as such.
-    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
-    pub max_steps: usize,
-    /// What is observed of convergent calls (R-OBS).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub observe: ObserveArg,
-    /// Semantics of uncontrolled convergent operations (D-UNCTRL).
-    #[arg(long, value_enum, default_value = "maximal")]
-    pub uncontrolled: UncontrolledArg,
-    /// C-OPS shuffle reading a thread outside the communicating set: poison
-    /// (default) or undefined behaviour; a `"convcheck-out-of-range"`
-    /// attribute on the declaration takes precedence.
-    #[arg(long, value_enum, default_value = "poison")]
-    pub shuffle_oob: ShuffleOobArg,
-    /// Time limit per solver query, in seconds.
-    #[arg(long, default_value_t = 60)]
-    pub timeout: u64,
+    /// Bounds and modes (R-BOUND), the same flags as `validate`'s.
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Time budget of the whole run (every thread count and query), in
     /// seconds; when spent the verdict is `unknown (time limit; ...)` naming
     /// the thread counts finished (exit 2). Each query's limit is clipped to
@@ -123,14 +103,6 @@ pub struct Args {
     /// Print every solver query with its answer and time to stderr.
     #[arg(long)]
     pub stats: bool,
-    /// Skip the replay of counterexamples on the interpreter (R-CEX); the
-    /// output then says the counterexample is not replayed.
-    #[arg(long)]
-    pub no_replay: bool,
-    /// How CEGIS learns source strategies for programs with anchors
-    /// (proofs/FINDINGS.md F-21). All are exact; only speed differs.
-    #[arg(long, value_enum, default_value = "canonical")]
-    pub strategies: StrategiesArg,
     /// Theorem C-PAIR (proofs/CUTOFF.md): when its side conditions hold (no
     /// anchors, convergent results unused, no atomics, one cycle hierarchy
     /// in the source), check 1 and 2 threads whose ids range over 0..W-1
@@ -138,6 +110,89 @@ pub struct Args {
     /// otherwise say which condition fails and check --threads as usual.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u16).range(2..=1024))]
     pub cutoff: Option<u16>,
+}
+
+/// The bounds and modes of a refinement check (R-BOUND) and how it is
+/// decided: one set of flags, flattened into `refine` and `validate`, so a
+/// flag means the same in both commands (and in `prove`'s claim files).
+#[derive(clap::Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list;
+    /// each between 1 and 64.
+    #[arg(long, default_value = "1..4")]
+    pub threads: String,
+    /// Maximum block visits per thread (K); executions longer than that are
+    /// cut and reported as such.
+    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
+    /// What is observed of convergent calls (R-OBS).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub observe: ObserveArg,
+    /// Semantics of uncontrolled convergent operations (D-UNCTRL).
+    #[arg(long, value_enum, default_value = "maximal")]
+    pub uncontrolled: UncontrolledArg,
+    /// C-OPS shuffle reading a thread outside the communicating set: poison
+    /// (default) or undefined behaviour; a `"convcheck-out-of-range"`
+    /// attribute on the declaration takes precedence.
+    #[arg(long, value_enum, default_value = "poison")]
+    pub shuffle_oob: ShuffleOobArg,
+    /// Time limit per solver query, in seconds.
+    #[arg(long, default_value_t = 60)]
+    pub timeout: u64,
+    /// How CEGIS learns source strategies for programs with anchors
+    /// (proofs/FINDINGS.md F-21). All are exact; only speed differs.
+    #[arg(long, value_enum, default_value = "canonical")]
+    pub strategies: StrategiesArg,
+    /// Skip the replay of counterexamples on the interpreter (R-CEX); the
+    /// output then says the counterexample is not replayed.
+    #[arg(long)]
+    pub no_replay: bool,
+}
+
+impl Default for CheckArgs {
+    /// The flags' defaults, taken from clap (an empty command line), so
+    /// they are the ones `--help` shows.
+    fn default() -> CheckArgs {
+        #[derive(clap::Parser)]
+        #[command(no_binary_name = true)]
+        struct Defaults {
+            #[command(flatten)]
+            check: CheckArgs,
+        }
+        <Defaults as clap::Parser>::try_parse_from(std::iter::empty::<String>())
+            .expect("every CheckArgs flag has a default")
+            .check
+    }
+}
+
+impl CheckArgs {
+    /// The check's bounds and modes (R-BOUND) as these flags give them, for
+    /// `threads` (already parsed from `--threads`). Budgets other than the
+    /// per-query `--timeout` are the caller's (`refine --time-limit` bounds
+    /// the whole run, `validate --time-limit` each function).
+    pub fn options(&self, threads: Vec<usize>) -> Options {
+        Options {
+            threads,
+            max_steps: self.max_steps,
+            observe: match self.observe {
+                ObserveArg::Auto => Observe::Auto,
+                ObserveArg::Sets => Observe::Sets,
+                ObserveArg::Values => Observe::Values,
+            },
+            uncontrolled: match self.uncontrolled {
+                UncontrolledArg::Maximal => Uncontrolled::Maximal,
+                UncontrolledArg::Inferred => Uncontrolled::Inferred,
+            },
+            timeout: Duration::from_secs(self.timeout),
+            shuffle_oob_ub: self.shuffle_oob == ShuffleOobArg::Ub,
+            strategies: match self.strategies {
+                StrategiesArg::Plain => Strategies::Plain,
+                StrategiesArg::Canonical => Strategies::Canonical,
+                StrategiesArg::Mirror => Strategies::Mirror,
+            },
+            ..Options::default()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -218,63 +273,21 @@ pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliErro
 
 impl Args {
     /// The check's bounds and modes (R-BOUND) as these flags give them, for
-    /// `threads` (already parsed from `--threads`). `convcheck prove` runs
-    /// claim checks through this too, so a flag means the same there.
+    /// `threads` (already parsed from `--threads`), with refine's budget of
+    /// the whole run and `--cutoff`. `convcheck prove` runs claim checks
+    /// through this too, so a flag means the same there.
     pub fn options(&self, threads: Vec<usize>) -> Options {
         Options {
-            threads,
-            max_steps: self.max_steps,
-            observe: match self.observe {
-                ObserveArg::Auto => Observe::Auto,
-                ObserveArg::Sets => Observe::Sets,
-                ObserveArg::Values => Observe::Values,
-            },
-            uncontrolled: match self.uncontrolled {
-                UncontrolledArg::Maximal => Uncontrolled::Maximal,
-                UncontrolledArg::Inferred => Uncontrolled::Inferred,
-            },
-            timeout: Duration::from_secs(self.timeout),
             time_limit: Some(Duration::from_secs(self.time_limit)),
-            shuffle_oob_ub: self.shuffle_oob == ShuffleOobArg::Ub,
-            strategies: match self.strategies {
-                StrategiesArg::Plain => Strategies::Plain,
-                StrategiesArg::Canonical => Strategies::Canonical,
-                StrategiesArg::Mirror => Strategies::Mirror,
-            },
             cutoff: self.cutoff.map(usize::from),
-            ..Options::default()
-        }
-    }
-
-    /// The report of a checked pair: traces refer to the kernels the
-    /// encoding checked (the inlined ones when calls were inlined).
-    pub fn report<'a>(
-        &self,
-        kernel: &str,
-        opts: &'a Options,
-        checked: (&'a Outcome2, Option<&'a Result<Replayed, String>>),
-        queries: usize,
-        modules: (&'a Module, &'a Module),
-        inlined: Option<&'a (Module, Module)>,
-    ) -> Report<'a> {
-        Report {
-            src: self.src.display().to_string(),
-            tgt: self.tgt.display().to_string(),
-            kernel: kernel.to_string(),
-            opts,
-            outcome: checked.0,
-            replay: checked.1,
-            queries,
-            src_module: inlined.map_or(modules.0, |b| &b.0),
-            tgt_module: inlined.map_or(modules.1, |b| &b.1),
-            inlined: inlined.is_some(),
+            ..self.check.options(threads)
         }
     }
 }
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    let threads = parse_threads(&args.threads).map_err(invalid)?;
+    let threads = parse_threads(&args.check.threads).map_err(invalid)?;
     let src = load(&args.src)?;
     let tgt = load(&args.tgt)?;
     let kernel = kernel_name(&src, &args.kernel)?;
@@ -305,7 +318,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         &kernel,
         &opts,
         &mut session,
-        !args.no_replay,
+        !args.check.no_replay,
         progress,
     )
     .map_err(|e| match e {
@@ -352,7 +365,11 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             inlined,
         } => (outcome, replay, inlined),
     };
-    let report = args.report(
+    let report = Report::new(
+        (
+            args.src.display().to_string(),
+            args.tgt.display().to_string(),
+        ),
         &kernel,
         &opts,
         (&outcome, replay.as_ref()),

@@ -10,14 +10,11 @@
 //! function is unknown, vacuous, unsupported or invalid; otherwise 0.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::{emit, CliError, Exit};
-use crate::cmd::refine::{
-    parse_threads, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
-};
-use crate::refine::DEFAULT_MAX_STEPS;
+use crate::cmd::refine::{parse_threads, CheckArgs};
 use crate::validate::adapter::Pair;
 use crate::validate::render::{render_json, render_text, Validation};
 use crate::validate::{bisect, check_all, match_functions, opt, FnResult, FnVerdict, RunSettings};
@@ -56,36 +53,15 @@ pub struct Args {
     /// amdgcn-amd-amdhsa).
     #[arg(long)]
     pub run_line: bool,
-    /// Thread counts to check: `N` or `LO..HI` (inclusive) or a comma list.
-    #[arg(long, default_value = "1..4")]
-    pub threads: String,
-    /// Maximum block visits per thread (K).
-    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
-    pub max_steps: usize,
-    /// What is observed of convergent calls (R-OBS).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub observe: ObserveArg,
-    /// Semantics of uncontrolled convergent operations (D-UNCTRL).
-    #[arg(long, value_enum, default_value = "maximal")]
-    pub uncontrolled: UncontrolledArg,
-    /// C-OPS shuffle reading a thread outside the communicating set.
-    #[arg(long, value_enum, default_value = "poison")]
-    pub shuffle_oob: ShuffleOobArg,
-    /// Time limit per solver query, in seconds.
-    #[arg(long, default_value_t = 60)]
-    pub timeout: u64,
+    /// Bounds and modes (R-BOUND), the same flags as `refine`'s.
+    #[command(flatten)]
+    pub check: CheckArgs,
     /// Time limit per function, in seconds (past it: unknown).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// Functions checked in parallel (each with its own Z3 context).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
-    /// How CEGIS learns source strategies (F-21); only speed differs.
-    #[arg(long, value_enum, default_value = "canonical")]
-    pub strategies: StrategiesArg,
-    /// Skip the replay of counterexamples on the interpreter (R-CEX).
-    #[arg(long)]
-    pub no_replay: bool,
     /// Do not check this function (repeatable); it is listed as skipped.
     #[arg(long, value_name = "NAME")]
     pub skip_function: Vec<String>,
@@ -101,33 +77,6 @@ pub struct Args {
 
 fn bad(message: impl Into<String>) -> CliError {
     CliError::bad_input(message)
-}
-
-impl Args {
-    /// refine's own flags, so that each means the same in both commands.
-    fn refine_args(&self, tgt: &Path) -> crate::cmd::refine::Args {
-        crate::cmd::refine::Args {
-            src: self.file.clone(),
-            tgt: tgt.to_path_buf(),
-            kernel: None,
-            threads: self.threads.clone(),
-            max_steps: self.max_steps,
-            observe: self.observe,
-            uncontrolled: self.uncontrolled,
-            shuffle_oob: self.shuffle_oob,
-            timeout: self.timeout,
-            // Replaced by validate's own per-function limit (see `run`).
-            time_limit: 0,
-            dump_smt: None,
-            json: self.json,
-            report: None,
-            dot: None,
-            stats: false,
-            no_replay: self.no_replay,
-            strategies: self.strategies,
-            cutoff: None,
-        }
-    }
 }
 
 /// The exit status of a validation's results (issue 14's order, with our
@@ -149,7 +98,7 @@ pub fn exit_status(results: &[FnResult]) -> Exit {
 
 /// Runs the subcommand.
 pub fn run(args: &Args) -> Result<Exit, CliError> {
-    let threads = parse_threads(&args.threads).map_err(bad)?;
+    let threads = parse_threads(&args.check.threads).map_err(bad)?;
     let time_limit = match args.time_limit {
         Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
         Some(t) => return Err(bad(format!("bad --time-limit {t}: expected seconds > 0"))),
@@ -208,7 +157,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let tgt = std::fs::read_to_string(&output)
         .map_err(|e| e.to_string())
         .and_then(|t| semantics::parse_module(&out_name, &t).map_err(|e| e.to_string()));
-    let mut ropts = args.refine_args(&output).options(threads);
+    let mut ropts = args.check.options(threads);
     // refine's budget per check is validate's --time-limit (none by default).
     ropts.time_limit = time_limit;
     ropts.interrupt = Some(stop.clone());
@@ -246,7 +195,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             };
             let settings = RunSettings {
                 opts: &ropts,
-                replay: !args.no_replay,
+                replay: !args.check.no_replay,
                 time_limit,
                 jobs: args.jobs,
                 on_done: &on_done,
@@ -289,7 +238,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             original: &src,
             original_path: &file,
             opts: &ropts,
-            replay: !args.no_replay,
+            replay: !args.check.no_replay,
             time_limit,
             dir,
         };

@@ -1,22 +1,21 @@
 //! Running one check of a claim file through the library APIs (never by
-//! spawning `convcheck`): the command line of the check is parsed by the
-//! same clap `Args` as the subcommand, so a claim file reads like the
-//! command a person would type.
+//! spawning `convcheck`). The check's command line has already become
+//! library options ([`super::request`]); nothing here sees the CLI's types.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Parser;
 use semantics::machine::{explore, query};
-use semantics::rules::{verify_module, Options as RuleOptions};
+use semantics::rules::verify_module;
+use semantics::uniformity::Mode;
 
 use crate::cli::load_module;
-use crate::cmd;
-use crate::refine::report::render_text;
+use crate::refine::report::{render_text, Report};
 use crate::refine::{check_pair, Options, PairResult, Verdict};
 use crate::smt::Session;
 
-use super::format::{Check, Expect, Kind, RefineExpect};
+use super::format::{Check, Expect, RefineExpect};
 use super::meta;
+use super::request::{request, RefineRequest, Request};
 
 /// What a check produced.
 #[derive(Clone, Debug)]
@@ -46,92 +45,39 @@ impl Obtained {
     }
 }
 
-#[derive(Parser)]
-#[command(name = "verify", no_binary_name = true)]
-struct VerifyCli {
-    #[command(flatten)]
-    a: cmd::verify::Args,
-}
-
-#[derive(Parser)]
-#[command(name = "run", no_binary_name = true)]
-struct RunCli {
-    #[command(flatten)]
-    a: cmd::run::Args,
-}
-
-#[derive(Parser)]
-#[command(name = "uniformity", no_binary_name = true)]
-struct UnifCli {
-    #[command(flatten)]
-    a: cmd::uniformity::Args,
-}
-
-#[derive(Parser)]
-#[command(name = "refine", no_binary_name = true)]
-struct RefineCli {
-    #[command(flatten)]
-    a: cmd::refine::Args,
-}
-
-fn rebase(base: &Path, p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
-}
-
 /// Runs `check`, resolving relative paths against `base` (the directory
 /// that holds `proofs/` and `examples/`).
 pub fn run_check(base: &Path, check: &Check) -> Obtained {
-    let args = check.args.clone();
-    let joined = args.join(" ");
-    match check.kind {
-        Kind::Verify => match VerifyCli::try_parse_from(&args) {
-            Ok(c) => verify(base, &c.a, &check.expect),
-            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
-        },
-        Kind::Run => match RunCli::try_parse_from(&args) {
-            Ok(c) => run(base, &c.a, &check.expect),
-            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
-        },
-        Kind::Uniformity => match UnifCli::try_parse_from(&args) {
-            Ok(c) => uniformity(base, &c.a),
-            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
-        },
-        Kind::Refine => match RefineCli::try_parse_from(&args) {
-            Ok(c) => refine(base, &c.a, &check.expect),
-            Err(e) => Obtained::error(joined, first_line(&e.to_string())),
-        },
-        Kind::Meta => meta::run(base, &args),
+    let parsed = match request(base, check) {
+        Ok(p) => p,
+        Err(r) => return Obtained::error(r.bounds, r.message),
+    };
+    let bounds = parsed.bounds;
+    match parsed.request {
+        Request::Verify { file, shown, rules } => {
+            verify(&file, &shown, &rules, bounds, &check.expect)
+        }
+        Request::Run { file, opts, exists } => run(&file, &opts, &exists, bounds, &check.expect),
+        Request::Uniformity { file, mode } => uniformity(&file, mode, bounds),
+        Request::Refine(r) => refine(&r, bounds, &check.expect),
+        Request::Meta(args) => meta::run(base, &args),
     }
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").to_string()
 }
 
 /// `verify`: `valid`, or `invalid R1,R2` (the expected rules must all be
 /// among the rules the verifier reports).
-fn verify(base: &Path, a: &cmd::verify::Args, expect: &Expect) -> Obtained {
-    let bounds = if a.llvm_compatible {
-        "llvm-compatible".to_string()
-    } else {
-        "document rules".to_string()
-    };
-    let path = rebase(base, &a.file);
-    let m = match load_module(&path) {
+fn verify(
+    path: &Path,
+    shown: &str,
+    rules: &semantics::rules::Options,
+    bounds: String,
+    expect: &Expect,
+) -> Obtained {
+    let m = match load_module(path) {
         Ok(m) => m,
         Err(e) => return Obtained::error(bounds, e.message),
     };
-    let report = verify_module(
-        &m,
-        &RuleOptions {
-            llvm_compatible: a.llvm_compatible,
-            closed_paths: a.closed_paths,
-        },
-    );
+    let report = verify_module(&m, rules);
     let rules = report.rules();
     let verdict = if rules.is_empty() {
         Expect::Valid
@@ -145,7 +91,7 @@ fn verify(base: &Path, a: &cmd::verify::Args, expect: &Expect) -> Obtained {
     };
     let verdict = verdict.to_string();
     Obtained {
-        detail: semantics::rules::render_text(&a.file.display().to_string(), &report),
+        detail: semantics::rules::render_text(shown, &report),
         verdict,
         agrees,
         bounds,
@@ -155,39 +101,22 @@ fn verify(base: &Path, a: &cmd::verify::Args, expect: &Expect) -> Obtained {
 
 /// `run --exists COND`: Always / Sometimes / Never over every execution
 /// the interpreter explores within the bounds.
-fn run(base: &Path, a: &cmd::run::Args, expect: &Expect) -> Obtained {
-    let bounds = format!(
-        "threads {}, steps {}, anchor {}, {}{}",
-        a.threads,
-        a.max_steps,
-        format!("{:?}", a.anchor).to_lowercase(),
-        format!("{:?}", a.uncontrolled).to_lowercase(),
-        if a.args.is_empty() {
-            String::new()
-        } else {
-            format!(", args {}", a.args.join(" "))
-        }
-    );
-    let m = match load_module(&rebase(base, &a.file)) {
+fn run(
+    path: &Path,
+    opts: &semantics::machine::Options,
+    (text, cond): &(String, query::Cond),
+    bounds: String,
+    expect: &Expect,
+) -> Obtained {
+    let m = match load_module(path) {
         Ok(m) => m,
         Err(e) => return Obtained::error(bounds, e.message),
     };
-    let opts = match cmd::run::options(a) {
-        Ok(o) => o,
-        Err(e) => return Obtained::error(bounds, e.message),
-    };
-    let Some(text) = &a.exists else {
-        return Obtained::error(bounds, "no --exists condition".into());
-    };
-    let cond = match query::parse(text) {
-        Ok(c) => c,
-        Err(e) => return Obtained::error(bounds, format!("--exists: {e}")),
-    };
-    let ex = match explore(&m, &opts) {
+    let ex = match explore(&m, opts) {
         Ok(x) => x,
         Err(e) => return Obtained::error(bounds, e.to_string()),
     };
-    let (answer, witness) = query::answer(&m, &cond, &ex);
+    let (answer, witness) = query::answer(&m, cond, &ex);
     let obtained = Expect::Exists(answer);
     let bounds = format!(
         "{bounds}; {} executions{}",
@@ -214,15 +143,8 @@ fn defined_name(text: &str) -> Option<&str> {
 
 /// `uniformity`: the naming convention of `examples/uniformity` (values
 /// `%uni.*` are uniform, `%div.*` divergent, as the document states).
-fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
-    use semantics::uniformity::Mode;
-    let mode = if a.sound { Mode::Sound } else { Mode::Llvm };
-    let bounds = match mode {
-        Mode::Llvm => "amdgcn, LLVM-compatible analysis",
-        Mode::Sound => "amdgcn, sound analysis (--sound)",
-    }
-    .to_string();
-    let m = match load_module(&rebase(base, &a.file)) {
+fn uniformity(path: &Path, mode: Mode, bounds: String) -> Obtained {
+    let m = match load_module(path) {
         Ok(m) => m,
         Err(e) => return Obtained::error(bounds, e.message),
     };
@@ -268,11 +190,6 @@ fn uniformity(base: &Path, a: &cmd::uniformity::Args) -> Obtained {
     }
 }
 
-/// CEGIS iterations per thread count in the suite (the command's default
-/// is 64): keeps the suite within its time budget; a check that needs more
-/// answers `unknown`, reported as not checked.
-pub const PROVE_MAX_ITERATIONS: usize = 16;
-
 /// A refinement check and its printed report.
 pub struct RefineRun {
     /// The verdict, in the vocabulary of `expect`.
@@ -289,30 +206,28 @@ pub struct RefineRun {
 /// `refine`: the same steps as `convcheck refine` (static rules on both
 /// sides, prepare, CEGIS, counterexample replay), returning the verdict
 /// word and the text report.
-pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, String> {
-    let threads = cmd::refine::parse_threads(&a.threads)?;
-    let bounds = format!(
-        "threads {}, K={}, observe {:?}, {:?}",
-        a.threads, a.max_steps, a.observe, a.uncontrolled
-    )
-    .to_lowercase();
-    let src = load_module(&rebase(base, &a.src)).map_err(|e| e.message)?;
-    let tgt = load_module(&rebase(base, &a.tgt)).map_err(|e| e.message)?;
-    let kernel = match &a.kernel {
+pub fn refine_check(
+    (src, tgt): (&Path, &Path),
+    names: (String, String),
+    kernel: Option<&str>,
+    opts: &Options,
+    replay: bool,
+    bounds: String,
+) -> Result<RefineRun, String> {
+    let src_m = load_module(src).map_err(|e| e.message)?;
+    let tgt_m = load_module(tgt).map_err(|e| e.message)?;
+    let kernel = match kernel {
         Some(k) => k.trim_start_matches('@').to_string(),
-        None => src
+        None => src_m
             .functions
             .iter()
             .find(|f| f.has_body())
             .map(|f| f.name.clone())
             .ok_or("the source defines no function")?,
     };
-    let opts = Options {
-        max_iterations: PROVE_MAX_ITERATIONS,
-        ..a.options(threads)
-    };
+    let (src, tgt) = (&src_m, &tgt_m);
     let mut session = Session::new(None);
-    let result = check_pair(&src, &tgt, &kernel, &opts, &mut session, !a.no_replay, None)
+    let result = check_pair(src, tgt, &kernel, opts, &mut session, replay, None)
         .map_err(|e| e.to_string())?;
     let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
@@ -343,12 +258,13 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
             inlined,
         } => (outcome, replay, inlined),
     };
-    let report = a.report(
+    let report = Report::new(
+        names,
         &kernel,
-        &opts,
+        opts,
         (&outcome, replay.as_ref()),
         session.log.len(),
-        (&src, &tgt),
+        (src, tgt),
         inlined.as_deref(),
     );
     let text = render_text(&report);
@@ -373,8 +289,16 @@ pub fn refine_check(base: &Path, a: &cmd::refine::Args) -> Result<RefineRun, Str
     })
 }
 
-fn refine(base: &Path, a: &cmd::refine::Args, expect: &Expect) -> Obtained {
-    match refine_check(base, a) {
+fn refine(r: &RefineRequest, bounds: String, expect: &Expect) -> Obtained {
+    let fallback = bounds.clone();
+    match refine_check(
+        (&r.src, &r.tgt),
+        r.shown.clone(),
+        r.kernel.as_deref(),
+        &r.opts,
+        r.replay,
+        bounds,
+    ) {
         Ok(r) => Obtained {
             agrees: !r.unsupported && *expect == Expect::Refine(r.kind),
             verdict: r.verdict,
@@ -382,6 +306,6 @@ fn refine(base: &Path, a: &cmd::refine::Args, expect: &Expect) -> Obtained {
             detail: r.text,
             not_checked: r.unsupported,
         },
-        Err(e) => Obtained::error(format!("threads {}, K={}", a.threads, a.max_steps), e),
+        Err(e) => Obtained::error(fallback, e),
     }
 }

@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod format;
 pub mod meta;
+pub mod request;
 pub mod sets;
 
 use std::fmt::Write;

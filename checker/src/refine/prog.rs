@@ -61,19 +61,10 @@ pub enum CallSem {
     Stream,
     /// No semantic effect (`llvm.assume`, lifetime, debug).
     Ignored,
-    /// P-THREAD: a pure integer intrinsic (`llvm.ctpop`, `llvm.umin`,
-    /// `llvm.umax`, `llvm.smin`, `llvm.smax`), as the interpreter's.
-    PureIntrinsic(PureOp),
-}
-
-/// The pure integer intrinsics the encoding models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PureOp {
-    Ctpop,
-    UMin,
-    UMax,
-    SMin,
-    SMax,
+    /// P-THREAD: a pure integer intrinsic of the one table (`llvm.ctpop`,
+    /// min/max, cttz/ctlz, abs, bit and byte reversal, funnel shifts,
+    /// saturating add/sub), as the interpreter's.
+    PureIntrinsic(intrinsics::PureOp),
 }
 
 /// An `atomicrmw` on a global, under the memory abstraction of the
@@ -250,13 +241,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         // (C-OPS), as an unknown convergent function with this declaration.
         Some(Op::Barrier(_) | Op::Uninterpreted) => CallSem::UnknownConv { effect: !pure },
         Some(Op::Ignored) => CallSem::Ignored,
-        Some(Op::Pure(p)) => CallSem::PureIntrinsic(match p {
-            intrinsics::PureOp::Ctpop => PureOp::Ctpop,
-            intrinsics::PureOp::UMin => PureOp::UMin,
-            intrinsics::PureOp::UMax => PureOp::UMax,
-            intrinsics::PureOp::SMin => PureOp::SMin,
-            intrinsics::PureOp::SMax => PureOp::SMax,
-        }),
+        Some(Op::Pure(p)) => CallSem::PureIntrinsic(p),
         Some(Op::Opaque) => unknown.clone(),
         Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
@@ -312,7 +297,17 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
         CallSem::First | CallSem::Reduce(_) => int_ok(res) && arg(0) == Some(res),
         CallSem::Shuffle { .. } => int_ok(res) && arg(0) == Some(res) && c.args.len() >= 2,
         CallSem::Tid => int_ok(res),
-        CallSem::PureIntrinsic(_) => int_ok(res) && c.args.iter().all(|a| &a.ty == res),
+        CallSem::PureIntrinsic(p) => {
+            // The value operands have the result's type; cttz, ctlz and
+            // abs end with an `i1` flag.
+            let values = usize::from(p.arity() - u8::from(p.has_flag()));
+            int_ok(res)
+                && c.args.len() == usize::from(p.arity())
+                && c.args[..values].iter().all(|a| &a.ty == res)
+                && (!p.has_flag() || c.args[values].ty == Type::Int(1))
+                && (*p != intrinsics::PureOp::Bswap
+                    || matches!(res, Type::Int(w) if w.is_multiple_of(16)))
+        }
         _ => *res != Type::Token,
     };
     if ok {

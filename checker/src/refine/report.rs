@@ -30,6 +30,34 @@ pub struct Report<'a> {
     pub inlined: bool,
 }
 
+impl<'a> Report<'a> {
+    /// The report of a checked pair, the source and target named `names`:
+    /// traces refer to the kernels the encoding checked (the inlined ones
+    /// when calls were inlined).
+    pub fn new(
+        names: (String, String),
+        kernel: &str,
+        opts: &'a Options,
+        checked: (&'a Outcome2, Option<&'a Result<Replayed, String>>),
+        queries: usize,
+        modules: (&'a Module, &'a Module),
+        inlined: Option<&'a (Module, Module)>,
+    ) -> Report<'a> {
+        Report {
+            src: names.0,
+            tgt: names.1,
+            kernel: kernel.to_string(),
+            opts,
+            outcome: checked.0,
+            replay: checked.1,
+            queries,
+            src_module: inlined.map_or(modules.0, |b| &b.0),
+            tgt_module: inlined.map_or(modules.1, |b| &b.1),
+            inlined: inlined.is_some(),
+        }
+    }
+}
+
 /// Modelling notes printed with the bounds (R-BOUND: the verdict names
 /// what it abstracts): inlining and the `atomicrmw` memory abstraction.
 pub fn model_notes(r: &Report) -> Vec<String> {

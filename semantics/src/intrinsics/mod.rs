@@ -187,7 +187,8 @@ pub enum Shfl {
     Bfly,
 }
 
-/// A pure integer intrinsic of P-THREAD.
+/// A pure integer intrinsic of P-THREAD, with LangRef's meaning; poison in
+/// any operand gives poison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PureOp {
     Ctpop,
@@ -195,6 +196,46 @@ pub enum PureOp {
     UMax,
     SMin,
     SMax,
+    /// `llvm.cttz(x, is_zero_poison)`: trailing zeros; the width for 0, or
+    /// poison when the flag is true.
+    Cttz,
+    /// `llvm.ctlz(x, is_zero_poison)`: leading zeros, likewise.
+    Ctlz,
+    /// `llvm.abs(x, is_int_min_poison)`: absolute value; the minimum
+    /// signed value gives itself, or poison when the flag is true.
+    Abs,
+    /// `llvm.bitreverse(x)`.
+    BitReverse,
+    /// `llvm.bswap(x)`: bytes reversed (widths a multiple of 16).
+    Bswap,
+    /// `llvm.fshl(a, b, c)`: the high half of `a:b << (c mod width)`.
+    Fshl,
+    /// `llvm.fshr(a, b, c)`: the low half of `a:b >> (c mod width)`.
+    Fshr,
+    /// `llvm.uadd.sat`, `llvm.sadd.sat`, `llvm.usub.sat`, `llvm.ssub.sat`:
+    /// saturating at the type's bounds.
+    UAddSat,
+    SAddSat,
+    USubSat,
+    SSubSat,
+}
+
+impl PureOp {
+    /// Operands read. For cttz, ctlz and abs the last one is an `i1 immarg`
+    /// flag; every other operand has the result's type.
+    pub fn arity(self) -> u8 {
+        match self {
+            PureOp::Ctpop | PureOp::BitReverse | PureOp::Bswap => 1,
+            PureOp::Fshl | PureOp::Fshr => 3,
+            _ => 2,
+        }
+    }
+
+    /// Whether the last operand is LangRef's `i1 immarg` flag rather than a
+    /// value of the result's type.
+    pub fn has_flag(self) -> bool {
+        matches!(self, PureOp::Cttz | PureOp::Ctlz | PureOp::Abs)
+    }
 }
 
 /// What a call computes (C-INTR, C-OPS, P-LAUNCH, P-THREAD). Argument
@@ -337,6 +378,7 @@ impl Op {
             Op::Shuffle { val, idx, .. } => Some(val.max(idx)),
             Op::WriteLane { val, lane, old } => Some(val.max(lane).max(old)),
             Op::Mbcnt { .. } => Some(1),
+            Op::Pure(p) => Some(p.arity() - 1),
             _ => None,
         }
     }

@@ -77,25 +77,95 @@ pub(super) fn per_thread(
     })
 }
 
-/// P-THREAD: the pure integer intrinsics.
+/// P-THREAD: the pure integer intrinsics (LangRef's meaning; poison in,
+/// poison out; a vector or non-integer operand gives poison, as the
+/// encoder's type check refuses them).
 fn pure(p: PureOp, args: &[Val]) -> Val {
-    let Some((bits, a)) = int_arg(args, 0) else {
-        return Val::Poison;
-    };
-    let b = match (p, int_arg(args, 1)) {
-        (PureOp::Ctpop, _) => 0,
-        (_, Some((_, b))) => b,
-        (_, None) => return Val::Poison,
-    };
+    let mut ops = [0u128; 3];
+    let mut bits = 0;
+    for k in 0..p.arity() {
+        match int_arg(args, k) {
+            Some((b, v)) => {
+                if k == 0 {
+                    bits = b;
+                }
+                ops[k as usize] = v;
+            }
+            None => return Val::Poison,
+        }
+    }
+    match pure_bits(p, bits, ops) {
+        Some(v) => int_val(bits, v),
+        None => Val::Poison,
+    }
+}
+
+/// [`pure`] on the operands' bits (`bits` wide, at most 128); `None` is
+/// poison.
+pub fn pure_bits(p: PureOp, bits: u32, [a, b, c]: [u128; 3]) -> Option<u128> {
+    let m = mask(bits);
     let (sa, sb) = (signed(bits, a), signed(bits, b));
-    let v = match p {
-        PureOp::Ctpop => a.count_ones() as u128,
-        PureOp::UMin => a.min(b),
-        PureOp::UMax => a.max(b),
-        PureOp::SMin => sa.min(sb) as u128,
-        PureOp::SMax => sa.max(sb) as u128,
-    };
-    int_val(bits, v)
+    let smin = 1u128 << (bits - 1);
+    let smax = smin - 1;
+    let flag = b & 1 == 1;
+    Some(
+        match p {
+            PureOp::Ctpop => a.count_ones() as u128,
+            PureOp::UMin => a.min(b),
+            PureOp::UMax => a.max(b),
+            PureOp::SMin => sa.min(sb) as u128,
+            PureOp::SMax => sa.max(sb) as u128,
+            PureOp::Cttz | PureOp::Ctlz if a == 0 => {
+                if flag {
+                    return None;
+                }
+                bits as u128
+            }
+            PureOp::Cttz => a.trailing_zeros() as u128,
+            PureOp::Ctlz => (a.leading_zeros() - (128 - bits)) as u128,
+            PureOp::Abs if a == smin && flag => return None,
+            PureOp::Abs => {
+                if sa < 0 {
+                    a.wrapping_neg()
+                } else {
+                    a
+                }
+            }
+            PureOp::BitReverse => a.reverse_bits() >> (128 - bits),
+            PureOp::Bswap if !bits.is_multiple_of(16) => return None,
+            PureOp::Bswap => a.swap_bytes() >> (128 - bits),
+            PureOp::Fshl | PureOp::Fshr => {
+                let s = (c % bits as u128) as u32;
+                if s == 0 {
+                    return Some(if p == PureOp::Fshl { a } else { b });
+                }
+                if p == PureOp::Fshl {
+                    (a << s) | (b >> (bits - s))
+                } else {
+                    (a << (bits - s)) | (b >> s)
+                }
+            }
+            PureOp::UAddSat => a.checked_add(b).filter(|x| *x <= m).unwrap_or(m),
+            PureOp::USubSat => a.saturating_sub(b),
+            PureOp::SAddSat | PureOp::SSubSat => {
+                let r = if p == PureOp::SAddSat {
+                    sa.checked_add(sb)
+                } else {
+                    sa.checked_sub(sb)
+                };
+                // Only 128-bit operands overflow i128; the sign of `a` says
+                // which way.
+                let r = r.unwrap_or(if sa < 0 { i128::MIN } else { i128::MAX });
+                if r > smax as i128 {
+                    smax
+                } else if r < signed(bits, smin) {
+                    smin
+                } else {
+                    r as u128
+                }
+            }
+        } & m,
+    )
 }
 
 /// C-OPS: one reduction step.
