@@ -295,7 +295,7 @@ const ROWS: &[Row] = &[
         3,
         None,
         223,
-        229,
+        231,
         None,
     ),
     (

@@ -69,9 +69,10 @@
 //! so τ(s) behaves as s does up to names.
 //!
 //! [`fingerprint_up_to_threads`] computes a fingerprint of a canonical
-//! renaming of the state: each thread's state is digested with every
-//! thread name erased; within each class (launch group and subgroup) the
-//! threads are ordered by that digest; the state renamed by that order is
+//! renaming of the state: each thread's state is digested without its
+//! name and without dynamic-instance keys (a signature); within each class
+//! (launch group and subgroup) the threads are ordered by signature; the
+//! state renamed by that order is
 //! fingerprinted exactly (tags keep these fingerprints apart from plain
 //! ones). Two states with equal fingerprints are renamings of each other
 //! whatever order ties take (ties only lose merges). States whose
@@ -201,8 +202,7 @@ fn item<T: Hash + ?Sized>(x: &T) -> u128 {
 
 /// How a fingerprint names threads and dynamic-instance keys: the state's
 /// own names, or thread `t` renamed `perm[t]` throughout (thread ids,
-/// anchor instances named by a member, C++ per-thread contexts);
-/// `perm[t] == u32::MAX` erases the name.
+/// anchor instances named by a member, C++ per-thread contexts).
 struct Names<'a> {
     keys: &'a Keys,
     perm: Option<Vec<u32>>,
@@ -316,22 +316,12 @@ pub fn fingerprint_up_to_threads(m: &Machine, class: &[u32]) -> Option<u128> {
         return None;
     }
     let n = m.threads.len();
-    // Each thread's state with every thread name erased: equal for threads
-    // a renaming may exchange, and what orders the threads of a class.
-    let mut erased = Names::renamed(&m.keys, vec![u32::MAX; n]);
-    let sig: Vec<u128> = m
-        .threads
-        .iter()
-        .map(|th| {
-            let mut f = Fp::new();
-            thread(&mut f, th, &mut erased);
-            f.finish()
-        })
-        .collect();
+    let sig: Vec<u128> = m.threads.iter().map(signature).collect();
     // The canonical order: by class (contiguous, so position i is thread
-    // id i's slot), then by erased state; ties keep thread order (any
-    // choice is sound: two states with equal fingerprints are renamings
-    // of one another whichever order was chosen, see `whole`).
+    // id i's slot), then by signature; ties keep thread order (any choice
+    // is sound: two states with equal fingerprints are renamings of one
+    // another whichever order was chosen, see `whole`; ties between
+    // threads that differ only in their keys lose merges).
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|t| (class[*t], sig[*t], *t));
     let identity = order.iter().enumerate().all(|(i, t)| i == *t);
@@ -345,6 +335,41 @@ pub fn fingerprint_up_to_threads(m: &Machine, class: &[u32]) -> Option<u128> {
         Names::renamed(&m.keys, perm)
     };
     Some(whole(m, &mut names, &order, 1))
+}
+
+/// A digest of a thread's state without its name and without dynamic-instance
+/// keys (which name threads): equal for threads a renaming exchanges, and
+/// cheap (no key digests), since it only orders the threads of a class.
+fn signature(th: &ThreadState) -> u128 {
+    let mut f = Fp::new();
+    f.add(&(th.group, th.steps, th.seq, th.allocas));
+    for fr in th.frames.iter() {
+        f.add(&(fr.func, fr.block, fr.index, fr.ret_to));
+        let vals = fr
+            .values
+            .iter()
+            .filter(|(_, v)| !matches!(v, Val::Token(_)))
+            .map(|(id, v)| item(&(id, v)))
+            .fold(0u128, u128::wrapping_add);
+        f.add(&vals);
+    }
+    match &th.status {
+        Status::Waiting(p) => f.add(&(1u8, p.loc, p.event)),
+        Status::Done(ThreadEnd::Returned(_)) => f.add(&3u8),
+        Status::Done(e) => f.add(&(4u8, format!("{e:?}"))),
+        Status::Running => f.add(&0u8),
+        Status::Killed => f.add(&2u8),
+    }
+    f.add(&th.trace.len());
+    for v in th.trace.iter() {
+        f.add(&(v.func, v.block));
+    }
+    f.add(&th.events.len());
+    for e in th.events.iter() {
+        f.add(&(e.loc, e.pos));
+    }
+    f.add(&th.observations.len());
+    f.finish()
 }
 
 /// The fingerprint of `m` with its threads taken in `order` and named by
