@@ -131,7 +131,7 @@ impl States {
     /// are closed under renaming threads at the end.
     pub fn new(opts: &super::Options, up_to_threads: bool) -> States {
         let class = if up_to_threads {
-            let mut ids: HashMap<(u32, (u32, u32)), u32> = HashMap::new();
+            let mut ids: HashMap<super::symmetry::Class, u32> = HashMap::new();
             (0..opts.threads)
                 .map(|t| {
                     let next = ids.len() as u32;

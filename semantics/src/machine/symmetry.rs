@@ -65,12 +65,15 @@ use super::state::ThreadEnd;
 use super::value::{int, Val};
 use super::{ArgValues, Chooser, Options, Outcome};
 
+/// A launch group and a subgroup key within it.
+pub type Class = (u32, (u32, u32));
+
 /// The class of thread `t`: its launch group and subgroup (P-LAUNCH).
 /// The renamings of G keep every thread in its class: subgroup operations
 /// communicate within a subgroup, so a renaming that moved a thread to
 /// another subgroup would change the sets (classes are contiguous ranges of
 /// thread ids).
-pub fn class_of(opts: &Options, t: u32) -> (u32, (u32, u32)) {
+pub fn class_of(opts: &Options, t: u32) -> Class {
     let geo = opts.geometry();
     (geo.group_of(t), geo.subgroup_key(t))
 }
@@ -152,7 +155,7 @@ pub fn domain(ty: &Type, opts: &Options) -> Vec<Val> {
 pub fn choose_sorted(chooser: &mut Chooser, domains: &[Vec<Val>], opts: &Options) -> Vec<Vec<Val>> {
     let size: usize = domains.iter().map(|d| d.len().max(1)).product();
     let mut out = Vec::with_capacity(opts.threads as usize);
-    let mut prev: Option<((u32, (u32, u32)), usize)> = None;
+    let mut prev: Option<(Class, usize)> = None;
     for t in 0..opts.threads {
         let g = class_of(opts, t);
         let lo = match prev {
@@ -243,7 +246,7 @@ pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
             *ids.entry(sig).or_insert(next)
         })
         .collect();
-    let mut groups: BTreeMap<(u32, (u32, u32)), Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
     for t in 0..e.threads.len() {
         groups.entry(class_of(opts, t as u32)).or_default().push(t);
     }
