@@ -2,7 +2,8 @@
 //! example `convcheck run` accepts, at 2 and 3 threads, default domain
 //! {0,1,2}, `--anchor all`, the number of distinct behaviours (R-BEHAV)
 //! and the executions the reduced enumeration (memoized states,
-//! `semantics/src/machine/reduce.rs`; launch symmetry,
+//! `semantics/src/machine/reduce.rs`, up to renaming threads in
+//! thread-blind programs; launch symmetry,
 //! `semantics/src/machine/symmetry.rs`) runs to the end. The distinct counts
 //! were recorded with the plain enumeration *before* the reductions
 //! existed (`scripts/interp-counts.sh` on main at 2d76526) and must not
