@@ -270,7 +270,13 @@ pub fn explore_with(
     let sym = ex.reduced && blind.is_none() && opts.threads > 1;
     if sym && !search(&prog, opts, true, progress, &mut ex)? {
         let found = ex.behaviours.len();
-        ex.behaviours = super::symmetry::close(std::mem::take(&mut ex.behaviours), opts);
+        let (explored, pruned) = (ex.explored, ex.pruned);
+        let (closed, finished) =
+            super::symmetry::close(std::mem::take(&mut ex.behaviours), opts, &mut || {
+                progress(explored, pruned)
+            });
+        ex.behaviours = closed;
+        ex.complete &= finished;
         ex.symmetry = Ok(ex.behaviours.len() - found);
     } else {
         if sym {

@@ -331,8 +331,15 @@ fn next_permutation(a: &mut [usize]) -> bool {
 
 /// Closes the behaviours found under G (module documentation): every
 /// image of every behaviour, each distinct behaviour key once; the images
-/// carry the count of the behaviour they rename.
-pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
+/// carry the count of the behaviour they rename. `go` is asked before each
+/// orbit; when it answers `false` (time limit, Ctrl-C) the closure stops
+/// with the images found so far and returns `false` with them (each is a
+/// real behaviour; the result is then incomplete).
+pub fn close(
+    behaviours: Vec<Behaviour>,
+    opts: &Options,
+    go: &mut dyn FnMut() -> bool,
+) -> (Vec<Behaviour>, bool) {
     let mut seen: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
@@ -344,9 +351,14 @@ pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
     // same orbit, which need not be enumerated again.
     let mut in_orbit: HashSet<String> = HashSet::new();
     let mut images = Vec::new();
+    let mut finished = true;
     for b in &out {
         if in_orbit.contains(&b.execution.behaviour_key()) {
             continue;
+        }
+        if !go() {
+            finished = false;
+            break;
         }
         for e in orbit(&b.execution, opts) {
             let key = e.behaviour_key();
@@ -360,7 +372,7 @@ pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
         }
     }
     out.extend(images);
-    out
+    (out, finished)
 }
 
 #[cfg(test)]
