@@ -3,8 +3,9 @@
 # (examples/kernels compiled by scripts/build-kernels.sh at -O0, optnone
 # removed so that passes run) and over generated convergent programs
 # (testgen's refine_family: divergent branch, reductions, barriers, tokens
-# or not, loops with a heart; fixed seed), with -O2/-O3 and
-# each control-flow pass alone. Prints the README's table (Markdown) and
+# or not, loops with a heart; fixed seed), with -O2/-O3, each control-flow
+# pass alone, and AMDGPU's IR passes on amdgcn inputs. Prints the README's
+# table (Markdown) and
 # keeps every JSON result in OUT (default target/validate-campaign).
 # Not a test: it takes minutes. Bounds: THREADS (1..3), STEPS (6),
 # LIMIT seconds per function (30), JOBS (2), GEN programs (12).
@@ -30,6 +31,12 @@ target/release/examples/dump_family_programs "$out/inputs" "$gen" 1
 single=(simplifycfg jump-threading licm "loop-unroll -unroll-runtime" loop-rotate
   simple-loop-unswitch gvn-hoist sink chr loop-fusion indvars instcombine tailcallelim
   structurizecfg)
+# AMDGPU's IR passes that opt-22 runs and that move or create convergent
+# operations or change control flow around them (amdgcn inputs only).
+amdgpu=(amdgpu-unify-divergent-exit-nodes "amdgpu-atomic-optimizer<strategy=iterative>"
+  "amdgpu-atomic-optimizer<strategy=dpp>" amdgpu-uniform-intrinsic-combine
+  amdgpu-rewrite-undef-for-phi amdgpu-codegenprepare amdgpu-late-codegenprepare
+  amdgpu-promote-alloca si-annotate-control-flow)
 run() { # name input opt-args...
   local name=$1 input=$2
   shift 2
@@ -59,6 +66,10 @@ for input in "$out"/inputs/*.ll; do
     case $(basename "$input") in *nvptx64*) t=nvptx64-nvidia-cuda ;; esac
     case $(basename "$input") in *spirv64*) t=spirv64 ;; esac
     run "${words[0]}" "$input" "-passes=${words[0]}" "${extra[@]}" "-mtriple=$t"
+  done
+  case $(basename "$input") in *nvptx64* | *spirv64*) continue ;; esac
+  for p in "${amdgpu[@]}"; do
+    run "$p" "$input" "-passes=$p" -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a
   done
 done
 python3 - "$out" <<'PY'

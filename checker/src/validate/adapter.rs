@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use semantics::ir::Module;
 
+use super::testing::{test_refinement, Tested};
 use super::{FnResult, FnVerdict};
 use crate::refine::report::{bounds_text, render_json, render_text, Report};
 use crate::refine::{check_pair, Options, PairResult, RefineError, Verdict};
@@ -110,6 +111,33 @@ pub fn check_function(
                 ),
                 None => format!("in the {role}: {}", place(location(role), m, &message)),
             };
+            // The encoding cannot say; the interpreter can still find a
+            // difference on concrete launches (never a proof).
+            let deadline = time_limit.map(|l| start + l);
+            match test_refinement(pair.src, pair.tgt, kernel, opts, deadline) {
+                Tested::Counterexample(text) => {
+                    r.verdict = FnVerdict::Counterexample;
+                    r.reason = format!(
+                        "found by interpreter testing (the refinement encoding does not cover it: {})",
+                        r.reason
+                    );
+                    r.text = Some(text);
+                }
+                Tested::NoDifference {
+                    launches,
+                    target_behaviours,
+                    bounds,
+                } => {
+                    r.reason = format!(
+                        "{}; interpreter testing found no difference on {launches} launches ({target_behaviours} target behaviours; {bounds}), which is not a proof",
+                        r.reason
+                    );
+                }
+                Tested::NotTested(why) => {
+                    r.reason = format!("{}; not tested on the interpreter: {why}", r.reason);
+                }
+            }
+            r.seconds = start.elapsed().as_secs_f64();
         }
         Ok(PairResult::Checked {
             outcome,

@@ -14,6 +14,7 @@ pub mod adapter;
 pub mod bisect;
 pub mod opt;
 pub mod render;
+pub mod testing;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -121,7 +122,8 @@ fn calls(f: &semantics::ir::Function) -> Vec<&semantics::ir::Call> {
 /// Which functions to check and which the pass removed or added.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Matching {
-    /// Selected in the source and defined in the target.
+    /// Selected in the source and defined in the target, or selected in
+    /// the target and defined in the source (the pass made it convergent).
     pub checked: Vec<String>,
     /// Selected in the source, not defined in the target.
     pub removed: Vec<String>,
@@ -146,6 +148,10 @@ pub fn match_functions(src: &Module, tgt: &Module) -> Matching {
     for n in convergent_functions(tgt) {
         if !defined(src, &n) {
             out.added.push(n);
+        } else if !out.checked.contains(&n) {
+            // The pass introduced convergent operations (AMDGPU's atomic
+            // optimizer writes a wave scan): checked too.
+            out.checked.push(n);
         }
     }
     out

@@ -500,12 +500,38 @@ impl Parser {
         }
         let source_ty = self.parse_type()?;
         self.expect_punct(',')?;
+        let at = self.span();
         let base = self.typed_operand(st)?;
+        if !matches!(
+            base.ty,
+            Type::Ptr(_) | Type::TypedPtr { .. } | Type::Vector { .. }
+        ) {
+            return Err(self.err_at(at, "base of getelementptr must be a pointer"));
+        }
         let mut indices = Vec::new();
         while self.is_punct(',') && !matches!(self.peek_at(1), Tok::Meta(_)) {
             self.bump();
-            indices.push(self.typed_operand(st)?);
+            let i_at = self.span();
+            let i = self.typed_operand(st)?;
+            if !matches!(i.ty, Type::Int(_) | Type::Vector { .. }) {
+                return Err(self.err_at(i_at, "getelementptr index must be an integer"));
+            }
+            indices.push(i);
         }
+        let shown: Vec<(&Type, Option<i128>)> = indices
+            .iter()
+            .map(|i| {
+                let v = match (&i.ty, &i.value) {
+                    (Type::Int(_), Operand::Const(crate::ir::Const::Int { value, .. })) => {
+                        Some(*value)
+                    }
+                    _ => None,
+                };
+                (&i.ty, v)
+            })
+            .collect();
+        self.check_gep_indices(&source_ty, &shown)
+            .map_err(|m| self.err_at(at, m))?;
         let rty = super::types::gep_result_type(&base.ty, indices.iter().map(|i| &i.ty));
         Ok((
             InstKind::Gep {

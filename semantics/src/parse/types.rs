@@ -449,6 +449,18 @@ impl Parser {
                     }
                     indices.push(i);
                 }
+                let shown: Vec<(&Type, Option<i128>)> = indices
+                    .iter()
+                    .map(|i: &TypedConst| {
+                        let v = match (&i.ty, &i.value) {
+                            (Type::Int(_), Const::Int { value, .. }) => Some(*value),
+                            _ => None,
+                        };
+                        (&i.ty, v)
+                    })
+                    .collect();
+                self.check_gep_indices(&source_ty, &shown)
+                    .map_err(|m| self.err_at(at, m))?;
                 self.expect_punct(')')?;
                 ConstExpr::Gep {
                     flags,
@@ -609,6 +621,43 @@ impl Parser {
             };
         }
         Some(t)
+    }
+
+    /// LLVM's rule for `getelementptr` indices
+    /// (`GetElementPtrInst::getIndexedType`): the first index steps over
+    /// the pointer; each later one indexes the current type, an array or
+    /// vector by any integer, a struct by a constant within its fields; a
+    /// scalar or opaque type cannot be indexed. `indices` are (type,
+    /// constant value if a scalar integer constant). `Err` is opt-22's
+    /// message. Vector indices into structs (splats) are not checked.
+    pub fn check_gep_indices(
+        &self,
+        source: &Type,
+        indices: &[(&Type, Option<i128>)],
+    ) -> Result<(), &'static str> {
+        // An opaque (or undefined) named struct has no size.
+        if self.resolve_named(source).is_none() {
+            return Err("base element of getelementptr must be sized");
+        }
+        let mut t = source.clone();
+        for (ty, value) in indices.iter().skip(1) {
+            t = match self.resolve_named(&t) {
+                Some(Type::Struct { fields, .. }) => {
+                    if matches!(ty, Type::Vector { .. }) {
+                        return Ok(());
+                    }
+                    match value {
+                        Some(i) if *i >= 0 && (*i as usize) < fields.len() => {
+                            fields[*i as usize].clone()
+                        }
+                        _ => return Err("invalid getelementptr indices"),
+                    }
+                }
+                Some(Type::Array { elem, .. } | Type::Vector { elem, .. }) => *elem,
+                _ => return Err("invalid getelementptr indices"),
+            };
+        }
+        Ok(())
     }
 
     /// A named type's definition (one level), other types as they are.
