@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine validate-campaign uniformity-sound-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign
 
 setup:
 	@scripts/setup.sh
@@ -41,6 +41,14 @@ bench-verify: build
 
 bench-refine: build
 	@scripts/bench-refine.sh
+
+# The interpreter at scale (issue 18): every example `run` accepts at
+# INTERP_THREADS threads, each run stopped after LIMIT seconds; one line
+# per launch (executions explored, merged, distinct behaviours, complete?,
+# seconds) and a summary per thread count. Tens of minutes at 8 threads.
+INTERP_THREADS ?= 3 4 8
+bench-interp: build
+	LIMIT=$${LIMIT:-10} scripts/interp-counts.sh target/release/convcheck $(INTERP_THREADS)
 
 # MC-05 and MC-06 for `convcheck uniformity --sound` on
 # CONVCHECK_SOUND_PROGRAMS generated programs (default 10,000; minutes).

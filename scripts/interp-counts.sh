@@ -1,10 +1,18 @@
 #!/bin/sh
-# Per example and thread count: explored executions, distinct behaviours,
-# complete?, wall seconds. Usage: scripts/interp-counts.sh BIN THREADS... 
-# (default domain {0,1,2}, --anchor all). Each run is limited to $LIMIT s.
+# Per example and thread count: executions explored, merged (memoization),
+# distinct behaviours, complete?, wall seconds, exit status.
+# Usage: scripts/interp-counts.sh BIN THREADS...
+# Default domain {0,1,2}, --anchor all. Each run stops itself after $LIMIT
+# seconds (`run --time-limit`, so a stopped run still reports its partial
+# counts, marked INCOMPLETE); `timeout` is only a backstop. $FILES chooses
+# the examples, $EXTRA adds options (e.g. EXTRA=--no-reduce).
+# One line per launch: "threads file explored merged distinct complete secs rc=N";
+# the last line per thread count summarises how many completed within 1 s
+# and within $LIMIT s.
 BIN=${1:?binary}; shift
 LIMIT=${LIMIT:-30}
 for t in "$@"; do
+  n=0; ok=0; fast=0
   for f in ${FILES:-examples/*.ll examples/interp/*.ll examples/refine/*.ll}; do
     case "$f" in
       *cl04*) entry="--entry append" ;;
@@ -12,15 +20,25 @@ for t in "$@"; do
       *) entry="" ;;
     esac
     s=$(date +%s.%N)
-    out=$(timeout "$LIMIT" "$BIN" run "$f" --threads "$t" --json $entry $EXTRA 2>/dev/null)
+    out=$(timeout "$((LIMIT + 60))" "$BIN" run "$f" --threads "$t" --json \
+      --time-limit "$LIMIT" $entry $EXTRA 2>/dev/null)
     rc=$?
     e=$(date +%s.%N)
     secs=$(echo "$e - $s" | bc)
-    if [ $rc -eq 124 ]; then echo "$t $f TIMEOUT - - $secs"; continue; fi
+    # Examples `run` rejects (bad input, unsupported construct) are skipped.
+    if [ $rc -eq 3 ]; then continue; fi
+    n=$((n + 1))
+    if [ $rc -eq 124 ]; then echo "$t $f TIMEOUT - - - $secs rc=$rc"; continue; fi
     line=$(printf '%s' "$out" | python3 -c 'import json,sys
 try:
-  d=json.load(sys.stdin); print(d["explored"], d["distinct"], "complete" if d["complete"] else "INCOMPLETE")
-except Exception: print("ERR - -")')
+  d=json.load(sys.stdin); print(d["explored"], d.get("merged", "-"), d["distinct"], "complete" if d["complete"] else "INCOMPLETE")
+except Exception: print("ERR - - -")')
+    case "$line" in
+      *" complete")
+        ok=$((ok + 1))
+        if [ "$(echo "$secs < 1" | bc)" = 1 ]; then fast=$((fast + 1)); fi ;;
+    esac
     echo "$t $f $line $secs rc=$rc"
   done
+  echo "# $t threads: $ok of $n launches complete within ${LIMIT} s, $fast within 1 s"
 done

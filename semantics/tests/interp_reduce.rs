@@ -271,3 +271,37 @@ fn reduced_equals_plain_on_float_memory_kernels() {
     // threads store and read.
     assert!(t.plain >= 4 * t.compared as u64, "{} executions", t.plain);
 }
+
+/// Launch and state symmetry rename threads only within their subgroup
+/// (`symmetry::class_of`): with `--subgroup-size` smaller than the launch
+/// group, a subgroup reduction tells subgroups apart. A reduction in
+/// subgroups of 1, 2 and 4 threads at 4 threads, and the MC-07 family (wave
+/// reductions, barriers) with subgroups of 2 at 3 threads (the last
+/// subgroup partial): the same behaviours as the plain search. Before the
+/// renamings kept subgroups, the first case found 20 behaviours against 9.
+#[test]
+fn symmetry_keeps_subgroups() {
+    let sg = "target triple = \"spir64-unknown-unknown\"\n\
+              define spir_func void @k(i32 %x) {\n\
+              \x20 %r = call i32 @_Z20sub_group_reduce_addi(i32 %x) convergent\n\
+              \x20 call void @use(i32 %r)\n\
+              \x20 ret void\n\
+              }\n\
+              declare i32 @_Z20sub_group_reduce_addi(i32) convergent\n\
+              declare void @use(i32)\n";
+    for size in [1, 2, 4] {
+        let mut o = opts(4, 10, vec![0, 1]);
+        o.subgroup_size = Some(size);
+        let r = compare(sg, &o).expect("16 launches fit the budget");
+        assert!(r.2.is_ok(), "launch symmetry applies: {:?}", r.2);
+    }
+    let progs = testgen::sample(&testgen::refine_family::arb_prog(3), 60, 46);
+    let mut t = Tally::new();
+    for p in &progs {
+        let mut o = opts(3, 30, vec![0, 1]);
+        o.subgroup_size = Some(2);
+        t.add(compare(&testgen::refine_family::render(p), &o));
+    }
+    t.report("MC-07 family, subgroups of 2");
+    assert!(t.compared >= 40, "too few compared: {}", t.compared);
+}

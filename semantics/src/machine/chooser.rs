@@ -4,9 +4,13 @@
 //! (D-ANCHOR), cycle hierarchies (D-HIER) — is a call to [`Chooser::choose`].
 //!
 //! Exhaustive mode enumerates every sequence of choices depth-first by
-//! replay: an execution is re-run from the launch with a recorded prefix of
-//! choices, and the last choice that still has an untried alternative is
-//! advanced. Random mode draws each choice from a seeded generator, for
+//! replay: an execution is re-run with a recorded prefix of choices, and
+//! the last choice that still has an untried alternative is advanced. The
+//! re-run starts from the launch, or (checkpoints, [`Chooser::resume_at`])
+//! from a saved machine state at a point of the prefix: the machine is a
+//! function of the choices made so far, so resuming from the state saved
+//! after the first `d` choices of the prefix is the same as re-running
+//! those `d` choices. Random mode draws each choice from a seeded generator, for
 //! launches too large to enumerate.
 
 /// How choices are made.
@@ -24,8 +28,9 @@ pub struct Chooser {
     mode: ChooserMode,
     /// Choices made in the current execution: (taken, number of options).
     log: Vec<(usize, usize)>,
-    /// Choices to replay at the start of the current execution.
-    prefix: Vec<usize>,
+    /// Choices to replay at the start of the current execution:
+    /// (taken, number of options).
+    prefix: Vec<(usize, usize)>,
     /// Executions started so far.
     runs: u64,
     /// xorshift64* state for random mode.
@@ -58,7 +63,7 @@ impl Chooser {
         }
         let pos = self.log.len();
         let c = match self.mode {
-            ChooserMode::Exhaustive => self.prefix.get(pos).copied().unwrap_or(0).min(n - 1),
+            ChooserMode::Exhaustive => self.prefix.get(pos).map_or(0, |p| p.0).min(n - 1),
             ChooserMode::Random { .. } => (self.next_random() % n as u64) as usize,
         };
         self.log.push((c, n));
@@ -84,7 +89,7 @@ impl Chooser {
                         break;
                     }
                 }
-                self.prefix = log.into_iter().map(|(c, _)| c).collect();
+                self.prefix = log;
                 !self.prefix.is_empty()
             }
             ChooserMode::Random { runs, .. } => {
@@ -96,6 +101,29 @@ impl Chooser {
             self.runs += 1;
         }
         more
+    }
+
+    /// Number of choices made so far in the current execution.
+    pub fn depth(&self) -> usize {
+        self.log.len()
+    }
+
+    /// Exhaustive mode, after [`Chooser::next_execution`]: the position of
+    /// the choice that was advanced. The choices before it are those of the
+    /// previous execution, so a machine state saved in the previous
+    /// execution after at most this many choices is a valid starting point
+    /// for the next one ([`Chooser::resume_at`]).
+    pub fn advanced(&self) -> usize {
+        self.prefix.len().saturating_sub(1)
+    }
+
+    /// Continues the current execution as if its first `depth` choices had
+    /// just been replayed (`depth <= self.advanced()`, exhaustive mode): the
+    /// caller restores the machine state saved at that depth.
+    pub fn resume_at(&mut self, depth: usize) {
+        debug_assert!(self.log.is_empty() && depth <= self.advanced());
+        self.log.clear();
+        self.log.extend_from_slice(&self.prefix[..depth]);
     }
 
     fn next_random(&mut self) -> u64 {
@@ -127,6 +155,43 @@ mod tests {
             }
         }
         assert_eq!(seen, vec![(0, 9), (1, 0), (1, 1), (2, 9)]);
+    }
+
+    /// Resuming at a depth gives the same sequence of executions as
+    /// re-running from the start (the choices before the depth replayed).
+    #[test]
+    fn resume_at_continues_the_enumeration() {
+        let mut plain = Chooser::new(ChooserMode::Exhaustive);
+        let mut seen = Vec::new();
+        loop {
+            seen.push((plain.choose(2), plain.choose(3), plain.choose(2)));
+            if !plain.next_execution() {
+                break;
+            }
+        }
+        let mut ch = Chooser::new(ChooserMode::Exhaustive);
+        let mut resumed = Vec::new();
+        // Saved after the first choice: (depth 1, first choice).
+        let mut saved: Option<(usize, usize)> = None;
+        loop {
+            let a = match saved {
+                Some((1, a)) if ch.advanced() >= 1 => {
+                    ch.resume_at(1);
+                    a
+                }
+                _ => {
+                    let a = ch.choose(2);
+                    saved = Some((1, a));
+                    a
+                }
+            };
+            resumed.push((a, ch.choose(3), ch.choose(2)));
+            if !ch.next_execution() {
+                break;
+            }
+        }
+        assert_eq!(seen, resumed);
+        assert_eq!(seen.len(), 12);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! every execution through the [`Chooser`] and collects the distinct
 //! behaviours (R-BEHAV).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use im::{HashMap as IMap, HashSet as ISet, Vector};
 
@@ -12,7 +12,7 @@ use super::chooser::Chooser;
 use super::dmax::check_order;
 use super::memory::{Byte, ObjKind};
 use super::program::Program;
-use super::sched::{run_execution, ExecEnd};
+use super::sched::{run_execution, Checkpoints, ExecEnd};
 use super::state::{
     CallEvent, Frame, KeyNode, Keys, Machine, Observation, Status, ThreadEnd, ThreadState, Visit,
 };
@@ -270,7 +270,13 @@ pub fn explore_with(
     let sym = ex.reduced && blind.is_none() && opts.threads > 1;
     if sym && !search(&prog, opts, true, progress, &mut ex)? {
         let found = ex.behaviours.len();
-        ex.behaviours = super::symmetry::close(std::mem::take(&mut ex.behaviours), opts);
+        let (explored, pruned) = (ex.explored, ex.pruned);
+        let (closed, finished) =
+            super::symmetry::close(std::mem::take(&mut ex.behaviours), opts, &mut || {
+                progress(explored, pruned)
+            });
+        ex.behaviours = closed;
+        ex.complete &= finished;
         ex.symmetry = Ok(ex.behaviours.len() - found);
     } else {
         if sym {
@@ -315,10 +321,28 @@ fn search(
 ) -> Result<bool, RunError> {
     let mut chooser = Chooser::new(opts.chooser);
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut seen: HashSet<u128> = HashSet::new();
+    let mut seen = super::reduce::States::new(opts, sym);
+    // Resuming from saved states is exact (the machine is a function of
+    // the choices made; `Chooser::resume_at`); the plain search
+    // (`--no-reduce`) re-runs every execution from the launch.
+    let mut checkpoints = Checkpoints::new(opts.reduce && opts.max_executions > 1, opts.threads);
+    // The launch's inputs: its choices precede every saved state, so an
+    // execution resumed from one has the inputs of the previous execution.
+    let mut launched: Option<Inputs> = None;
     loop {
-        let (mut m, inputs) = launch(prog, opts, &mut chooser, sym)?;
-        let end = run_execution(prog, opts, &mut chooser, &mut m, &mut seen)?;
+        let (mut m, inputs) = match (checkpoints.backtrack(&mut chooser), &launched) {
+            (Some(m), Some(inputs)) => (m, inputs.clone()),
+            _ => launch(prog, opts, &mut chooser, sym)?,
+        };
+        launched = Some(inputs.clone());
+        let end = run_execution(
+            prog,
+            opts,
+            &mut chooser,
+            &mut m,
+            &mut seen,
+            &mut checkpoints,
+        )?;
         if sym && matches!(end, ExecEnd::Contradiction { .. }) {
             return Ok(true);
         }

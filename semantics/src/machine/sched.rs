@@ -10,7 +10,7 @@
 //! that afterwards reaches an instance that already fired marks the
 //! schedule impossible (the execution is discarded as pruned).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::chooser::{Chooser, ChooserMode};
 use super::collective::{set_results, Member};
@@ -47,13 +47,74 @@ enum Candidate {
     Anchor { members: Vec<usize> },
 }
 
-/// Runs the launched machine to the end of one execution.
+/// Machine states saved at the scheduling points of the current path, for
+/// the exhaustive search to resume from instead of re-running the
+/// execution from the launch ([`Chooser::resume_at`]): `(depth, state)`,
+/// depth = number of choices made before the state, strictly increasing.
+/// Every entry was saved on the current path (entries deeper than the
+/// advanced choice are dropped after each execution,
+/// [`Checkpoints::backtrack`]).
+#[derive(Default)]
+pub struct Checkpoints {
+    /// How many states may be kept: 0 when none are saved (`run
+    /// --no-reduce` re-runs every execution from the launch, the plain
+    /// search). Past it, states are not saved and the search resumes from
+    /// the deepest saved one, replaying the rest (same executions, memory
+    /// bounded for long runs and large launches).
+    cap: usize,
+    stack: Vec<(usize, Machine)>,
+}
+
+impl Checkpoints {
+    /// Checkpoints for a search over `threads` threads; `on` false for the
+    /// plain search. The cap keeps the saved states to about 2^16 thread
+    /// states (each saved state shares all but what changed with the
+    /// others, `im`).
+    pub fn new(on: bool, threads: u32) -> Checkpoints {
+        Checkpoints {
+            cap: if on {
+                (65_536 / threads.max(1) as usize).max(16)
+            } else {
+                0
+            },
+            stack: Vec::new(),
+        }
+    }
+
+    /// After [`Chooser::next_execution`]: drops the states saved after the
+    /// advanced choice, and returns a copy of the deepest remaining one
+    /// with the chooser set to resume there, or `None` (start from the
+    /// launch).
+    pub fn backtrack(&mut self, chooser: &mut Chooser) -> Option<Machine> {
+        let limit = chooser.advanced();
+        while self.stack.last().is_some_and(|(d, _)| *d > limit) {
+            self.stack.pop();
+        }
+        let (d, m) = self.stack.last()?;
+        chooser.resume_at(*d);
+        Some(m.clone())
+    }
+
+    fn save(&mut self, chooser: &Chooser, m: &Machine) {
+        let d = chooser.depth();
+        if self.stack.len() < self.cap
+            && chooser.mode() == ChooserMode::Exhaustive
+            && self.stack.last().is_none_or(|(top, _)| *top < d)
+        {
+            self.stack.push((d, m.clone()));
+        }
+    }
+}
+
+/// Runs the launched machine (or one restored from `checkpoints`) to the
+/// end of one execution, saving its state at every scheduling choice.
 pub fn run_execution(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
     m: &mut Machine,
-    seen: &mut HashSet<u128>,
+    seen: &mut super::reduce::States,
+    checkpoints: &mut Checkpoints,
 ) -> Result<ExecEnd, RunError> {
     let n = m.threads.len();
     loop {
@@ -87,10 +148,16 @@ pub fn run_execution(
             || matches!(&cands[0], Candidate::Anchor { members } if members.len() > 1);
         if opts.reduce && safe.is_none() && branches && !chooser.replaying() {
             if let ChooserMode::Exhaustive = chooser.mode() {
-                if !seen.insert(super::reduce::fingerprint(m)) {
+                if !seen.first_visit(m) {
                     return Ok(ExecEnd::Merged);
                 }
             }
+        }
+        if safe.is_none() && branches {
+            // Every thread is blocked here, so resuming from this state
+            // re-enters this loop with nothing to run and the same
+            // candidates.
+            checkpoints.save(chooser, m);
         }
         let pick = safe.unwrap_or_else(|| chooser.choose(cands.len()));
         fire(prog, opts, chooser, m, &cands[pick]);

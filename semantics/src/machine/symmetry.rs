@@ -5,7 +5,8 @@
 //! # The argument (R-BEHAV, M-OPER, P-LAUNCH)
 //!
 //! Let G be the permutations of thread ids that keep every thread in its
-//! launch group. For a launch with per-thread input vector `y` write B(y)
+//! launch group and its subgroup ([`class_of`]; with `--subgroup-size`
+//! smaller than a group, subgroup operations tell subgroups apart). For a launch with per-thread input vector `y` write B(y)
 //! for its set of behaviours. When the program is *thread-blind* (see
 //! [`blind`]), the semantics treats a thread id only as a name:
 //!
@@ -26,7 +27,7 @@
 //! Then B(σ·y) = σ·B(y) for σ in G, where σ renames thread t to σ(t) in
 //! the behaviour (traces, converged-with classes, communicating sets,
 //! results, observations, ends). Every input vector y is σ·x for the
-//! vector x whose per-thread tuples are sorted within each group, so the
+//! vector x whose per-thread tuples are sorted within each class, so the
 //! unreduced set U = ∪_y B(y) = G·(∪_x B(x)) over sorted x only. The
 //! search therefore launches only sorted input vectors ([`choose_sorted`]),
 //! then closes the behaviours it found under G ([`orbit`]). The closure
@@ -45,9 +46,14 @@
 //! names. When such an execution appears, the driver discards the reduced
 //! search and runs the launch again without launch symmetry.
 //!
+//! The same argument lets memoization count states equal up to renaming
+//! threads as one (state symmetry, [`super::reduce`]), which reduces anchor
+//! groupings of threads in equal states: the groupings that differ only by
+//! which of the equal threads fire reach renamings of one state, explored
+//! once.
+//!
 //! Not done (issue 18): launches where a thread id is read have no such
-//! simple symmetry (a behaviour there is not a renaming of another), and
-//! anchor groupings are not reduced up to the symmetry of equal states.
+//! simple symmetry (a behaviour there is not a renaming of another).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -58,6 +64,19 @@ use super::program::{classify, CalleeKind, Program};
 use super::state::ThreadEnd;
 use super::value::{int, Val};
 use super::{ArgValues, Chooser, Options, Outcome};
+
+/// A launch group and a subgroup key within it.
+pub type Class = (u32, (u32, u32));
+
+/// The class of thread `t`: its launch group and subgroup (P-LAUNCH).
+/// The renamings of G keep every thread in its class: subgroup operations
+/// communicate within a subgroup, so a renaming that moved a thread to
+/// another subgroup would change the sets (classes are contiguous ranges of
+/// thread ids).
+pub fn class_of(opts: &Options, t: u32) -> Class {
+    let geo = opts.geometry();
+    (geo.group_of(t), geo.subgroup_key(t))
+}
 
 /// Why launch symmetry does not apply to `prog` under `opts`, or `None`
 /// when the program is thread-blind (module documentation).
@@ -136,9 +155,9 @@ pub fn domain(ty: &Type, opts: &Options) -> Vec<Val> {
 pub fn choose_sorted(chooser: &mut Chooser, domains: &[Vec<Val>], opts: &Options) -> Vec<Vec<Val>> {
     let size: usize = domains.iter().map(|d| d.len().max(1)).product();
     let mut out = Vec::with_capacity(opts.threads as usize);
-    let mut prev: Option<(u32, usize)> = None;
+    let mut prev: Option<(Class, usize)> = None;
     for t in 0..opts.threads {
-        let g = opts.group_of(t);
+        let g = class_of(opts, t);
         let lo = match prev {
             Some((pg, i)) if pg == g => i,
             _ => 0,
@@ -214,7 +233,7 @@ pub fn renamed(e: &Execution, perm: &[usize]) -> Execution {
 /// identity first.
 pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
     // Class of each thread: identical records within a group.
-    let mut class_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     let classes: Vec<usize> = e
         .threads
         .iter()
@@ -223,13 +242,13 @@ pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
                 "{}|{:?}|{:?}|{:?}|{:?}",
                 th.group, th.trace, th.events, th.observations, th.end
             );
-            let next = class_of.len();
-            *class_of.entry(sig).or_insert(next)
+            let next = ids.len();
+            *ids.entry(sig).or_insert(next)
         })
         .collect();
-    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut groups: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
     for t in 0..e.threads.len() {
-        groups.entry(opts.group_of(t as u32)).or_default().push(t);
+        groups.entry(class_of(opts, t as u32)).or_default().push(t);
     }
     let groups: Vec<Vec<usize>> = groups.into_values().collect();
     // Per group, every distinct arrangement of its threads' classes; an
@@ -312,8 +331,15 @@ fn next_permutation(a: &mut [usize]) -> bool {
 
 /// Closes the behaviours found under G (module documentation): every
 /// image of every behaviour, each distinct behaviour key once; the images
-/// carry the count of the behaviour they rename.
-pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
+/// carry the count of the behaviour they rename. `go` is asked before each
+/// orbit; when it answers `false` (time limit, Ctrl-C) the closure stops
+/// with the images found so far and returns `false` with them (each is a
+/// real behaviour; the result is then incomplete).
+pub fn close(
+    behaviours: Vec<Behaviour>,
+    opts: &Options,
+    go: &mut dyn FnMut() -> bool,
+) -> (Vec<Behaviour>, bool) {
     let mut seen: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
@@ -325,9 +351,14 @@ pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
     // same orbit, which need not be enumerated again.
     let mut in_orbit: HashSet<String> = HashSet::new();
     let mut images = Vec::new();
+    let mut finished = true;
     for b in &out {
         if in_orbit.contains(&b.execution.behaviour_key()) {
             continue;
+        }
+        if !go() {
+            finished = false;
+            break;
         }
         for e in orbit(&b.execution, opts) {
             let key = e.behaviour_key();
@@ -341,7 +372,7 @@ pub fn close(behaviours: Vec<Behaviour>, opts: &Options) -> Vec<Behaviour> {
         }
     }
     out.extend(images);
-    out
+    (out, finished)
 }
 
 #[cfg(test)]
