@@ -73,6 +73,10 @@ pub(super) fn exec_call(
     }
     if let CalleeKind::Builtin(op) = kind {
         check_arity(cx, loc, call, op)?;
+        let width = cx.opts.geometry().max_subgroup();
+        if let Some(what) = super::lanes::unsupported(op, &args, width) {
+            return Err(unsupported(cx.prog, loc, &what));
+        }
     }
     let convergent = is_convergent_call(module, call);
     let ret_ty = match &call.ty {
