@@ -19,7 +19,8 @@
 
 use super::Class::{AlwaysUniform as AU, ByRegister, Neither as N, Source as S};
 use super::{
-    Class, Ctrl, Dim, Form, Index, Lanes, Op, PureOp, RedOp, Row, Scan, Scope, Shfl, Target, Vote,
+    Cf, Class, Ctrl, Dim, Form, Index, Lanes, Op, PureOp, RedOp, Row, Scan, Scope, Shfl, Target,
+    Vote,
 };
 
 use Target::{Amdgpu as A, DirectX as D, Generic as G, Nvptx as P, OpenCl as O, Spirv as V};
@@ -334,12 +335,14 @@ pub static ROWS: &[Row] = &[
         Op::PassThrough { arg: 0 },
         N,
     ),
-    // Structured control flow as the uniformity analysis sees it.
-    r("llvm.amdgcn.if", A, false, OPQ, S),
-    r("llvm.amdgcn.else", A, false, OPQ, S),
-    r("llvm.amdgcn.loop", A, false, OPQ, S),
-    r("llvm.amdgcn.if.break", A, false, OPQ, AU),
-    r("llvm.amdgcn.end.cf", A, false, OPQ, N),
+    // Structured control flow (si-annotate-control-flow): not `convergent`
+    // in LLVM 22's IntrinsicsAMDGPU.td; exec-mask bookkeeping over the
+    // threads that execute them together (`machine::lanes`).
+    r("llvm.amdgcn.if", A, false, Op::Cf(Cf::If), S),
+    r("llvm.amdgcn.else", A, false, Op::Cf(Cf::Else), S),
+    r("llvm.amdgcn.loop", A, false, Op::Cf(Cf::Loop), S),
+    r("llvm.amdgcn.if.break", A, false, Op::Cf(Cf::IfBreak), AU),
+    r("llvm.amdgcn.end.cf", A, false, Op::Cf(Cf::EndCf), N),
     r("llvm.amdgcn.s.getpc", A, false, OPQ, AU),
     // Other divergence sources of the AMDGPU tables (no model here).
     r("llvm.amdgcn.interp.mov", A, false, OPQ, S),

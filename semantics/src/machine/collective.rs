@@ -385,6 +385,10 @@ fn in_set(
             .map(Ok)
             .collect(),
         Op::CmpBallot { float } => same(super::lanes::cmp_ballot(geom, float, ret_bits, set)),
+        Op::Cf(cf) => super::lanes::control_flow(geom, cf, ret_bits, set)
+            .into_iter()
+            .map(Ok)
+            .collect(),
         _ => same(Val::Poison),
     }
 }

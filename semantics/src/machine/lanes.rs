@@ -311,3 +311,84 @@ pub(super) fn cmp_ballot(geom: &Geometry, float: bool, ret_bits: u32, set: &[&Me
         v: bits & mask(ret_bits),
     }
 }
+
+/// C-OPS: the AMDGPU control-flow intrinsics that si-annotate-control-flow
+/// writes, per member of one subgroup's part of a fired set. A mask is a
+/// set of lanes (bit `lane`); the set's members are the lanes of EXEC.
+/// Read per thread: a thread takes `if`'s branch iff its `cond`, `else`'s
+/// iff its lane is in `saved` (it did not take the `if`), and `loop`
+/// answers true in a thread whose lane is in the broken mask: it has left
+/// the loop (the wave branches back while some lane has not, with this
+/// lane masked off). `end.cf` restores EXEC: no value, the set is its
+/// only effect. A poison operand makes every member's result poison.
+pub(super) fn control_flow(
+    geom: &Geometry,
+    cf: crate::intrinsics::Cf,
+    ret_bits: u32,
+    set: &[&Member],
+) -> Vec<Val> {
+    use crate::intrinsics::Cf;
+    let n = set.len();
+    let lanes: Vec<u32> = set.iter().map(|m| geom.lane(m.tid)).collect();
+    let bit = |l: u32| 1u128.checked_shl(l).unwrap_or(0);
+    let ints = |k: usize| -> Option<Vec<u128>> { set.iter().map(|m| int(m.args, k)).collect() };
+    let m = mask(ret_bits);
+    let lanes_where = |pick: &dyn Fn(usize) -> bool| -> u128 {
+        (0..n)
+            .filter(|&i| pick(i))
+            .fold(0, |acc, i| acc | bit(lanes[i]))
+            & m
+    };
+    let poison = || vec![Val::Poison; n];
+    match cf {
+        Cf::If => {
+            let Some(cond) = ints(0) else { return poison() };
+            let rest = lanes_where(&|i| cond[i] & 1 == 0);
+            cond.iter()
+                .map(|c| Val::CfMask {
+                    take: c & 1 == 1,
+                    bits: ret_bits,
+                    mask: rest,
+                })
+                .collect()
+        }
+        Cf::Else => {
+            let Some(saved) = ints(0) else {
+                return poison();
+            };
+            let took = lanes_where(&|i| saved[i] & bit(lanes[i]) == 0);
+            (0..n)
+                .map(|i| Val::CfMask {
+                    take: saved[i] & bit(lanes[i]) != 0,
+                    bits: ret_bits,
+                    mask: took,
+                })
+                .collect()
+        }
+        Cf::IfBreak => {
+            let (Some(cond), Some(broken)) = (ints(0), ints(1)) else {
+                return poison();
+            };
+            let now = lanes_where(&|i| cond[i] & 1 == 1);
+            broken
+                .iter()
+                .map(|b| Val::Int {
+                    bits: ret_bits,
+                    v: (b | now) & m,
+                })
+                .collect()
+        }
+        Cf::Loop => {
+            let Some(broken) = ints(0) else {
+                return poison();
+            };
+            (0..n)
+                .map(|i| Val::Int {
+                    bits: 1,
+                    v: u128::from(broken[i] & bit(lanes[i]) != 0),
+                })
+                .collect()
+        }
+        Cf::EndCf => vec![Val::Void; n],
+    }
+}
