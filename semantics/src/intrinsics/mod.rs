@@ -21,6 +21,7 @@
 //! row and the first parameter's type code decides the signedness of
 //! `min`/`max`.
 
+pub mod sig;
 mod table;
 
 use std::collections::HashMap;
