@@ -209,7 +209,16 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         // A barrier's only effect is its communicating set; a convergent
         // row without a model is an uninterpreted function of the set
         // (C-OPS), as an unknown convergent function with this declaration.
-        Some(Op::Barrier(_) | Op::Uninterpreted) => CallSem::UnknownConv { effect: !pure },
+        // The AMDGPU lane permutations and compare ballots are abstracted
+        // the same way here (the interpreter computes them,
+        // `semantics::machine::lanes`).
+        Some(Op::Barrier(_) | Op::Uninterpreted | Op::Lanes(_) | Op::CmpBallot { .. }) => {
+            CallSem::UnknownConv { effect: !pure }
+        }
+        // The AMDGPU control-flow intrinsics (not `convergent` in LLVM):
+        // unknown calls per their declarations here, as before the
+        // interpreter modelled them.
+        Some(Op::Cf(_)) => unknown.clone(),
         Some(Op::Ignored) => CallSem::Ignored,
         Some(Op::Pure(p)) => CallSem::PureIntrinsic(p),
         // P-INPUT: a register read, as the interpreter's
