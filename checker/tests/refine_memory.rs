@@ -6,7 +6,7 @@
 //! whose threads communicate through memory answer `unsupported`). Every
 //! counterexample is replayed on the interpreter (R-CEX).
 
-use checker::refine::{check_pair, Options, PairResult, RefineError, Verdict};
+use checker::refine::{check_pair, Options, PairResult, Verdict};
 use checker::smt::Session;
 
 const DECL: &str = "declare void @barrier() convergent nounwind\n\
@@ -51,7 +51,7 @@ fn check(src: &str, tgt: &str, threads: Vec<usize>) -> Got {
                 other => panic!("{other:?}"),
             }
         }
-        Err(RefineError::Unsupported { message, .. }) => Got::Unsupported(message),
+        Ok(PairResult::Unsupported { message, .. }) => Got::Unsupported(message),
         Ok(other) => panic!("{other:?}"),
         Err(e) => panic!("{e}"),
     }
