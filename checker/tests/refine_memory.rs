@@ -104,7 +104,10 @@ fn r_mem_store_sunk_below_barrier_refines() {
 
 #[test]
 fn r_mem_store_sunk_into_divergent_branch_is_a_replayed_counterexample() {
-    assert_eq!(two(STORE_THEN_BARRIER, BARRIER_THEN_DIVERGENT_STORE), Got::Cex);
+    assert_eq!(
+        two(STORE_THEN_BARRIER, BARRIER_THEN_DIVERGENT_STORE),
+        Got::Cex
+    );
 }
 
 #[test]

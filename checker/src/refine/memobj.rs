@@ -23,11 +23,15 @@ pub const MAX_OBJECT_BYTES: u64 = 256;
 pub enum ObjKind {
     /// The `k`-th pointer parameter's buffer (P-INPUT): bytes are launch
     /// inputs shared by source and target.
-    Input { param: usize },
+    Input {
+        param: usize,
+    },
     Global,
     Workgroup,
     /// The thread's `n`-th allocation (an entry-block `alloca`).
-    Private { n: u32 },
+    Private {
+        n: u32,
+    },
 }
 
 /// Initial bytes of a global: `None` is poison.
@@ -203,7 +207,10 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
                     _ => return Err("alloca with a variable count".into()),
                 },
             };
-            let size = dl.alloc_size(ty, m).map_err(|e| format!("alloca ({})", e.0))? * count;
+            let size = dl
+                .alloc_size(ty, m)
+                .map_err(|e| format!("alloca ({})", e.0))?
+                * count;
             t.alloca.insert(ii, t.objects.len());
             t.objects.push(Object {
                 name: "alloca".into(),

@@ -20,9 +20,9 @@
 
 pub mod cutoff;
 pub mod encode;
+pub mod memobj;
 pub mod obs;
 mod pipeline;
-pub mod memobj;
 pub mod prog;
 pub mod replay;
 pub mod report;
@@ -757,12 +757,16 @@ impl Checker<'_, '_> {
                 Outcome::Unsat => {}
                 other => {
                     let why = match other {
-                        Outcome::Sat(_) => "threads communicate through memory: an execution \
+                        Outcome::Sat(_) => {
+                            "threads communicate through memory: an execution \
                              within the bounds has a byte of a shared object written by one thread \
                              and accessed by another, which the encoding does not express \
-                             (R-MEM-SMT)",
-                        _ => "the solver could not decide whether threads communicate through \
-                              memory (R-MEM-SMT)",
+                             (R-MEM-SMT)"
+                        }
+                        _ => {
+                            "the solver could not decide whether threads communicate through \
+                              memory (R-MEM-SMT)"
+                        }
                     };
                     let p = side.pick(self.src, self.tgt);
                     let u = prog::Unsupported {

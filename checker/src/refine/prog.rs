@@ -577,13 +577,12 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Alloca { .. } => {
-                    if !mem.layout.as_ref().is_some_and(|dl| dl.pointer_size(
-                        match &inst.kind {
+                    if !mem.layout.as_ref().is_some_and(|dl| {
+                        dl.pointer_size(match &inst.kind {
                             InstKind::Alloca { addrspace, .. } => addrspace.unwrap_or(0),
                             _ => 0,
-                        },
-                    ) == 8)
-                    {
+                        }) == 8
+                    }) {
                         return Err(bad("alloca in an address space of narrow pointers"));
                     }
                     None

@@ -291,14 +291,31 @@ fn interp_memory(e: &Execution, cex: &Cex) -> Vec<(String, Vec<Option<u8>>)> {
         .collect()
 }
 
+/// R-MEM: the interpreter's final contents of every observed object
+/// (`None`: poison, a pointer byte, or an input byte never given).
+pub fn final_memory(e: &Execution) -> Vec<(String, Vec<Option<u8>>)> {
+    use semantics::machine::memory::Byte;
+    e.memory
+        .iter()
+        .map(|(name, bs)| {
+            let bytes = bs
+                .iter()
+                .map(|b| match b {
+                    Byte::Data(x) | Byte::Input(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            (name.clone(), bytes)
+        })
+        .collect()
+}
+
 /// R-MEM: source final memory `s` matches target memory `t` (a poison
 /// source byte matches anything).
-fn memory_refines(s: &[(String, Vec<Option<u8>>)], t: &[(String, Vec<Option<u8>>)]) -> bool {
+pub fn memory_refines(s: &[(String, Vec<Option<u8>>)], t: &[(String, Vec<Option<u8>>)]) -> bool {
     s.len() == t.len()
         && s.iter().zip(t).all(|((n1, a), (n2, b))| {
-            n1 == n2
-                && a.len() == b.len()
-                && a.iter().zip(b).all(|(x, y)| x.is_none() || x == y)
+            n1 == n2 && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.is_none() || x == y)
         })
 }
 

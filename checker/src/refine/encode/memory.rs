@@ -195,7 +195,15 @@ impl Builder<'_, '_> {
 
     /// R-MEM-SMT: records that bytes `[off, off + n)` of shared object `j`
     /// are written or read by this thread when `here`.
-    fn mark(&mut self, th: &mut ThreadSt, j: usize, off: TermId, n: u64, here: TermId, write: bool) {
+    fn mark(
+        &mut self,
+        th: &mut ThreadSt,
+        j: usize,
+        off: TermId,
+        n: u64,
+        here: TermId,
+        write: bool,
+    ) {
         let size = self.objects()[j].size;
         for c in 0..size {
             // c in [off, off + n): off <= c and c - off < n.
