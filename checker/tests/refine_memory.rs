@@ -241,3 +241,39 @@ entry:
         other => panic!("{other:?}"),
     }
 }
+
+/// -O0 as clang writes it for AMDGPU: the buffer pointer spilled to an
+/// `alloca` of the 32-bit private address space and reloaded (P-MEM-PTR:
+/// a stored pointer loads back with its provenance), the thread id read
+/// through a call marked `convergent` at its call site (still the thread's
+/// id, P-LAUNCH).
+#[test]
+fn p_mem_ptr_spilled_pointer_and_private_address_space() {
+    let head = "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-p5:32:32-i64:64-n32:64-S32-A5-G1\"\n";
+    let o0 = format!(
+        "{head}define void @k(ptr addrspace(1) %out) {{
+entry:
+  %slot = alloca ptr addrspace(1), align 8, addrspace(5)
+  %flat = addrspacecast ptr addrspace(5) %slot to ptr
+  store ptr addrspace(1) %out, ptr %flat, align 8
+  %t = call i32 @tid() #0
+  %o = load ptr addrspace(1), ptr %flat, align 8
+  %p = getelementptr inbounds i32, ptr addrspace(1) %o, i32 %t
+  store i32 %t, ptr addrspace(1) %p, align 4
+  ret void
+}}
+attributes #0 = {{ convergent }}"
+    );
+    let o2 = format!(
+        "{head}define void @k(ptr addrspace(1) %out) {{
+entry:
+  %t = call i32 @tid()
+  %p = getelementptr inbounds i32, ptr addrspace(1) %out, i32 %t
+  store i32 %t, ptr addrspace(1) %p, align 4
+  ret void
+}}"
+    );
+    assert_eq!(two(&o0, &o2), Got::Refines);
+    let bad = o2.replace("store i32 %t,", "%u = xor i32 %t, 1\n  store i32 %u,");
+    assert_eq!(two(&o0, &bad), Got::Cex);
+}

@@ -49,6 +49,9 @@ pub struct Object {
     pub base: u64,
     /// Initial bytes of globals (empty for inputs and allocas).
     pub init: InitBytes,
+    /// Address space (P-MEM-PTR: integer bytes read as a pointer of
+    /// address space `s` point into objects of `s` only).
+    pub space: u32,
 }
 
 impl Object {
@@ -159,6 +162,10 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
                 kind: ObjKind::Input { param: i },
                 base: base_address(input_id(k)),
                 init: Vec::new(),
+                space: match p.ty {
+                    Type::Ptr(s) => s,
+                    _ => 0,
+                },
             });
             k += 1;
         }
@@ -187,12 +194,28 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
             },
             base: base_address(global_id(m, i, 0)),
             init: bytes,
+            space: g
+                .keywords
+                .iter()
+                .find_map(|k| {
+                    k.strip_prefix("addrspace(")?
+                        .strip_suffix(')')?
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(0),
         });
     }
     let mut n = 0u32;
     for (bi, b) in func.blocks.iter().enumerate() {
         for (ii, inst) in b.insts.iter().enumerate() {
-            let InstKind::Alloca { ty, count, .. } = &inst.kind else {
+            let InstKind::Alloca {
+                ty,
+                count,
+                addrspace,
+                ..
+            } = &inst.kind
+            else {
                 continue;
             };
             if bi != 0 {
@@ -218,6 +241,7 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
                 kind: ObjKind::Private { n },
                 base: 0,
                 init: Vec::new(),
+                space: addrspace.unwrap_or(0),
             });
             n += 1;
         }

@@ -415,13 +415,19 @@ fn const_ok(c: &Const) -> bool {
     }
 }
 
-/// R-MEM-SMT: an integer of the encoding's widths or a pointer of a 64-bit
-/// address space (addresses are compared at 64 bits).
+/// R-MEM-SMT: an integer of the encoding's widths or a pointer (of a
+/// module with a data layout).
 fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
     int_ok(ty) || ptr_ok(ty, mem)
 }
 
 fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
+    matches!(ty, Type::Ptr(_)) && mem.layout.is_some()
+}
+
+/// A pointer whose address the encoding uses (compared, stored): of a
+/// 64-bit address space (P-MEM-PTR lays bases out for 64-bit addresses).
+fn wide_ptr(ty: &Type, mem: &super::memobj::Objects) -> bool {
     match (ty, &mem.layout) {
         (Type::Ptr(s), Some(dl)) => dl.pointer_size(*s) == 8,
         _ => false,
@@ -507,6 +513,12 @@ pub fn prepare_inlined<'m>(
                     Some(info)
                 }
                 InstKind::ICmp { ty, lhs, rhs, .. } if ptr_ok(ty, &mem) => {
+                    if !wide_ptr(ty, &mem) {
+                        return Err(bad(&format!(
+                            "icmp of {} (addresses of narrow pointers)",
+                            type_name(ty)
+                        )));
+                    }
                     if !operand_ok(lhs) || !operand_ok(rhs) {
                         return Err(bad("icmp of a pointer constant the encoding lacks"));
                     }
@@ -559,7 +571,7 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Load { ty, ptr, .. } => {
-                    if !int_ok(ty) {
+                    if !(int_ok(ty) || wide_ptr(ty, &mem)) {
                         return Err(bad(&format!("load of {}", type_name(ty))));
                     }
                     if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
@@ -568,7 +580,9 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Store { value, ptr, .. } => {
-                    if !int_ok(&value.ty) || !operand_ok(&value.value) {
+                    if !(int_ok(&value.ty) || wide_ptr(&value.ty, &mem))
+                        || !operand_ok(&value.value)
+                    {
                         return Err(bad(&format!("store of {}", type_name(&value.ty))));
                     }
                     if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
@@ -576,17 +590,7 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
-                InstKind::Alloca { .. } => {
-                    if !mem.layout.as_ref().is_some_and(|dl| {
-                        dl.pointer_size(match &inst.kind {
-                            InstKind::Alloca { addrspace, .. } => addrspace.unwrap_or(0),
-                            _ => 0,
-                        }) == 8
-                    }) {
-                        return Err(bad("alloca in an address space of narrow pointers"));
-                    }
-                    None
-                }
+                InstKind::Alloca { .. } => None,
                 InstKind::Gep {
                     source_ty,
                     base,

@@ -49,8 +49,12 @@ impl Builder<'_, '_> {
                 rhs,
             } => self.binary(th, *op, flags, ty, lhs, rhs),
             InstKind::ICmp {
-                pred, ty, lhs, rhs, ..
-            } if matches!(ty, Type::Ptr(_)) => self.ptr_icmp(th, *pred, lhs, rhs),
+                pred,
+                ty: Type::Ptr(_),
+                lhs,
+                rhs,
+                ..
+            } => self.ptr_icmp(th, *pred, lhs, rhs),
             InstKind::ICmp {
                 pred, ty, lhs, rhs, ..
             } => self.icmp(th, *pred, ty, lhs, rhs),

@@ -33,8 +33,20 @@ const OW: u32 = 8;
 /// `inttoptr`; kept distinct from every table index).
 const NO_OBJ: u128 = 255;
 
-/// One byte of a thread's view: bits (`i8`) and poison flag.
-pub type MByte = (TermId, TermId);
+/// One byte of a thread's view (P-MEM-ACCESS): bits (`i8`), poison flag,
+/// and a provenance tag (`i24`): 0 for data, else byte `idx` of a stored
+/// pointer to object `obj` (`1 << 16 | obj << 8 | idx`; the bits are then
+/// the pointer's address byte), as the interpreter's `Byte::Ptr` keeps
+/// pointers' provenance in memory (P-MEM-PTR).
+#[derive(Clone, Copy, Debug)]
+pub struct MByte {
+    pub bits: TermId,
+    pub poison: TermId,
+    pub tag: TermId,
+}
+
+/// Width of a byte's provenance tag.
+const TW: u32 = 24;
 
 impl Builder<'_, '_> {
     fn objects(&self) -> &[Object] {
@@ -144,53 +156,126 @@ impl Builder<'_, '_> {
     /// byte makes it poison); UB goes to the visit.
     pub(super) fn load(&mut self, th: &mut ThreadSt, ty: &Type, ptr: &TypedOperand) -> V {
         let w = super::width(ty);
-        let n = u64::from(w.div_ceil(8));
+        let n = if matches!(ty, Type::Ptr(_)) {
+            8
+        } else {
+            u64::from(w.div_ceil(8))
+        };
         let pv = self.operand(&ptr.value, PW, th);
         let (p, pp) = self.bits_of(&pv, PW);
         let (ub, hits) = self.access(p, pp, n, false);
         let (_, off) = self.parts(p);
         let pre = self.t.not(th.visit.ub);
         let live = self.t.and(&[th.visit.at, pre]);
-        let fls = self.t.fls();
-        let zero8 = self.bv(8, 0);
-        let mut bytes: Vec<MByte> = vec![(zero8, fls); n as usize];
-        for j in 0..self.objects().len() {
+        let blank = self.blank_byte();
+        let mut bytes: Vec<MByte> = vec![blank; n as usize];
+        for (j, hit) in hits.iter().enumerate() {
             let size = self.objects()[j].size;
             if n > size {
                 continue;
             }
             let view = Self::view(th, j).to_vec();
             for (k, slot) in bytes.iter_mut().enumerate() {
-                let mut acc = (zero8, fls);
+                let mut acc = blank;
                 for c in (0..=size - n).rev() {
                     let ct = self.bv(64, c as u128);
                     let at = self.t.eq(off, ct);
-                    let (b, q) = view[c as usize + k];
-                    acc = (self.t.ite(at, b, acc.0), self.t.ite(at, q, acc.1));
+                    acc = self.ite_byte(at, view[c as usize + k], acc);
                 }
-                *slot = (
-                    self.t.ite(hits[j], acc.0, slot.0),
-                    self.t.ite(hits[j], acc.1, slot.1),
-                );
+                *slot = self.ite_byte(*hit, acc, *slot);
             }
             if self.objects()[j].shared() {
-                let here = self.t.and(&[live, hits[j]]);
+                let here = self.t.and(&[live, *hit]);
                 self.mark(th, j, off, n, here, false);
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
-        let mut bits = bytes[0].0;
+        let mut bits = bytes[0].bits;
         for b in &bytes[1..] {
-            bits = self.t.concat(b.0, bits);
+            bits = self.t.concat(b.bits, bits);
+        }
+        let qs: Vec<TermId> = bytes.iter().map(|b| b.poison).collect();
+        let poison = self.t.or(&qs);
+        if let Type::Ptr(space) = ty {
+            let bits = self.decode_ptr(th.t, *space, &bytes, bits);
+            return V::Int { bits, poison };
         }
         let bits = if n * 8 > u64::from(w) {
             self.t.extract(w - 1, 0, bits)
         } else {
             bits
         };
-        let qs: Vec<TermId> = bytes.iter().map(|b| b.1).collect();
-        let poison = self.t.or(&qs);
         V::Int { bits, poison }
+    }
+
+    fn blank_byte(&mut self) -> MByte {
+        MByte {
+            bits: self.bv(8, 0),
+            poison: self.t.fls(),
+            tag: self.bv(TW, 0),
+        }
+    }
+
+    pub(super) fn ite_byte(&mut self, c: TermId, a: MByte, b: MByte) -> MByte {
+        MByte {
+            bits: self.t.ite(c, a.bits, b.bits),
+            poison: self.t.ite(c, a.poison, b.poison),
+            tag: self.t.ite(c, a.tag, b.tag),
+        }
+    }
+
+    /// P-MEM-PTR: the pointer that 8 loaded bytes hold (`addr`: their
+    /// little-endian value), as the interpreter's `memory::decode`: the
+    /// stored pointer itself when every byte is byte `i` of one stored
+    /// pointer; else null for address 0; else the object of address space
+    /// `space` whose `[base, base + size]` holds the address, or a pointer
+    /// to no object.
+    fn decode_ptr(&mut self, t: usize, space: u32, bytes: &[MByte], addr: TermId) -> TermId {
+        let first = bytes[0].tag;
+        let o = self.t.extract(15, 8, first);
+        let flag = self.t.extract(16, 16, first);
+        let one = self.bv(1, 1);
+        let mut same = vec![self.t.eq(flag, one)];
+        for (i, b) in bytes.iter().enumerate() {
+            let hi = self.t.extract(TW - 1, 8, first);
+            let it = self.bv(8, i as u128);
+            let want = self.t.concat(hi, it);
+            same.push(self.t.eq(b.tag, want));
+        }
+        let consistent = self.t.and(&same);
+        // The stored pointer: offset = address - base(o).
+        let mut base = self.bv(64, 0);
+        for j in 0..self.objects().len() {
+            let jt = self.bv(OW, j as u128 + 1);
+            let is = self.t.eq(o, jt);
+            let b = self.base(t, j);
+            base = self.t.ite(is, b, base);
+        }
+        let off = self.t.bv_sub(addr, base);
+        let stored = self.t.concat(o, off);
+        // Integer bytes: inttoptr of the address.
+        let none = self.bv(OW, NO_OBJ);
+        let mut by_addr = self.t.concat(none, addr);
+        for j in 0..self.objects().len() {
+            if self.objects()[j].space != space {
+                continue;
+            }
+            let b = self.base(t, j);
+            let size = self.bv(64, self.objects()[j].size as u128);
+            let end = self.t.bv_add(b, size);
+            let ge = self.t.bv_uge(addr, b);
+            let le = self.t.bv_ule(addr, end);
+            let inside = self.t.and(&[ge, le]);
+            let jt = self.bv(OW, j as u128 + 1);
+            let d = self.t.bv_sub(addr, b);
+            let p = self.t.concat(jt, d);
+            by_addr = self.t.ite(inside, p, by_addr);
+        }
+        let zero = self.bv(64, 0);
+        let is_null = self.t.eq(addr, zero);
+        let null = self.bv(PW, 0);
+        let int_ptr = self.t.ite(is_null, null, by_addr);
+        self.t.ite(consistent, stored, int_ptr)
     }
 
     /// R-MEM-SMT: records that bytes `[off, off + n)` of shared object `j`
@@ -222,16 +307,45 @@ impl Builder<'_, '_> {
     /// P-MEM-ACCESS `store` of an integer; UB goes to the visit.
     pub(super) fn store(&mut self, th: &mut ThreadSt, value: &TypedOperand, ptr: &TypedOperand) {
         let w = super::width(&value.ty);
-        let n = u64::from(w.div_ceil(8));
         let vv = self.operand(&value.value, w, th);
         let (vb, vp) = self.bits_of(&vv, w);
-        let wide = if n * 8 > u64::from(w) {
-            self.t.zero_ext((n * 8) as u32 - w, vb)
+        // P-MEM-PTR: a pointer is stored as its 8 address bytes, each
+        // tagged with its object and position (null: plain zero bytes).
+        let (wide, n, ptr_obj) = if matches!(value.ty, Type::Ptr(_)) {
+            let (o, _) = self.parts(vb);
+            (self.address(th.t, vb), 8u64, Some(o))
         } else {
-            vb
+            let n = u64::from(w.div_ceil(8));
+            let wide = if n * 8 > u64::from(w) {
+                self.t.zero_ext((n * 8) as u32 - w, vb)
+            } else {
+                vb
+            };
+            (wide, n, None)
         };
-        let vbytes: Vec<TermId> = (0..n as u32)
-            .map(|k| self.t.extract(8 * k + 7, 8 * k, wide))
+        let zero_tag = self.bv(TW, 0);
+        let vbytes: Vec<MByte> = (0..n as u32)
+            .map(|k| {
+                let bits = self.t.extract(8 * k + 7, 8 * k, wide);
+                let tag = match ptr_obj {
+                    Some(o) => {
+                        let null_ptr = self.bv(PW, 0);
+                        let is_null = self.t.eq(vb, null_ptr);
+                        let one = self.bv(1, 1);
+                        let hi = self.t.concat(one, o);
+                        let kt = self.bv(8, k as u128);
+                        let tag = self.t.concat(hi, kt);
+                        let tag = self.t.zero_ext(TW - 17, tag);
+                        self.t.ite(is_null, zero_tag, tag)
+                    }
+                    None => zero_tag,
+                };
+                MByte {
+                    bits,
+                    poison: vp,
+                    tag,
+                }
+            })
             .collect();
         let pv = self.operand(&ptr.value, PW, th);
         let (p, pp) = self.bits_of(&pv, PW);
@@ -261,7 +375,7 @@ impl Builder<'_, '_> {
                     let st = self.bv(64, start as u128);
                     let at = self.t.eq(off, st);
                     let hit = self.t.and(&[hits[j], nub, at]);
-                    *byte = (self.t.ite(hit, *vbk, byte.0), self.t.ite(hit, vp, byte.1));
+                    *byte = self.ite_byte(hit, *vbk, *byte);
                 }
             }
             if let Some(m) = th.visit.mem.as_mut() {
@@ -387,6 +501,9 @@ impl Builder<'_, '_> {
     pub(super) fn mem_start(&mut self) -> Vec<Vec<MByte>> {
         let fls = self.t.fls();
         let tru = self.t.tru();
+        let tag = self.bv(TW, 0);
+        let z = self.bv(8, 0);
+        let byte = |bits, poison| MByte { bits, poison, tag };
         let mut out = Vec::new();
         for j in 0..self.objects().len() {
             let o = self.objects()[j].clone();
@@ -401,8 +518,8 @@ impl Builder<'_, '_> {
                         .unwrap_or_default();
                     (0..o.size as usize)
                         .map(|c| match ins.get(c) {
-                            Some(x) => (*x, fls),
-                            None => (self.bv(8, 0), tru),
+                            Some(x) => byte(*x, fls),
+                            None => byte(z, tru),
                         })
                         .collect()
                 }
@@ -410,14 +527,11 @@ impl Builder<'_, '_> {
                     .init
                     .iter()
                     .map(|b| match b {
-                        Some(x) => (self.bv(8, *x as u128), fls),
-                        None => (self.bv(8, 0), tru),
+                        Some(x) => byte(self.bv(8, *x as u128), fls),
+                        None => byte(z, tru),
                     })
                     .collect(),
-                ObjKind::Private { .. } => {
-                    let z = self.bv(8, 0);
-                    vec![(z, tru); o.size as usize]
-                }
+                ObjKind::Private { .. } => vec![byte(z, tru); o.size as usize],
             };
             out.push(bytes);
         }

@@ -176,7 +176,7 @@ pub struct Enc {
     pub atom_count: Vec<TermId>,
     /// R-MEM: final contents of the observed objects, by the interpreter's
     /// object name (valid when [`Enc::conflict`] is false).
-    pub memory: Vec<(String, Vec<MByte>)>,
+    pub memory: Vec<(String, Vec<(TermId, TermId)>)>,
     /// R-MEM-SMT: some byte of a shared object is written by one thread
     /// and accessed by another (the per-thread views are then not the
     /// memory model's values).

@@ -269,11 +269,11 @@ impl Builder<'_, '_> {
             for (c, byte) in bytes.iter_mut().enumerate() {
                 for v in &views {
                     let w = v.wr[j][c];
-                    let (b, q) = v.view[j][c];
-                    *byte = (self.t.ite(w, b, byte.0), self.t.ite(w, q, byte.1));
+                    *byte = self.ite_byte(w, v.view[j][c], *byte);
                 }
             }
-            enc.memory.push((o.name.clone(), bytes));
+            let shown = bytes.iter().map(|b| (b.bits, b.poison)).collect();
+            enc.memory.push((o.name.clone(), shown));
         }
         enc.conflict = self.t.or(&conflicts);
     }
@@ -524,9 +524,8 @@ impl Builder<'_, '_> {
         }
         if let Some(vm) = visit.mem {
             for (j, obj) in vm.into_iter().enumerate() {
-                for (c, (b, q)) in obj.into_iter().enumerate() {
-                    let (ob, oq) = th.new_mem[j][c];
-                    th.new_mem[j][c] = (self.t.ite(at, b, ob), self.t.ite(at, q, oq));
+                for (c, b) in obj.into_iter().enumerate() {
+                    th.new_mem[j][c] = self.ite_byte(at, b, th.new_mem[j][c]);
                 }
             }
         }
