@@ -147,8 +147,7 @@ pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<b
         input_domain: Some(DOMAIN.to_vec()),
         ..Options::default()
     };
-    let mut session = Session::new(None);
-    let smt = match check_pair(&src, &tgt, "k", &opts, &mut session, true, None) {
+    let smt = match check(&src, &tgt, "k", &opts, true, None).map(|r| r.0) {
         Ok(PairResult::Checked {
             outcome, replay, ..
         }) => {

@@ -249,7 +249,8 @@ entry:
 /// id, P-LAUNCH).
 #[test]
 fn p_mem_ptr_spilled_pointer_and_private_address_space() {
-    let head = "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-p5:32:32-i64:64-n32:64-S32-A5-G1\"\n";
+    let head =
+        "target datalayout = \"e-p:64:64-p1:64:64-p3:32:32-p5:32:32-i64:64-n32:64-S32-A5-G1\"\n";
     let o0 = format!(
         "{head}define void @k(ptr addrspace(1) %out) {{
 entry:
