@@ -32,6 +32,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::cfg::{Cfg, CycleInfo, DomTree};
+use crate::ir::print::Style;
 use crate::ir::{Attr, Function, Module};
 use analysis::{Analysis, InstRef};
 
@@ -153,12 +154,12 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
                     .iter()
                     .zip(&v.insts[b.0])
                     .map(|(inst, &divergent)| InstVerdict {
-                        text: llvm_text::inst(f, inst),
+                        text: Style::Llvm.inst(f, inst),
                         divergent,
                     })
                     .collect(),
                 terminator: InstVerdict {
-                    text: llvm_text::terminator(f, &blk.term),
+                    text: Style::Llvm.term(f, &blk.term),
                     divergent: v.terms[b.0],
                 },
             }
@@ -201,9 +202,9 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
     let text_of = |r: InstRef| -> String {
         let b = f.block(r.block);
         if r.index == b.insts.len() {
-            llvm_text::terminator(f, &b.term)
+            Style::Llvm.term(f, &b.term)
         } else {
-            llvm_text::inst(f, &b.insts[r.index])
+            Style::Llvm.inst(f, &b.insts[r.index])
         }
     };
     // One text per cycle: the temporal-divergence list repeats cycles.
@@ -307,8 +308,8 @@ fn write_analyzed<W: Write>(
             blk.insts
                 .iter()
                 .zip(&v.insts[b.0])
-                .map(|(inst, &d)| (d, llvm_text::inst(f, inst))),
-            (v.terms[b.0], &llvm_text::terminator(f, &blk.term)),
+                .map(|(inst, &d)| (d, Style::Llvm.inst(f, inst))),
+            (v.terms[b.0], &Style::Llvm.term(f, &blk.term)),
         )?;
     }
     Ok(())
