@@ -168,3 +168,44 @@ fn all_hierarchies_of_an_irreducible_2000_block_cfg() {
     assert_eq!(r.hierarchies.len(), 8);
     assert!(t < Duration::from_secs(10), "{t:?}");
 }
+
+/// An irreducible pair followed by a chain of 10,000 loops (header -> latch
+/// -> header or next header), the shape of `big_uniformity`'s chain:
+/// D-HIER's enumeration of hierarchies must not recurse once per cycle
+/// (issue 17 item 8: `run` on such a chain overflowed the stack). Run on a
+/// thread with a 1 MB stack, which a recursion per loop exhausts.
+#[test]
+fn all_hierarchies_of_a_chain_of_10000_loops_on_a_small_stack() {
+    let loops = 10_000;
+    let mut succs: Vec<Vec<usize>> = Vec::with_capacity(2 * loops + 4);
+    // 0 -> {1, 2}, 1 <-> 2, both leave to 3: two hierarchies (header 1 or 2).
+    succs.push(vec![1, 2]);
+    succs.push(vec![2, 3]);
+    succs.push(vec![1, 3]);
+    for k in 0..loops {
+        let header = 3 + 2 * k;
+        succs.push(vec![header + 1]);
+        succs.push(vec![header, header + 2]);
+    }
+    succs.push(vec![]);
+    let cfg = Cfg::from_succs(succs);
+    let t = Instant::now();
+    let hs = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || all_hierarchies(&cfg, 4))
+        .expect("spawning the test thread")
+        .join()
+        .expect("all_hierarchies on a chain of loops (stack overflow aborts instead)");
+    let t = t.elapsed();
+    eprintln!(
+        "all_hierarchies on a chain of {loops} loops: {} in {t:?}",
+        hs.len()
+    );
+    assert_eq!(
+        hs.len(),
+        2,
+        "the irreducible pair has two candidate headers"
+    );
+    assert!(hs.iter().all(|h| h.cycles.len() == loops + 1));
+    assert!(t < Duration::from_secs(5), "{t:?}");
+}

@@ -18,6 +18,13 @@ fn check(funcs: &[testgen::uniformity::UFunc], opt: &std::path::Path) -> usize {
     let theirs = ugen::split_sections(&out);
     let ours = uniformity::analyze_module(&module);
     assert_eq!(theirs.len(), ours.len(), "one section per defined function");
+    // The streamed report (what the CLI writes: instruction texts made
+    // while written) is the stored one's text, byte for byte.
+    let stored: String = ours.iter().map(uniformity::render_function).collect();
+    assert!(
+        uniformity::print_module_with(&module, uniformity::Mode::Llvm) == stored,
+        "U-LLVM: the streamed report differs from the stored one"
+    );
     let mut irreducible = 0;
     for ((name, their), our) in theirs.iter().zip(&ours) {
         assert_eq!(name, &our.function);
@@ -62,4 +69,59 @@ fn hard_shape_matches_opt() {
         "only {irreducible} of 40 hard kernels have an irreducible cycle"
     );
     check(&[gen_hard_kernel(7, "big", 1500)], &opt);
+}
+
+/// Rule U-LLVM: the streamed report equals the stored one on a uniform
+/// function, a single-lane function with a divergence source (everything
+/// uniform: `"amdgpu-flat-work-group-size"="1,1"`) and a divergent one.
+#[test]
+fn streamed_report_equals_stored_report() {
+    let text = r#"
+define amdgpu_kernel void @uniform(i32 %n) {
+entry:
+  %x = add i32 %n, 1
+  ret void
+}
+
+define void @one_lane() #0 {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %c = icmp eq i32 %tid, 0
+  br i1 %c, label %a, label %b
+a:
+  br label %b
+b:
+  ret void
+}
+
+define void @divergent() {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %c = icmp eq i32 %tid, 0
+  br i1 %c, label %a, label %b
+a:
+  br label %b
+b:
+  %p = phi i32 [ 0, %entry ], [ 1, %a ]
+  ret void
+}
+
+declare i32 @llvm.amdgcn.workitem.id.x()
+
+attributes #0 = { "amdgpu-flat-work-group-size"="1,1" }
+"#;
+    let module = semantics::parse::parse_module("t.ll", text).expect("valid module");
+    let ours = uniformity::analyze_module(&module);
+    let stored: String = ours.iter().map(uniformity::render_function).collect();
+    let streamed = uniformity::print_module_with(&module, uniformity::Mode::Llvm);
+    assert_eq!(streamed, stored);
+    assert_eq!(
+        streamed.matches("ALL VALUES UNIFORM").count(),
+        2,
+        "{streamed}"
+    );
+    assert!(
+        streamed.contains("  DIVERGENT:   %p = phi i32"),
+        "{streamed}"
+    );
 }

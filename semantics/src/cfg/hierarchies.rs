@@ -344,19 +344,27 @@ fn candidate_tree(
 /// Calls `f` on every combination of the candidate tree (lazily, in
 /// lexicographic order of the choices) until it returns false. `pending`
 /// holds the SCC lists still to choose in; returns false when stopped.
+///
+/// Steps without a choice (an exhausted list, an SCC with one candidate
+/// header) are taken in a loop and undone at the end, so the recursion is
+/// as deep as the number of SCCs with a choice on the way, not the number
+/// of SCCs (a chain of 10,000 loops overflowed the stack: issue 17 item 8).
 fn for_each_combination<'t>(
     pending: &mut Vec<&'t [SccChoice]>,
     acc: &mut Vec<Spec>,
     f: &mut dyn FnMut(&[Spec]) -> bool,
 ) -> bool {
-    let Some(slice) = pending.pop() else {
-        return f(acc);
-    };
-    let mut cont = true;
-    match slice.split_first() {
-        None => cont = for_each_combination(pending, acc, f),
-        Some((first, rest)) => {
-            for (h, sub) in &first.options {
+    // The lists popped by forced steps, in order; `true` when the step
+    // also pushed a `Spec` and two lists.
+    let mut forced: Vec<(&'t [SccChoice], bool)> = Vec::new();
+    let cont = loop {
+        let Some(slice) = pending.pop() else {
+            break f(acc);
+        };
+        match slice.split_first() {
+            None => forced.push((slice, false)),
+            Some((first, rest)) if first.options.len() == 1 => {
+                let (h, sub) = &first.options[0];
                 acc.push(Spec {
                     header: *h,
                     blocks: first.blocks.clone(),
@@ -364,17 +372,39 @@ fn for_each_combination<'t>(
                 });
                 pending.push(rest);
                 pending.push(&sub.sccs);
-                cont = for_each_combination(pending, acc, f);
-                pending.pop();
-                pending.pop();
-                acc.pop();
-                if !cont {
-                    break;
+                forced.push((slice, true));
+            }
+            Some((first, rest)) => {
+                let mut cont = true;
+                for (h, sub) in &first.options {
+                    acc.push(Spec {
+                        header: *h,
+                        blocks: first.blocks.clone(),
+                        constrained: first.constrained,
+                    });
+                    pending.push(rest);
+                    pending.push(&sub.sccs);
+                    cont = for_each_combination(pending, acc, f);
+                    pending.pop();
+                    pending.pop();
+                    acc.pop();
+                    if !cont {
+                        break;
+                    }
                 }
+                pending.push(slice);
+                break cont;
             }
         }
+    };
+    for (slice, pushed) in forced.into_iter().rev() {
+        if pushed {
+            pending.pop();
+            pending.pop();
+            acc.pop();
+        }
+        pending.push(slice);
     }
-    pending.push(slice);
     cont
 }
 

@@ -136,7 +136,7 @@ pub(super) const ATTR_WORDS: &[&str] = &[
     "zeroext",
 ];
 
-impl Parser {
+impl Parser<'_> {
     /// An attribute list in context `ctx`; stops at the first token that is
     /// not an attribute there.
     pub fn attrs(&mut self, ctx: AttrCtx) -> Result<Vec<Attr>, ParseError> {

@@ -35,7 +35,7 @@ pub(super) struct Body<'f> {
     pub f: &'f mut Function,
 }
 
-impl Parser {
+impl Parser<'_> {
     /// `{ blocks }` after the header; fills `f.blocks` and `f.values`.
     pub fn body(&mut self, f: &mut Function, fb: FnBuilder) -> Result<(), ParseError> {
         let mut st = Body { fb, f };
@@ -81,7 +81,8 @@ impl Parser {
             }
             let written = match (self.peek().clone(), self.peek_at(1)) {
                 (Tok::Local(n), Tok::Punct('=')) => {
-                    self.pos += 2;
+                    self.bump();
+                    self.bump();
                     Some(n)
                 }
                 _ => None,
@@ -98,6 +99,9 @@ impl Parser {
                     attachments: self.md_attachments()?,
                     dbg_records,
                 };
+                // A block's list grows by doubling from 4; most blocks hold
+                // one or two instructions (memory on long functions).
+                insts.shrink_to_fit();
                 st.f.blocks.push(Block {
                     name,
                     explicit_label,

@@ -116,7 +116,7 @@ fn rmw_op(w: &str) -> Option<RmwOp> {
     })
 }
 
-impl Parser {
+impl Parser<'_> {
     /// One non-terminator instruction; returns it with its result type
     /// (`None`/`Void` for instructions without a result).
     pub(super) fn instruction(
@@ -459,7 +459,8 @@ impl Parser {
         while self.is_punct(',') {
             match self.peek_at(1).clone() {
                 Tok::Word(w) if w == "align" => {
-                    self.pos += 2;
+                    self.bump();
+                    self.bump();
                     align = Some(self.uint()?);
                 }
                 Tok::Word(w) if w == "addrspace" => {

@@ -62,7 +62,20 @@ fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || matches!(c, b'-' | b'$' | b'.' | b'_')
 }
 
-struct Lexer<'a> {
+/// Where the lexer is: enough to restart it there (the parser rewinds to
+/// re-read a definition whose body is unsupported, and after the type
+/// prescan).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LexState {
+    pos: usize,
+    line: u32,
+    line_start: usize,
+}
+
+/// A cursor over the text producing one token at a time, so the parser
+/// never holds the token list of the whole file (issue 17 item 8: the list
+/// was most of the memory on a 1,000,000-block function).
+pub(super) struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
     line: u32,
@@ -73,6 +86,35 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
+    pub(super) fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            src: text.as_bytes(),
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            tok_span: Span { line: 1, col: 1 },
+        }
+    }
+
+    pub(super) fn state(&self) -> LexState {
+        LexState {
+            pos: self.pos,
+            line: self.line,
+            line_start: self.line_start,
+        }
+    }
+
+    pub(super) fn restore(&mut self, st: LexState) {
+        self.pos = st.pos;
+        self.line = st.line;
+        self.line_start = st.line_start;
+    }
+
+    /// The position the lexer stopped at (where [`Tok::Eof`] is).
+    pub(super) fn here(&self) -> Span {
+        self.span_at(self.pos)
+    }
+
     fn span_at(&self, pos: usize) -> Span {
         Span {
             line: self.line,
@@ -167,7 +209,8 @@ impl<'a> Lexer<'a> {
         Err(self.err(at, format!("expected a {what} name after the sigil")))
     }
 
-    fn next(&mut self) -> Result<Option<Token>, LexError> {
+    /// The next token, `None` at the end of the text.
+    pub(super) fn next_token(&mut self) -> Result<Option<Token>, LexError> {
         // Skip whitespace and comments.
         loop {
             let Some(&c) = self.src.get(self.pos) else {
@@ -373,15 +416,9 @@ impl<'a> Lexer<'a> {
 
 /// Splits `text` into tokens, ending with [`Tok::Eof`].
 pub fn lex(text: &str) -> Result<Vec<Token>, LexError> {
-    let mut lx = Lexer {
-        src: text.as_bytes(),
-        pos: 0,
-        line: 1,
-        line_start: 0,
-        tok_span: Span { line: 1, col: 1 },
-    };
+    let mut lx = Lexer::new(text);
     let mut out = Vec::new();
-    while let Some(t) = lx.next()? {
+    while let Some(t) = lx.next_token()? {
         out.push(t);
     }
     out.push(Token {

@@ -7,7 +7,7 @@ use super::parser::{push_token_text, Parser};
 use super::ParseError;
 use crate::ir::{DbgRecord, MdAttachment, MdDef, MdValue};
 
-impl Parser {
+impl Parser<'_> {
     /// One metadata value: `!5`, `!"s"`, `!{...}`, `!DIThing(...)`,
     /// `distinct !{...}`, `null`, or a typed value `i32 0` (as in
     /// `metadata i32 0`).

@@ -69,13 +69,7 @@ pub struct ParseError {
 /// Rule P-PROG: the accepted subset; anything else is an error naming the
 /// construct and its location. Never panics.
 pub fn parse_module(file: &str, text: &str) -> Result<Module, ParseError> {
-    let toks = lexer::lex(text).map_err(|e| ParseError {
-        file: file.to_string(),
-        span: e.span,
-        kind: ParseErrorKind::Syntax,
-        message: e.message,
-    })?;
-    parser::Parser::new(file, text, toks).module()
+    parser::Parser::new(file, text).module()
 }
 
 #[cfg(test)]

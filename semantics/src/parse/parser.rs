@@ -2,23 +2,46 @@
 //! `source_filename`, `target`, type definitions, globals, function
 //! headers, attribute groups and metadata definitions.
 
-use std::collections::HashMap;
+use std::cell::OnceCell;
+use std::collections::{HashMap, VecDeque};
 
 use super::attrs::AttrCtx;
 use super::keywords::{CCONV_WORDS, LINKAGE_WORDS};
-use super::lexer::{Tok, Token};
+use super::lexer::{LexError, LexState, Lexer, Tok, Token};
 use super::{ParseError, ParseErrorKind};
 use crate::ir::{AttrGroup, Function, Global, Module, Name, Param, Span, Type, TypeDef};
 
+/// How many tokens the parser sees at once: the current one and up to four
+/// after it (`peek_at(4)` in `types`).
+const LOOKAHEAD: usize = 5;
+
+/// A place in the token stream to come back to (see [`Parser::rewind`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mark {
+    state: LexState,
+    pub span: Span,
+}
+
 /// The token cursor plus module-wide facts the body parser needs.
-pub(super) struct Parser {
+///
+/// Tokens are lexed on demand with a lookahead of [`LOOKAHEAD`], so memory
+/// does not grow with the file beyond the module being built (issue 17
+/// item 8: the token list of a 1,000,000-block function took gigabytes).
+pub(super) struct Parser<'s> {
     pub file: String,
-    /// The source text and the byte offset of each line start, to keep
-    /// the text of definitions with an unsupported body.
-    src: String,
-    line_starts: Vec<usize>,
-    pub toks: Vec<Token>,
-    pub pos: usize,
+    /// The source text and (built on first use) the byte offset of each
+    /// line start, to keep the text of definitions with an unsupported body.
+    src: &'s str,
+    line_starts: OnceCell<Vec<usize>>,
+    lexer: Lexer<'s>,
+    /// The current token first, then the lookahead; each with the lexer
+    /// state before it. Never empty; ends with `Eof` once the text (or a
+    /// lexical error) is reached.
+    ahead: VecDeque<(Token, LexState)>,
+    /// The first lexical error met: it is the module's error, wherever the
+    /// parser was (the type prescan reads every token first, so this is
+    /// the first error in the text, as LLVM reports it).
+    lex_error: Option<LexError>,
     /// Named struct types, for result types of `extractvalue` (pre-scanned
     /// so uses may precede definitions).
     pub named_types: HashMap<String, Option<Type>>,
@@ -33,42 +56,85 @@ pub(super) struct Parser {
     pub type_seen: std::collections::HashSet<String>,
 }
 
-impl Parser {
-    pub fn new(file: &str, src: &str, toks: Vec<Token>) -> Parser {
-        let line_starts = std::iter::once(0)
-            .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Parser {
+impl<'s> Parser<'s> {
+    pub fn new(file: &str, src: &'s str) -> Parser<'s> {
+        let mut p = Parser {
             file: file.to_string(),
-            src: src.to_string(),
-            line_starts,
-            toks,
-            pos: 0,
+            src,
+            line_starts: OnceCell::new(),
+            lexer: Lexer::new(src),
+            ahead: VecDeque::with_capacity(LOOKAHEAD),
+            lex_error: None,
             named_types: HashMap::new(),
             alloca_as: 0,
             global_uses: Vec::new(),
             global_seen: std::collections::HashSet::new(),
             type_uses: Vec::new(),
             type_seen: std::collections::HashSet::new(),
-        }
+        };
+        p.fill();
+        p
     }
 
     // ---- cursor ----------------------------------------------------------
+
+    /// Lexes until [`LOOKAHEAD`] tokens are buffered or `Eof` is.
+    fn fill(&mut self) {
+        while self.ahead.len() < LOOKAHEAD
+            && !matches!(self.ahead.back(), Some((Token { tok: Tok::Eof, .. }, _)))
+        {
+            let before = self.lexer.state();
+            let tok = match self.lexer.next_token() {
+                Ok(Some(t)) => t,
+                Ok(None) => Token {
+                    tok: Tok::Eof,
+                    span: self.lexer.here(),
+                },
+                Err(e) => {
+                    let span = e.span;
+                    self.lex_error.get_or_insert(e);
+                    Token {
+                        tok: Tok::Eof,
+                        span,
+                    }
+                }
+            };
+            self.ahead.push_back((tok, before));
+        }
+    }
 
     pub fn peek(&self) -> &Tok {
         self.peek_at(0)
     }
     pub fn peek_at(&self, n: usize) -> &Tok {
-        let i = (self.pos + n).min(self.toks.len() - 1);
-        &self.toks[i].tok
+        debug_assert!(
+            n < LOOKAHEAD,
+            "the parser looks at most {LOOKAHEAD} tokens ahead"
+        );
+        let i = n.min(self.ahead.len() - 1);
+        &self.ahead[i].0.tok
     }
     pub fn span(&self) -> Span {
-        self.toks[self.pos.min(self.toks.len() - 1)].span
+        self.ahead[0].0.span
     }
     pub fn bump(&mut self) {
-        if self.pos < self.toks.len() - 1 {
-            self.pos += 1;
+        if !matches!(self.ahead[0].0.tok, Tok::Eof) {
+            self.ahead.pop_front();
+            self.fill();
         }
+    }
+    /// The current place, to [`rewind`](Parser::rewind) to.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            state: self.ahead[0].1,
+            span: self.span(),
+        }
+    }
+    /// Goes back (or forward) to `m`: the tokens from there are lexed again.
+    pub fn rewind(&mut self, m: Mark) {
+        self.lexer.restore(m.state);
+        self.ahead.clear();
+        self.fill();
     }
     /// The current token (cloned) and advance.
     pub fn take(&mut self) -> Tok {
@@ -121,7 +187,8 @@ impl Parser {
     /// `,` followed by the word `w`: consumes both.
     pub fn eat_comma_word(&mut self, w: &str) -> bool {
         if self.is_punct(',') && matches!(self.peek_at(1), Tok::Word(x) if x == w) {
-            self.pos += 2;
+            self.bump();
+            self.bump();
             true
         } else {
             false
@@ -225,6 +292,19 @@ impl Parser {
 
     /// Rule P-PROG, module level.
     pub fn module(mut self) -> Result<Module, ParseError> {
+        let r = self.module_items();
+        match self.lex_error.take() {
+            Some(e) => Err(ParseError {
+                file: self.file.clone(),
+                span: e.span,
+                kind: ParseErrorKind::Syntax,
+                message: e.message,
+            }),
+            None => r,
+        }
+    }
+
+    fn module_items(&mut self) -> Result<Module, ParseError> {
         self.prescan_types()?;
         let mut m = Module::default();
         let mut seen_groups: HashMap<u32, ()> = HashMap::new();
@@ -328,27 +408,33 @@ impl Parser {
     /// Collects `%T = type ...` definitions first, so instruction result
     /// types can look structs up even when the definition comes later.
     fn prescan_types(&mut self) -> Result<(), ParseError> {
-        let mut i = 0;
-        while i + 2 < self.toks.len() {
-            if let (Tok::Local(n), Tok::Punct('='), Tok::Word(w)) = (
-                &self.toks[i].tok,
-                &self.toks[i + 1].tok,
-                &self.toks[i + 2].tok,
-            ) {
-                if w == "type" {
+        let start = self.mark();
+        loop {
+            match (self.peek_at(0), self.peek_at(1), self.peek_at(2)) {
+                (Tok::Eof, _, _) => break,
+                (Tok::Local(n), Tok::Punct('='), Tok::Word(w)) if w == "type" => {
                     let name = type_name(n);
-                    self.pos = i + 3;
+                    let here = self.mark();
+                    for _ in 0..3 {
+                        self.bump();
+                    }
                     let ty = if self.eat_word("opaque") {
                         None
                     } else {
                         self.parse_type().ok()
                     };
                     self.named_types.insert(name, ty);
+                    self.rewind(here);
                 }
+                _ => {}
             }
-            i += 1;
+            self.bump();
         }
-        self.pos = 0;
+        if self.lex_error.is_some() {
+            // `module` reports it.
+            return Err(self.err("lexical error"));
+        }
+        self.rewind(start);
         self.type_uses.clear();
         self.type_seen.clear();
         Ok(())
@@ -637,7 +723,7 @@ impl Parser {
             span,
         };
         if is_definition {
-            let open = self.pos;
+            let open = self.mark();
             self.expect_punct('{')?;
             let args = fb.values.clone();
             let read = match header_unsupported {
@@ -662,30 +748,30 @@ impl Parser {
     fn keep_unsupported_body(
         &mut self,
         f: &mut Function,
-        open: usize,
+        open: Mark,
         args: Vec<crate::ir::ValueInfo>,
         e: ParseError,
     ) -> Result<(), ParseError> {
+        self.rewind(open);
         let mut depth = 0usize;
-        let mut close = None;
-        for (i, t) in self.toks.iter().enumerate().skip(open) {
-            match t.tok {
+        let close = loop {
+            match self.peek() {
+                Tok::Eof => {
+                    return Err(self.err_at(open.span, "function body has no closing '}'"));
+                }
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     if depth == 0 {
-                        close = Some(i);
-                        break;
+                        break self.span();
                     }
                 }
                 _ => {}
             }
-        }
-        let Some(close) = close else {
-            return Err(self.err_at(self.toks[open].span, "function body has no closing '}'"));
+            self.bump();
         };
         let from = self.offset(f.span);
-        let to = self.offset(self.toks[close].span) + 1;
+        let to = self.offset(close) + 1;
         let ParseErrorKind::Unsupported { construct } = e.kind else {
             return Err(e);
         };
@@ -697,7 +783,7 @@ impl Parser {
             span: e.span,
             text: self.src.get(from..to).unwrap_or_default().to_string(),
         }));
-        self.pos = close + 1;
+        self.bump();
         Ok(())
     }
 
@@ -705,6 +791,11 @@ impl Parser {
     fn offset(&self, s: Span) -> usize {
         let line = (s.line as usize).saturating_sub(1);
         self.line_starts
+            .get_or_init(|| {
+                std::iter::once(0)
+                    .chain(self.src.match_indices('\n').map(|(i, _)| i + 1))
+                    .collect()
+            })
             .get(line)
             .copied()
             .unwrap_or(self.src.len())

@@ -489,3 +489,28 @@ fn unsupported_construct_only_affects_its_function() {
     let e = err("define void @f() {\n  call void asm \"\", \"\"()\n  ret void\n}\ndefine void @g() {\n  ret i32\n}\n");
     assert_eq!(e.kind, ParseErrorKind::Syntax, "{e}");
 }
+
+/// The parser lexes on demand (issue 17 item 8) but keeps the order of
+/// diagnostics it had with a token list: a lexical error anywhere is the
+/// module's error, even after a syntax error earlier in the text.
+#[test]
+fn lexical_error_wins_over_an_earlier_syntax_error() {
+    syntax_at(
+        "define void @f() {\n  ret i32\n}\n\ndefine void @g() {\n  ret void ~\n}\n",
+        6,
+        12,
+        "unexpected character '~'",
+    );
+}
+
+/// A named type used before its definition (the prescan reads every
+/// token, then the parser starts again from the first).
+#[test]
+fn named_type_defined_after_its_use() {
+    let text = "define i32 @f(ptr %p) {\n  %s = load %T, ptr %p\n  %x = extractvalue %T %s, 1\n  ret i32 %x\n}\n%T = type { i8, i32 }\n";
+    let m = parse_module("t.ll", text).expect("accepted");
+    let f = m.function("f").expect("parsed");
+    assert_eq!(f.blocks[0].insts.len(), 2);
+    assert_eq!(m.types.len(), 1);
+    assert_eq!(f.values[2].ty, Type::Int(32), "extractvalue's type from %T");
+}

@@ -36,7 +36,7 @@ const CONST_EXPR_WORDS: &[&str] = &[
     "insertvalue",
 ];
 
-impl Parser {
+impl Parser<'_> {
     /// A type, including suffixes: `T*`, `T addrspace(N)*` (legacy typed
     /// pointers) and `T (params)` (function types).
     pub fn parse_type(&mut self) -> Result<Type, ParseError> {

@@ -142,6 +142,50 @@ pub fn analyze_function(m: &Module, f: &Function) -> FunctionUniformity {
 
 /// Runs the analysis in `mode` on one defined function of `m`.
 pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUniformity {
+    let (mut u, v) = analyze_parts(m, f, mode);
+    u.blocks = f
+        .block_ids()
+        .map(|b| {
+            let blk = f.block(b);
+            BlockVerdicts {
+                name: llvm_text::block_name(blk),
+                definitions: blk
+                    .insts
+                    .iter()
+                    .zip(&v.insts[b.0])
+                    .map(|(inst, &divergent)| InstVerdict {
+                        text: Style::Llvm.inst(f, inst),
+                        divergent,
+                    })
+                    .collect(),
+                terminator: InstVerdict {
+                    text: Style::Llvm.term(f, &blk.term),
+                    divergent: v.terms[b.0],
+                },
+            }
+        })
+        .collect();
+    u
+}
+
+/// The per-instruction verdicts of a function, without their text.
+struct Verdicts {
+    /// Per block, per non-terminator instruction.
+    insts: Vec<Vec<bool>>,
+    /// Per block, its terminator.
+    terms: Vec<bool>,
+}
+
+impl Verdicts {
+    fn any(&self) -> bool {
+        self.terms.iter().any(|&d| d) || self.insts.iter().flatten().any(|&d| d)
+    }
+}
+
+/// The analysis of `f`: everything but the block listing (`blocks` is
+/// empty), and the verdicts the listing is made of. The analysis' own
+/// tables are dropped on return.
+fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, Verdicts) {
     let cfg = Cfg::from_function(f);
     let dt = DomTree::dominators(&cfg);
     let ci = CycleInfo::compute(&cfg);
@@ -170,7 +214,7 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
             .get_or_insert_with(|| cfg_facts::print_cycle(&ci, &cfg, c).into())
             .clone()
     };
-    FunctionUniformity {
+    let u = FunctionUniformity {
         function: f.name.clone(),
         computed,
         divergent_arguments: (0..f.params.len())
@@ -196,29 +240,13 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
                 cycle: cycle_text(c),
             })
             .collect(),
-        blocks: f
-            .block_ids()
-            .map(|b| {
-                let blk = f.block(b);
-                BlockVerdicts {
-                    name: llvm_text::block_name(blk),
-                    definitions: blk
-                        .insts
-                        .iter()
-                        .enumerate()
-                        .map(|(i, inst)| InstVerdict {
-                            text: Style::Llvm.inst(f, inst),
-                            divergent: a.div_insts[b.0][i],
-                        })
-                        .collect(),
-                    terminator: InstVerdict {
-                        text: Style::Llvm.term(f, &blk.term),
-                        divergent: a.div_term[b.0],
-                    },
-                }
-            })
-            .collect(),
-    }
+        blocks: Vec::new(),
+    };
+    let v = Verdicts {
+        insts: std::mem::take(&mut a.div_insts),
+        terms: std::mem::take(&mut a.div_term),
+    };
+    (u, v)
 }
 
 /// Every defined function of the module, in order (as `opt` visits them).
@@ -246,10 +274,55 @@ pub fn render_function(u: &FunctionUniformity) -> String {
 /// `w`, piece by piece (the text can be far larger than the function: each
 /// temporal-divergence entry prints its whole cycle).
 pub fn write_function<W: Write>(w: &mut W, u: &FunctionUniformity) -> io::Result<()> {
+    if !write_head(w, u, u.found_divergence())? {
+        return Ok(());
+    }
+    for b in &u.blocks {
+        write_block(
+            w,
+            &b.name,
+            b.definitions.iter().map(|d| (d.divergent, d.text.as_str())),
+            (b.terminator.divergent, &b.terminator.text),
+        )?;
+    }
+    Ok(())
+}
+
+/// [`write_function`] of `analyze_function_with(m, f, mode)`, with each
+/// instruction's text made as it is written rather than kept for the whole
+/// function (memory on functions of a million blocks).
+fn write_analyzed<W: Write>(
+    w: &mut W,
+    f: &Function,
+    u: &FunctionUniformity,
+    v: &Verdicts,
+) -> io::Result<()> {
+    if !write_head(w, u, u.found_divergence() || v.any())? {
+        return Ok(());
+    }
+    for b in f.block_ids() {
+        let blk = f.block(b);
+        write_block(
+            w,
+            &llvm_text::block_name(blk),
+            blk.insts
+                .iter()
+                .zip(&v.insts[b.0])
+                .map(|(inst, &d)| (d, Style::Llvm.inst(f, inst))),
+            (v.terms[b.0], &Style::Llvm.term(f, &blk.term)),
+        )?;
+    }
+    Ok(())
+}
+
+/// The report up to the block listing; false when LLVM prints nothing more
+/// (`divergent`: whether anything in the function is divergent).
+fn write_head<W: Write>(w: &mut W, u: &FunctionUniformity, divergent: bool) -> io::Result<bool> {
     writeln!(w, "UniformityInfo for function '{}':", u.function)?;
     // LLVM 22 prints only this line when nothing is divergent.
-    if !u.found_divergence() {
-        return w.write_all(b"ALL VALUES UNIFORM\n");
+    if !divergent {
+        w.write_all(b"ALL VALUES UNIFORM\n")?;
+        return Ok(false);
     }
     if !u.divergent_arguments.is_empty() {
         w.write_all(b"DIVERGENT ARGUMENTS:\n")?;
@@ -279,21 +352,24 @@ pub fn write_function<W: Write>(w: &mut W, u: &FunctionUniformity) -> io::Result
             )?;
         }
     }
-    for b in &u.blocks {
-        write!(w, "\nBLOCK {}\nDEFINITIONS\n", b.name)?;
-        for d in &b.definitions {
-            writeln!(w, "{}  {}", verdict_mark(d.divergent), d.text)?;
-        }
-        w.write_all(b"TERMINATORS\n")?;
-        writeln!(
-            w,
-            "{}  {}",
-            verdict_mark(b.terminator.divergent),
-            b.terminator.text
-        )?;
-        w.write_all(b"END BLOCK\n")?;
+    Ok(true)
+}
+
+/// One `BLOCK ... END BLOCK` entry: the definitions' and the terminator's
+/// verdicts and texts.
+fn write_block<W: Write, S: AsRef<str>>(
+    w: &mut W,
+    name: &str,
+    definitions: impl Iterator<Item = (bool, S)>,
+    (term_divergent, term): (bool, &str),
+) -> io::Result<()> {
+    write!(w, "\nBLOCK {name}\nDEFINITIONS\n")?;
+    for (divergent, text) in definitions {
+        writeln!(w, "{}  {}", verdict_mark(divergent), text.as_ref())?;
     }
-    Ok(())
+    w.write_all(b"TERMINATORS\n")?;
+    writeln!(w, "{}  {term}", verdict_mark(term_divergent))?;
+    w.write_all(b"END BLOCK\n")
 }
 
 /// The column before an instruction in LLVM's block listing.
@@ -321,7 +397,8 @@ pub fn print_module_with(m: &Module, mode: Mode) -> String {
 /// dropped once written (use a buffered writer).
 pub fn write_module_with<W: Write>(w: &mut W, m: &Module, mode: Mode) -> io::Result<()> {
     for f in m.functions.iter().filter(|f| f.has_body()) {
-        write_function(w, &analyze_function_with(m, f, mode))?;
+        let (u, v) = analyze_parts(m, f, mode);
+        write_analyzed(w, f, &u, &v)?;
     }
     Ok(())
 }
