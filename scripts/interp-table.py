@@ -5,7 +5,8 @@ Usage: scripts/interp-table.py LABEL=FILE [LABEL=FILE ...]
 Each FILE holds the output of one interp-counts.sh run (for instance the
 plain search with EXTRA=--no-reduce, the reduced search of an older build,
 and that of this build). One row per example and thread count; per LABEL a
-cell "behaviours / executions, seconds", where executions counts those
+cell "behaviours / executions, wall seconds (CPU seconds, when the run
+recorded them)", where executions counts those
 that reached their end plus those merged at a known state, and a run that
 stopped at the time limit shows "INCOMPLETE" with the behaviours it had
 found (not a count of the example's behaviours).
@@ -30,6 +31,9 @@ def load(path):
                 continue
             runs = int(explored) + (int(merged) if merged != "-" else 0)
             cell = f"{distinct} / {runs:,}, {float(secs):.1f} s"
+            cpu = [p[4:] for p in parts[7:] if p.startswith("cpu=")]
+            if cpu and cpu[0] != "-":
+                cell += f" ({float(cpu[0]):.1f} s CPU)"
             if complete != "complete":
                 cell += ", INCOMPLETE"
             rows[(name, int(threads))] = cell
