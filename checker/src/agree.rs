@@ -20,8 +20,7 @@ use semantics::machine::{explore, ArgValues, Options as MOptions};
 use crate::refine::encode::Observe;
 use crate::refine::obs::{CEnd, CThread};
 use crate::refine::replay::{project, same_observation};
-use crate::refine::{check_pair, Options, PairResult, Verdict};
-use crate::smt::Session;
+use crate::refine::{check, Options, PairResult, Verdict};
 
 /// The values each thread's `%x` ranges over.
 pub const DOMAIN: [i128; 3] = [0, 1, 2];
@@ -95,8 +94,7 @@ pub fn smt_verdict(src: &Module, tgt: &Module) -> Result<bool, String> {
         input_domain: Some(DOMAIN.to_vec()),
         ..Options::default()
     };
-    let mut session = Session::new(None);
-    match check_pair(src, tgt, "k", &opts, &mut session, true, None) {
+    match check(src, tgt, "k", &opts, true, None).map(|r| r.0) {
         Ok(PairResult::Checked {
             outcome, replay, ..
         }) => {

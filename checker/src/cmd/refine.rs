@@ -16,10 +16,10 @@ use crate::cli::{CliError, Exit};
 use crate::refine::encode::Observe;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
-    check_pair, Options, PairResult, RefineError, Side, Strategies, Uncontrolled, Verdict,
+    check, Options, PairResult, RefineError, Side, Strategies, Uncontrolled, Verdict,
     DEFAULT_MAX_STEPS,
 };
-use crate::smt::{QueryRecord, Session};
+use crate::smt::QueryRecord;
 
 /// Exit status of an unknown or vacuous verdict.
 pub const EXIT_UNKNOWN: Exit = Exit::NoVerdict;
@@ -292,6 +292,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     let tgt = load(&args.tgt)?;
     let kernel = kernel_name(&src, &args.kernel)?;
     let mut opts = args.options(threads);
+    opts.dump_smt = args.dump_smt.clone();
     // Ctrl-C stops the run through the same budget as --time-limit: the
     // verdict says what was decided, and the exit status is 130.
     opts.interrupt = Some(crate::cmd::run::ctrl_c_flag());
@@ -299,7 +300,6 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         std::fs::create_dir_all(d)
             .map_err(|e| invalid(format!("{}: cannot create: {e}", d.display())))?;
     }
-    let mut session = Session::new(args.dump_smt.clone());
     let progress: Option<crate::refine::Progress> = if args.stats {
         Some(Box::new(|q: &QueryRecord| {
             eprintln!(
@@ -312,19 +312,11 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     } else {
         None
     };
-    let result = check_pair(
-        &src,
-        &tgt,
-        &kernel,
-        &opts,
-        &mut session,
-        !args.check.no_replay,
-        progress,
-    )
-    .map_err(|e| match e {
-        RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
-        other => CliError::internal(other.to_string()),
-    })?;
+    let (result, queries) = check(&src, &tgt, &kernel, &opts, !args.check.no_replay, progress)
+        .map_err(|e| match e {
+            RefineError::Signature(m) => invalid(format!("invalid input: {m}")),
+            other => CliError::internal(other.to_string()),
+        })?;
     let path = |role: Side| role.pick(&args.src, &args.tgt).display().to_string();
     let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
@@ -367,7 +359,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         &kernel,
         &opts,
         (&outcome, replay.as_ref()),
-        session.log.len(),
+        queries,
         (&src, &tgt),
         inlined.as_deref(),
     );

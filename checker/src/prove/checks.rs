@@ -10,8 +10,7 @@ use semantics::uniformity::Mode;
 
 use crate::cli::load_module;
 use crate::refine::report::{render_text, Report};
-use crate::refine::{check_pair, Options, PairResult, Verdict};
-use crate::smt::Session;
+use crate::refine::{check, Options, PairResult, Verdict};
 
 use super::format::{Check, Expect, RefineExpect};
 use super::meta;
@@ -226,9 +225,8 @@ pub fn refine_check(
             .ok_or("the source defines no function")?,
     };
     let (src, tgt) = (&src_m, &tgt_m);
-    let mut session = Session::new(None);
-    let result = check_pair(src, tgt, &kernel, opts, &mut session, replay, None)
-        .map_err(|e| e.to_string())?;
+    let (result, queries) =
+        check(src, tgt, &kernel, opts, replay, None).map_err(|e| e.to_string())?;
     let (outcome, replay, inlined) = match result {
         PairResult::Invalid {
             role,
@@ -263,7 +261,7 @@ pub fn refine_check(
         &kernel,
         opts,
         (&outcome, replay.as_ref()),
-        session.log.len(),
+        queries,
         (src, tgt),
         inlined.as_deref(),
     );

@@ -36,7 +36,7 @@ use crate::smt::{Budget, Incremental, Outcome, Query, Session, SmtError, Unknown
 use crate::vc::eval::{Model, Value};
 use crate::vc::{Condition, TermId, Terms};
 
-pub use pipeline::{args_by_name, check_pair, PairResult};
+pub use pipeline::{args_by_name, check, check_pair, PairResult};
 pub use why::{UnknownWhy, VacuousWhy, DEFAULT_TIME_LIMIT};
 
 use encode::{encode, encode_with, Enc, Launch, Observe, Ranks};
@@ -98,6 +98,9 @@ pub struct Options {
     /// decide every thread count up to W from launches of 1 and 2 threads
     /// whose ids range over `0..W` ([`cutoff`]).
     pub cutoff: Option<usize>,
+    /// `--dump-smt DIR`: every solver query is also written to DIR as an
+    /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
+    pub dump_smt: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -115,6 +118,7 @@ impl Default for Options {
             time_limit: None,
             interrupt: None,
             cutoff: None,
+            dump_smt: None,
         }
     }
 }

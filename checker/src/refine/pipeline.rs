@@ -55,7 +55,26 @@ pub enum PairResult {
     },
 }
 
-/// Runs [`PairResult`]'s pipeline. `progress` sees every solver query.
+/// [`check_pair`] in a solver session of its own, as the subcommands
+/// (`refine`, `validate`, `prove`) run it: queries are written to
+/// `opts.dump_smt` when set. Returns the result and the number of solver
+/// queries asked.
+#[allow(clippy::result_large_err)] // as check_pair
+pub fn check<'a>(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+    opts: &Options,
+    do_replay: bool,
+    progress: Option<Progress<'a>>,
+) -> Result<(PairResult, usize), RefineError> {
+    let mut session = Session::new(opts.dump_smt.clone());
+    let r = check_pair(src, tgt, kernel, opts, &mut session, do_replay, progress)?;
+    Ok((r, session.log.len()))
+}
+
+/// Runs [`PairResult`]'s pipeline in `session` (tests that look at the
+/// queries pass their own). `progress` sees every solver query.
 #[allow(clippy::result_large_err)] // early returns of a PairResult, once per pair
 pub fn check_pair<'a>(
     src: &Module,

@@ -697,10 +697,17 @@ impl CallSem {
             CallSem::Set { op, .. } => format!("{op:?}"),
             other => format!("{other:?}"),
         };
-        text.split([' ', '{', '('])
-            .next()
-            .unwrap_or("call")
-            .to_lowercase()
+        // The variant's name, its CamelCase as words: `PureIntrinsic` ->
+        // `pure intrinsic`.
+        let name = text.split([' ', '{', '(']).next().unwrap_or("call");
+        let mut out = String::new();
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push(' ');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
     }
 }
 

@@ -11,8 +11,7 @@ use semantics::ir::Module;
 use super::testing::{test_refinement, Tested};
 use super::{FnResult, FnVerdict};
 use crate::refine::report::{bounds_text, render_json, render_text, Report};
-use crate::refine::{check_pair, Options, PairResult, RefineError, Side, Verdict};
-use crate::smt::Session;
+use crate::refine::{check, Options, PairResult, RefineError, Side, Verdict};
 
 /// The two modules of a check and the files they were read from (for
 /// messages and the counterexample's header).
@@ -240,8 +239,7 @@ fn guarded(
                 }
             });
         }
-        let mut session = Session::new(None);
-        let r = check_pair(
+        let r = check(
             pair.src,
             pair.tgt,
             kernel,
@@ -250,12 +248,14 @@ fn guarded(
                 timeout: time_limit.map_or(opts.timeout, |l| opts.timeout.min(l)),
                 ..opts.clone()
             },
-            &mut session,
             replay,
             None,
         );
         done.store(true, Ordering::Release);
-        (r, session.log.len())
+        match r {
+            Ok((r, queries)) => (Ok(r), queries),
+            Err(e) => (Err(e), 0),
+        }
     });
     (result.0, fired.load(Ordering::Acquire), result.1)
 }

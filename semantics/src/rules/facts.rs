@@ -209,7 +209,7 @@ impl<'a> FnFacts<'a> {
 
     /// The instruction at (b, i) printed as LLVM prints it.
     pub fn text(&self, b: BlockId, i: usize) -> String {
-        print_inst_at(self.module, self.func, b, i)
+        print_inst_at(self.func, b, i)
     }
 
     pub fn site(&self, role: Role, b: BlockId, i: Option<usize>) -> Site {

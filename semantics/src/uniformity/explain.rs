@@ -10,6 +10,7 @@
 use super::analysis::{Analysis, InstRef, Reason};
 use super::{cfg_facts, has_branch_divergence, llvm_text, Mode};
 use crate::cfg::{Cfg, CycleInfo, DomTree};
+use crate::ir::print::Style;
 use crate::ir::{Function, Module, Name, ValueDef, ValueId};
 
 /// The answer for one value.
@@ -83,13 +84,13 @@ fn walk(a: &Analysis, f: &Function, cfg: &Cfg, ci: &CycleInfo, start: Link, out:
         if r.index == b.insts.len() {
             format!(
                 "`{}` (terminator of %{})",
-                llvm_text::terminator(f, &b.term),
+                Style::Llvm.term(f, &b.term),
                 b.name
             )
         } else {
             format!(
                 "`{}` (in %{})",
-                llvm_text::inst(f, &b.insts[r.index]),
+                Style::Llvm.inst(f, &b.insts[r.index]),
                 b.name
             )
         }

@@ -32,6 +32,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::cfg::{Cfg, CycleInfo, DomTree};
+use crate::ir::print::Style;
 use crate::ir::{Attr, Function, Module};
 use analysis::{Analysis, InstRef};
 
@@ -157,9 +158,9 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
     let text_of = |r: InstRef| -> String {
         let b = f.block(r.block);
         if r.index == b.insts.len() {
-            llvm_text::terminator(f, &b.term)
+            Style::Llvm.term(f, &b.term)
         } else {
-            llvm_text::inst(f, &b.insts[r.index])
+            Style::Llvm.inst(f, &b.insts[r.index])
         }
     };
     // One text per cycle: the temporal-divergence list repeats cycles.
@@ -206,12 +207,12 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
                         .iter()
                         .enumerate()
                         .map(|(i, inst)| InstVerdict {
-                            text: llvm_text::inst(f, inst),
+                            text: Style::Llvm.inst(f, inst),
                             divergent: a.div_insts[b.0][i],
                         })
                         .collect(),
                     terminator: InstVerdict {
-                        text: llvm_text::terminator(f, &blk.term),
+                        text: Style::Llvm.term(f, &blk.term),
                         divergent: a.div_term[b.0],
                     },
                 }

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::super::{DbgRecord, InstMeta, MdAttachment, MdDef, MdValue};
-use super::{quote_bytes, write_type};
+use super::value::{quote_bytes, write_type, Style};
 
 /// One metadata value as LLVM writes it in an operand position.
 pub fn md_str(v: &MdValue) -> String {
@@ -47,7 +47,7 @@ pub(super) fn write_md(o: &mut String, v: &MdValue) {
             let _ = write!(o, "!{kind}{args}");
         }
         MdValue::Typed { ty, value } => {
-            write_type(o, ty);
+            write_type(o, ty, Style::Source);
             o.push(' ');
             o.push_str(value);
         }
