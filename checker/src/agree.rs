@@ -128,3 +128,135 @@ pub fn check_agreement(src_text: &str, tgt_text: &str) -> Result<bool, String> {
         ))
     }
 }
+
+/// M-AGREE for kernels with memory (R-MEM-SMT): `@k(ptr %in, ptr %out, i32
+/// %x)`. The interpreter runs every launch of [`DOMAIN`] with the buffers
+/// given (zeros, then a byte pattern) and compares observations and final
+/// memory (R-MEM); the checker quantifies over every buffer content. So:
+/// the checker's "refines" must be the interpreter's on the buffers tried,
+/// and its counterexample (replayed, R-CEX) must be a difference for the
+/// interpreter on the counterexample's buffers. `Ok(None)`: the checker
+/// answers unsupported because threads communicate through memory
+/// (outside R-MEM-SMT); any other unsupported answer is an error.
+pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<bool>, String> {
+    let src = semantics::parse_module("src.ll", src_text).map_err(|e| format!("source: {e}"))?;
+    let tgt = semantics::parse_module("tgt.ll", tgt_text).map_err(|e| format!("target: {e}"))?;
+    let opts = Options {
+        threads: vec![THREADS],
+        max_steps: SMT_MAX_STEPS,
+        input_domain: Some(DOMAIN.to_vec()),
+        ..Options::default()
+    };
+    let smt = match check(&src, &tgt, "k", &opts, true, None).map(|r| r.0) {
+        Ok(PairResult::Checked {
+            outcome, replay, ..
+        }) => {
+            if let Some(Err(e)) = replay {
+                return Err(format!("replay disagrees: {e}"));
+            }
+            match outcome.verdict {
+                Verdict::Refines { .. } => None,
+                Verdict::Counterexample(c) => Some(c.buffers.clone()),
+                other => return Err(format!("{other:?}")),
+            }
+        }
+        Ok(PairResult::Unsupported { message, .. })
+            if message.contains("communicate through memory") =>
+        {
+            return Ok(None)
+        }
+        other => return Err(format!("{other:?}")),
+    };
+    let pattern = |k: usize| -> BTreeMap<String, Vec<u8>> {
+        ["in", "out"]
+            .iter()
+            .enumerate()
+            .map(|(j, n)| {
+                let bytes = (0..64)
+                    .map(|i| {
+                        if k == 0 {
+                            0
+                        } else {
+                            (i * 37 + 11 + j * 5) as u8
+                        }
+                    })
+                    .collect();
+                (n.to_string(), bytes)
+            })
+            .collect()
+    };
+    match smt {
+        None => {
+            for k in 0..2 {
+                if !interp_refines_memory(&src, &tgt, &pattern(k))? {
+                    return Err(format!(
+                        "M-AGREE: the SMT checker says refines, the interpreter finds a \
+                         difference with buffers {:?}",
+                        pattern(k)
+                    ));
+                }
+            }
+            Ok(Some(true))
+        }
+        Some(buffers) => {
+            if interp_refines_memory(&src, &tgt, &buffers)? {
+                return Err(format!(
+                    "M-AGREE: the SMT checker's counterexample buffers {buffers:?} show no \
+                     difference to the interpreter"
+                ));
+            }
+            Ok(Some(false))
+        }
+    }
+}
+
+/// The interpreter's verdict with the given buffers, over every launch of
+/// `%x`: observations (R-OBS) and final memory (R-MEM).
+fn interp_refines_memory(
+    src: &Module,
+    tgt: &Module,
+    buffers: &BTreeMap<String, Vec<u8>>,
+) -> Result<bool, String> {
+    use crate::refine::replay::{final_memory, memory_refines};
+    let observe = Observe::Auto;
+    for xs in launches() {
+        let mut args = BTreeMap::new();
+        args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
+        let opts = MOptions {
+            threads: THREADS as u32,
+            args,
+            max_steps: 400,
+            buffers: buffers.clone(),
+            ..MOptions::default()
+        };
+        let sx = explore(src, &opts).map_err(|e| format!("source: {e}"))?;
+        let tx = explore(tgt, &opts).map_err(|e| format!("target: {e}"))?;
+        if !sx.complete || !tx.complete {
+            return Err(format!("exploration incomplete on launch {xs:?}"));
+        }
+        let sobs: Vec<(Vec<CThread>, _)> = sx
+            .behaviours
+            .iter()
+            .map(|b| {
+                (
+                    project(src, &b.execution, observe),
+                    final_memory(&b.execution),
+                )
+            })
+            .collect();
+        if sobs.iter().any(|o| o.0.iter().any(|t| t.end == CEnd::Ub)) {
+            continue;
+        }
+        for b in &tx.behaviours {
+            let t = project(tgt, &b.execution, observe);
+            let tm = final_memory(&b.execution);
+            if !sobs
+                .iter()
+                .any(|(s, sm)| same_observation(s, &t) && memory_refines(sm, &tm))
+            {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}

@@ -163,3 +163,35 @@ fn llvm_transforms_tests_validate_as_pinned() {
         );
     }
 }
+
+/// Issue 14, Performance: a file of 10 functions (LLVM's
+/// FunctionAttrs/convergent.ll, its RUN line's pipeline) validated at the
+/// default bounds (threads 1..4, 8 block visits) within 60 s, every
+/// function given a row.
+#[test]
+fn ten_functions_validate_within_a_minute() {
+    let Some(opt) = oracle::opt_or_skip("ten_functions_validate_within_a_minute") else {
+        return;
+    };
+    let Some(corpus) = oracle::corpus_or_skip("ten_functions_validate_within_a_minute") else {
+        return;
+    };
+    let file = corpus.join("llvm/llvm/test/Transforms/FunctionAttrs/convergent.ll");
+    let start = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .arg("validate")
+        .arg(&file)
+        .args(["--run-line", "--json", "--opt"])
+        .arg(&opt)
+        .output()
+        .expect("convcheck runs");
+    let took = start.elapsed();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let rows = v["functions"].as_array().expect("functions array").len();
+    assert_eq!(rows, 10, "one row per function: {v}");
+    assert!(
+        took < std::time::Duration::from_secs(60),
+        "10 functions took {took:?}"
+    );
+    eprintln!("FunctionAttrs/convergent.ll: 10 functions validated in {took:?}");
+}

@@ -1,4 +1,5 @@
-//! `validate` on functions the refinement encoding cannot express (memory):
+//! `validate` on functions the refinement encoding cannot express (threads
+//! communicating through memory, atomics with memory):
 //! bounded testing on the reference interpreter (checker::validate::testing)
 //! finds a target behaviour no source execution shows on the same launch
 //! (R-REF, R-MEM) and reports it as a counterexample; finding none leaves
@@ -113,9 +114,26 @@ fn testing_agrees_with_the_memory_semantics() {
     }
 }
 
-/// Through `validate`'s adapter: the encoder refuses the store through a
-/// kernel buffer, testing decides the counterexample, and the reason says
-/// how it was found; with no difference the verdict stays unsupported.
+/// Threads 0 and 1 exchange values through the buffer after a barrier:
+/// outside the encoding's memory (R-MEM-SMT: threads communicating
+/// through memory), so `validate` falls back to testing from 2 threads.
+fn talking(f: &str) -> String {
+    f.replace(
+        "end:\n  ret void",
+        "end:\n  call void @llvm.amdgcn.s.barrier()\n  %o = xor i32 %tid, 1\n  \
+         %r = getelementptr i32, ptr addrspace(1) %p, i32 %o\n  \
+         %x = load i32, ptr addrspace(1) %r\n  %w = add i32 %tid, 8\n  \
+         %s = getelementptr i32, ptr addrspace(1) %p, i32 %w\n  \
+         store i32 %x, ptr addrspace(1) %s\n  ret void",
+    ) + "declare void @llvm.amdgcn.s.barrier() convergent\n"
+}
+
+/// Through `validate`'s adapter. Stores through a kernel buffer are in the
+/// encoding now (R-MEM-SMT, issue 12 item 3): the correct sinking is
+/// proved within the bounds and the wrong one is a replayed
+/// counterexample. When threads communicate through the buffer the
+/// encoder answers unsupported and testing decides: the counterexample is
+/// found, and with no difference the verdict stays unsupported.
 #[test]
 fn adapter_reports_testing_results() {
     let src = parse(&format!("{HEAD}{SRC}"));
@@ -123,20 +141,35 @@ fn adapter_reports_testing_results() {
         parse(&format!("{HEAD}{SUNK}")),
         parse(&format!("{HEAD}{SUNK_WRONG}")),
     );
-    let pair = |t| Pair {
-        src: &src,
+    let pair = |s, t| Pair {
+        src: s,
         tgt: t,
         src_path: "src.ll",
         tgt_path: "tgt.ll",
     };
-    let r = check_function(&pair(&sunk), "k", &opts(), true, None);
+    let r = check_function(&pair(&src, &sunk), "k", &opts(), true, None);
+    assert_eq!(r.verdict, FnVerdict::Refines, "{}", r.reason);
+    let r = check_function(&pair(&src, &wrong), "k", &opts(), true, None);
+    assert_eq!(r.verdict, FnVerdict::Counterexample, "{}", r.reason);
+    assert!(!r.reason.contains("interpreter testing"), "{}", r.reason);
+
+    let src = parse(&talking(&format!("{HEAD}{SRC}")));
+    let (sunk, wrong) = (
+        parse(&talking(&format!("{HEAD}{SUNK}"))),
+        parse(&talking(&format!("{HEAD}{SUNK_WRONG}"))),
+    );
+    let two = Options {
+        threads: vec![2, 3],
+        ..opts()
+    };
+    let r = check_function(&pair(&src, &sunk), "k", &two, true, None);
     assert_eq!(r.verdict, FnVerdict::Unsupported, "{}", r.reason);
     assert!(
         r.reason.contains("no difference") && r.reason.contains("not a proof"),
         "{}",
         r.reason
     );
-    let r = check_function(&pair(&wrong), "k", &opts(), true, None);
+    let r = check_function(&pair(&src, &wrong), "k", &two, true, None);
     assert_eq!(r.verdict, FnVerdict::Counterexample, "{}", r.reason);
     assert!(r.reason.contains("interpreter testing"), "{}", r.reason);
     assert!(r.text.is_some_and(|t| t.contains("no source execution")));

@@ -26,7 +26,16 @@
 //!   [`InlineError`]. D-ENTRY-CALL for such a call relates the callee's
 //!   `entry` to the call site's own convergence (D-MAX), which has no token
 //!   to substitute; inventing one would invent semantics;
-//! - recursion (direct or mutual) is rejected: inlining would not terminate.
+//! - recursion (direct or mutual) is inlined to [`RECURSION_DEPTH`] nested
+//!   copies of a function; a call that would nest one more copy is replaced
+//!   by a branch to a block that loops forever (`recursion.cut: br label
+//!   %recursion.cut`), the rest of its block kept unreachable and its
+//!   result poison there. A thread that gets there never returns, so the
+//!   step bound cuts its execution: executions that recurse deeper than the
+//!   depth are cut like executions longer than the step bound (not compared
+//!   in the target, anything allowed in the source, R-BOUND), never given a
+//!   wrong meaning. The number of cut call sites is reported
+//!   ([`Inlined::recursion_cuts`]) so that verdicts can state the depth.
 //!
 //! Returns: a callee with one `ret` gets the rest of the caller's block
 //! appended to its return block (its returned operand replaces the call's
@@ -50,6 +59,10 @@ const ENTRY: &str = "llvm.experimental.convergence.entry";
 /// exponential growth; programs this large are far outside the checker's
 /// bounds anyway).
 pub const MAX_INSTS: usize = 20_000;
+
+/// How many nested copies of one function inlining makes before it cuts a
+/// recursive call (module documentation).
+pub const RECURSION_DEPTH: usize = 3;
 
 /// A static instruction of the original module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +92,8 @@ pub struct Inlined {
     pub origins: Vec<Vec<Origin>>,
     /// Number of call sites inlined (0: the module is unchanged).
     pub calls_inlined: usize,
+    /// Number of recursive call sites cut at [`RECURSION_DEPTH`].
+    pub recursion_cuts: usize,
 }
 
 /// Why a kernel's calls cannot be inlined.
@@ -122,10 +137,13 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
             })
             .collect(),
     };
-    let mut count = 0;
+    let (mut count, mut cuts) = (0, 0);
     while let Some((b, i)) = w.next_call() {
-        w.inline_one(b, i)?;
-        count += 1;
+        if w.inline_one(b, i)? {
+            count += 1;
+        } else {
+            cuts += 1;
+        }
         let size: usize = w.f.blocks.iter().map(|b| b.insts.len()).sum();
         if size > MAX_INSTS {
             return Err(InlineError {
@@ -134,7 +152,7 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
             });
         }
     }
-    if count > 0 {
+    if count + cuts > 0 {
         compact(&mut w.f).map_err(|message| InlineError {
             message,
             at: format!("@{kernel}"),
@@ -148,6 +166,7 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
         module,
         origins: w.origins,
         calls_inlined: count,
+        recursion_cuts: cuts,
     })
 }
 
@@ -236,8 +255,70 @@ impl Work<'_> {
         Name::Named(cand)
     }
 
-    /// Inlines the call at instruction `i` of block `b` (one level).
-    fn inline_one(&mut self, b: usize, i: usize) -> Result<(), InlineError> {
+    /// Replaces the recursive call at instruction `i` of block `b` by a
+    /// branch to a block that loops forever; the rest of the block moves to
+    /// a block without predecessors (module documentation).
+    fn cut(&mut self, b: usize, i: usize) {
+        let inst = self.f.blocks[b].insts[i].clone();
+        if let Some(res) = inst.result {
+            substitute(&mut self.f, res, &Operand::Const(Const::Poison));
+        }
+        let mut taken: HashSet<String> = self.f.blocks.iter().map(|x| name_text(&x.name)).collect();
+        let rest_name = self.fresh_value_name(&mut taken, "recursion.rest");
+        let cut_name = self.fresh_value_name(&mut taken, "recursion.cut");
+        let (rest, cut) = (self.f.blocks.len(), self.f.blocks.len() + 1);
+        let blk = &mut self.f.blocks[b];
+        let tail = blk.insts.split_off(i + 1);
+        blk.insts.pop();
+        let old_term = blk.term.clone();
+        blk.term.kind = TermKind::Br(BlockId(cut));
+        let tail_orig = self.origins[b].split_off(i + 1);
+        self.origins[b].pop();
+        let succs = old_term.successors();
+        self.f.blocks.push(Block {
+            name: rest_name,
+            explicit_label: true,
+            insts: tail,
+            term: old_term.clone(),
+            span: inst.span,
+        });
+        self.origins.push(tail_orig);
+        self.f.blocks.push(Block {
+            name: cut_name,
+            explicit_label: true,
+            insts: Vec::new(),
+            term: Terminator {
+                kind: TermKind::Br(BlockId(cut)),
+                meta: Default::default(),
+                span: inst.span,
+            },
+            span: inst.span,
+        });
+        self.origins.push(Vec::new());
+        self.repoint_phis(&succs, b, rest);
+    }
+
+    /// The phis of `succs` that named `from` as a predecessor name `to`.
+    fn repoint_phis(&mut self, succs: &[BlockId], from: usize, to: usize) {
+        let mut succs = succs.to_vec();
+        succs.sort();
+        succs.dedup();
+        for s in succs {
+            for x in self.f.blocks[s.0].insts.iter_mut() {
+                if let InstKind::Phi { incoming, .. } = &mut x.kind {
+                    for (_, pb) in incoming.iter_mut() {
+                        if pb.0 == from {
+                            *pb = BlockId(to);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Inlines the call at instruction `i` of block `b` (one level); false
+    /// when the call was a recursive one cut at [`RECURSION_DEPTH`].
+    fn inline_one(&mut self, b: usize, i: usize) -> Result<bool, InlineError> {
         let m = self.m;
         let inst = self.f.blocks[b].insts[i].clone();
         let at = self.at(b, inst.span);
@@ -250,11 +331,13 @@ impl Work<'_> {
             return Err(err("not a call".into()));
         };
         let o_call = self.origins[b][i].clone();
-        if g.name == o_call.loc.func || o_call.path.iter().any(|l| l.func == g.name) {
-            return Err(err(format!(
-                "recursive call of @{} (calls are inlined; recursion is not supported)",
-                g.name
-            )));
+        let copies = std::iter::once(&o_call.loc)
+            .chain(&o_call.path)
+            .filter(|l| l.func == g.name)
+            .count();
+        if copies >= RECURSION_DEPTH {
+            self.cut(b, i);
+            return Ok(false);
         }
         if g.varargs || call.args.len() != g.params.len() {
             return Err(err(format!(
@@ -514,22 +597,10 @@ impl Work<'_> {
         };
         // The caller's successors are now reached from `last`.
         if last != b {
-            let mut succs = self.f.blocks[last].term.successors();
-            succs.sort();
-            succs.dedup();
-            for s in succs {
-                for x in self.f.blocks[s.0].insts.iter_mut() {
-                    if let InstKind::Phi { incoming, .. } = &mut x.kind {
-                        for (_, pb) in incoming.iter_mut() {
-                            if pb.0 == b {
-                                *pb = BlockId(last);
-                            }
-                        }
-                    }
-                }
-            }
+            let succs = self.f.blocks[last].term.successors();
+            self.repoint_phis(&succs, b, last);
         }
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 
-use super::{inline_kernel, Inlined};
+use super::{called_definition, inline_kernel, Inlined};
 use crate::ir::{InstKind, Module, Name};
 use crate::machine::launch::Execution;
 use crate::machine::state::ThreadEnd;
@@ -351,9 +351,11 @@ j:
     assert_same_behaviours(&m, "k");
 }
 
-/// Recursion, direct or mutual, is rejected with the call named.
+/// Recursion, direct or mutual, is inlined to `RECURSION_DEPTH` nested
+/// copies; the call past it becomes a block that loops forever, so the
+/// result is a valid program without calls of defined functions.
 #[test]
-fn recursion_rejected() {
+fn recursion_is_cut_at_the_depth() {
     let m = parse(
         "
 define void @f(i32 %x) {
@@ -379,9 +381,60 @@ define void @k2(i32 %a) {
 ",
     );
     for k in ["k1", "k2"] {
-        let e = inline_kernel(&m, k).expect_err("recursion is rejected");
-        assert!(e.message.contains("recursive call of @"), "{e}");
+        let i = inline_kernel(&m, k).expect("recursion is inlined to a depth");
+        assert!(i.recursion_cuts >= 1, "{k}: a call is cut");
+        let f = i.module.function(k).expect("kernel");
+        // The cut: a block that loops forever, and no call of a defined
+        // function left.
+        assert!(f
+            .blocks
+            .iter()
+            .enumerate()
+            .any(|(b, blk)| { blk.term.successors() == [crate::ir::BlockId(b)] }));
+        assert!(f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .all(|x| called_definition(&i.module, x).is_none()));
+        assert_valid(&i.module);
     }
+}
+
+/// A recursion that ends within the depth (a countdown from the argument,
+/// with a convergent call at each level, over the interpreter's inputs 0 to
+/// 2: at most 3 nested copies) has the original's behaviours once inlined,
+/// at 1 and 2 threads.
+#[test]
+fn recursion_within_the_depth_keeps_behaviours() {
+    let m = parse(
+        "
+define void @f(i32 %n) convergent {
+entry:
+  %z = icmp eq i32 %n, 0
+  br i1 %z, label %done, label %more
+more:
+  %r = call i32 @op(i32 %n)
+  call void @ext(i32 %r)
+  %m = sub i32 %n, 1
+  call void @f(i32 %m)
+  br label %done
+done:
+  ret void
+}
+define void @k(i32 %a) {
+entry:
+  %c = icmp ult i32 %a, 3
+  br i1 %c, label %go, label %out
+go:
+  call void @f(i32 %a)
+  br label %out
+out:
+  ret void
+}
+",
+    );
+    assert_eq!(inline(&m, "k").recursion_cuts, 1);
+    assert_same_behaviours(&m, "k");
 }
 
 /// A call without a token of a callee that uses `entry` is rejected (its

@@ -36,6 +36,7 @@ pub mod defects;
 pub mod floats;
 pub mod graph;
 pub mod inputs;
+pub mod int_memory;
 pub mod modules;
 pub mod oracle;
 pub mod refine_family;

@@ -20,6 +20,7 @@
 
 pub mod cutoff;
 pub mod encode;
+pub mod memobj;
 pub mod obs;
 mod pipeline;
 pub mod prog;
@@ -137,6 +138,13 @@ pub struct Cex {
     pub target: Vec<CThread>,
     /// A source execution on the same launch (one of those that differ).
     pub source: Option<Vec<CThread>>,
+    /// P-INPUT: each pointer parameter's buffer contents (by parameter
+    /// name), for replay.
+    pub buffers: std::collections::BTreeMap<String, Vec<u8>>,
+    /// R-MEM: the target's final contents of observed objects (`None`:
+    /// poison), and the shown source execution's.
+    pub memory: Vec<(String, Vec<Option<u8>>)>,
+    pub source_memory: Option<Vec<(String, Vec<Option<u8>>)>>,
 }
 
 /// The verdict (STYLE 3).
@@ -561,6 +569,7 @@ impl Checker<'_, '_> {
             bc.push(terms.not(*c));
         }
         let bc = conj(&mut terms, &bc);
+        self.memory_model(&mut terms, &launch, &t, &b, n)?;
         add(
             &mut terms,
             &mut prop,
@@ -579,7 +588,8 @@ impl Checker<'_, '_> {
             let tie = mirror_anchors(&mut terms, &s, &t);
             self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
         }
-        let input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
+        let mut input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
+        input_vars.extend(launch.buffers.iter().flat_map(|b| b.2.iter().copied()));
         // The shortest counterexample found so far (R-CEX minimization):
         // once one is found, the loop goes on asking for a target execution
         // with fewer block visits in total, until there is none or the
@@ -702,6 +712,82 @@ impl Checker<'_, '_> {
         )
     }
 
+    /// R-MEM-SMT: the encoding's per-thread memory views are the memory
+    /// model's values only if no execution within the bounds has a byte
+    /// of a shared object written by one thread and accessed by another;
+    /// both programs are asked, and the pair is unsupported if either has
+    /// one (threads communicating through memory are not encoded). Both
+    /// must also observe the same objects (R-MEM).
+    fn memory_model(
+        &mut self,
+        terms: &mut Terms,
+        launch: &Launch,
+        t: &Enc,
+        s: &Enc,
+        n: usize,
+    ) -> Result<(), RefineError> {
+        let names = |e: &Enc| {
+            e.memory
+                .iter()
+                .map(|(n, b)| (n.clone(), b.len()))
+                .collect::<Vec<_>>()
+        };
+        let (sn, tn) = (names(s), names(t));
+        if sn.iter().any(|x| !tn.contains(x)) || tn.iter().any(|x| !sn.contains(x)) {
+            return Err(RefineError::target(prog::Unsupported {
+                construct: format!(
+                    "observed memory objects that differ from the source's ({:?} vs {:?})",
+                    tn.iter().map(|x| &x.0).collect::<Vec<_>>(),
+                    sn.iter().map(|x| &x.0).collect::<Vec<_>>()
+                ),
+                at: format!("@{}", self.tgt.func.name),
+                span: None,
+            }));
+        }
+        for (e, side) in [(t, Side::Target), (s, Side::Source)] {
+            if terms.literal(e.conflict).and_then(|v| v.as_bool()) == Some(false) {
+                continue;
+            }
+            let mut c = e.defs.clone();
+            c.extend(&e.valid);
+            c.extend(&launch.side);
+            c.push(e.conflict);
+            let conds = c
+                .into_iter()
+                .map(|x| Condition::new(x, "R-MEM-SMT conflict"))
+                .collect();
+            let name = format!("n{n}-{}-memory-conflict", side.as_str());
+            match self.solve(terms, &name, conds)? {
+                Outcome::Unsat => {}
+                other => {
+                    let why = match other {
+                        Outcome::Sat(_) => {
+                            "threads communicate through memory: an execution \
+                             within the bounds has a byte of a shared object written by one thread \
+                             and accessed by another, which the encoding does not express \
+                             (R-MEM-SMT)"
+                        }
+                        _ => {
+                            "the solver could not decide whether threads communicate through \
+                              memory (R-MEM-SMT)"
+                        }
+                    };
+                    let p = side.pick(self.src, self.tgt);
+                    let u = prog::Unsupported {
+                        construct: why.to_string(),
+                        at: format!("@{} ({n} threads)", p.func.name),
+                        span: None,
+                    };
+                    return Err(match side {
+                        Side::Source => RefineError::source(u),
+                        Side::Target => RefineError::target(u),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Adds to the proposal: with the source choices of `s` determined by
     /// `choice` (fixed values, or a function of the target's choices; none
     /// when the source has no choices), the source does not match the
@@ -759,19 +845,37 @@ impl Checker<'_, '_> {
             .iter()
             .map(|x| Condition::new(*x, "source on cex launch"))
             .collect();
-        let source = match self.solve(terms, &format!("n{}-cex-source", t.n), conds)? {
-            Outcome::Sat(m2) => {
-                let m2 = complete(terms, &m2);
-                Some(concrete(terms, s, &m2))
-            }
-            _ => None,
-        };
+        let (source, source_memory) =
+            match self.solve(terms, &format!("n{}-cex-source", t.n), conds)? {
+                Outcome::Sat(m2) => {
+                    let m2 = complete(terms, &m2);
+                    (
+                        Some(concrete(terms, s, &m2)),
+                        Some(obs::concrete_memory(terms, s, &m2)),
+                    )
+                }
+                _ => (None, None),
+            };
+        let buffers = launch
+            .buffers
+            .iter()
+            .map(|(_, name, bytes)| {
+                let bs = bytes
+                    .iter()
+                    .map(|b| obs::ev_bits(terms, m, *b) as u8)
+                    .collect();
+                (name.clone(), bs)
+            })
+            .collect();
         Ok(Cex {
             threads: t.n,
             inputs,
             args,
             target,
             source,
+            buffers,
+            memory: obs::concrete_memory(terms, t, m),
+            source_memory,
         })
     }
 }

@@ -115,8 +115,54 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
         }
         conj.push(val_match(terms, &s.ret[th], &t.ret[th]));
     }
+    conj.push(memory_match(terms, s, t));
     let eq = terms.and(&conj);
     terms.or(&[ub_s, eq])
+}
+
+/// R-MEM: the final contents of the observed objects agree, byte by byte
+/// (objects by name; a poison source byte matches any target byte). The
+/// checker makes sure both programs have the same observed objects.
+fn memory_match(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
+    let mut conj = Vec::new();
+    for (name, sb) in &s.memory {
+        let Some((_, tb)) = t.memory.iter().find(|(n, _)| n == name) else {
+            conj.push(terms.fls());
+            continue;
+        };
+        if sb.len() != tb.len() {
+            conj.push(terms.fls());
+            continue;
+        }
+        for ((a, p), (b, q)) in sb.iter().zip(tb) {
+            let e = terms.eq(*a, *b);
+            let nq = terms.not(*q);
+            let both = terms.and(&[nq, e]);
+            conj.push(terms.or(&[*p, both]));
+        }
+    }
+    terms.and(&conj)
+}
+
+/// R-MEM: the final contents of `e`'s observed objects in model `m`
+/// (`None`: a poison byte).
+pub fn concrete_memory(terms: &Terms, e: &Enc, m: &Model) -> Vec<(String, Vec<Option<u8>>)> {
+    e.memory
+        .iter()
+        .map(|(name, bytes)| {
+            let bs = bytes
+                .iter()
+                .map(|(b, q)| {
+                    if ev_bool(terms, m, *q) {
+                        None
+                    } else {
+                        Some(ev_bits(terms, m, *b) as u8)
+                    }
+                })
+                .collect();
+            (name.clone(), bs)
+        })
+        .collect()
 }
 
 /// Fills variables and function applications the solver left unassigned

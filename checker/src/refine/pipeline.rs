@@ -135,7 +135,8 @@ pub fn check_pair<'a>(
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return Ok(e),
     };
-    let any_inlined = isrc.calls_inlined + itgt.calls_inlined > 0;
+    let any_inlined =
+        isrc.calls_inlined + itgt.calls_inlined + isrc.recursion_cuts + itgt.recursion_cuts > 0;
     if any_inlined {
         for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
             let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());

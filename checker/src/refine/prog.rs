@@ -124,6 +124,8 @@ pub struct Prepared<'m> {
     /// static instruction whose key comes from a copy of one anchor (see
     /// [`classes`]). Calls not in the map are their own class.
     pub class: HashMap<(usize, usize), usize>,
+    /// R-MEM-SMT: the memory objects (empty without memory).
+    pub mem: super::memobj::Objects,
 }
 
 impl Prepared<'_> {
@@ -209,7 +211,16 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         // A barrier's only effect is its communicating set; a convergent
         // row without a model is an uninterpreted function of the set
         // (C-OPS), as an unknown convergent function with this declaration.
-        Some(Op::Barrier(_) | Op::Uninterpreted) => CallSem::UnknownConv { effect: !pure },
+        // The AMDGPU lane permutations and compare ballots are abstracted
+        // the same way here (the interpreter computes them,
+        // `semantics::machine::lanes`).
+        Some(Op::Barrier(_) | Op::Uninterpreted | Op::Lanes(_) | Op::CmpBallot { .. }) => {
+            CallSem::UnknownConv { effect: !pure }
+        }
+        // The AMDGPU control-flow intrinsics (not `convergent` in LLVM):
+        // unknown calls per their declarations here, as before the
+        // interpreter modelled them.
+        Some(Op::Cf(_)) => unknown.clone(),
         Some(Op::Ignored) => CallSem::Ignored,
         Some(Op::Pure(p)) => CallSem::PureIntrinsic(p),
         // P-INPUT: a register read, as the interpreter's
@@ -388,13 +399,48 @@ fn check_terminator(
 }
 
 fn operand_ok(op: &Operand) -> bool {
-    matches!(
-        op,
-        Operand::Local(_)
-            | Operand::Const(semantics::ir::Const::Int { .. })
-            | Operand::Const(semantics::ir::Const::Poison)
-            | Operand::Const(semantics::ir::Const::Undef)
-    )
+    match op {
+        Operand::Local(_) => true,
+        Operand::Const(c) => const_ok(c),
+        _ => false,
+    }
+}
+
+/// The constants the encoding reads: integers, poison/undef, and pointers
+/// to objects (`null`, `@g`, an `addrspacecast`/`bitcast` of one;
+/// P-MEM-PTR).
+fn const_ok(c: &Const) -> bool {
+    match c {
+        Const::Int { .. } | Const::Poison | Const::Undef | Const::Null | Const::Global(_) => true,
+        Const::Expr(e) => matches!(
+            &**e,
+            semantics::ir::ConstExpr::Cast {
+                op: CastOp::AddrSpaceCast | CastOp::BitCast,
+                from,
+                to: Type::Ptr(_),
+            } if matches!(from.ty, Type::Ptr(_)) && const_ok(&from.value)
+        ),
+        _ => false,
+    }
+}
+
+/// R-MEM-SMT: an integer of the encoding's widths or a pointer (of a
+/// module with a data layout).
+fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
+    int_ok(ty) || ptr_ok(ty, mem)
+}
+
+fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
+    matches!(ty, Type::Ptr(_)) && mem.layout.is_some()
+}
+
+/// A pointer whose address the encoding uses (compared, stored): of a
+/// 64-bit address space (P-MEM-PTR lays bases out for 64-bit addresses).
+fn wide_ptr(ty: &Type, mem: &super::memobj::Objects) -> bool {
+    match (ty, &mem.layout) {
+        (Type::Ptr(s), Some(dl)) => dl.pointer_size(*s) == 8,
+        _ => false,
+    }
 }
 
 /// Prepares kernel `kernel` (name without `@`) of `m`, or says which
@@ -426,6 +472,17 @@ pub fn prepare_inlined<'m>(
             span: None,
         });
     }
+    let mem = super::memobj::objects(m, func).map_err(|e| Unsupported {
+        construct: e,
+        at: format!("@{kernel}"),
+        span: None,
+    })?;
+    let has_access = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+        matches!(
+            i.kind,
+            InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Gep { .. }
+        )
+    });
     let mut calls = Vec::new();
     let mut atomics = Vec::new();
     let mut has_anchor = false;
@@ -464,6 +521,18 @@ pub fn prepare_inlined<'m>(
                     has_anchor |= info.sem == CallSem::Anchor;
                     Some(info)
                 }
+                InstKind::ICmp { ty, lhs, rhs, .. } if ptr_ok(ty, &mem) => {
+                    if !wide_ptr(ty, &mem) {
+                        return Err(bad(&format!(
+                            "icmp of {} (addresses of narrow pointers)",
+                            type_name(ty)
+                        )));
+                    }
+                    if !operand_ok(lhs) || !operand_ok(rhs) {
+                        return Err(bad("icmp of a pointer constant the encoding lacks"));
+                    }
+                    None
+                }
                 InstKind::Binary { ty, lhs, rhs, .. } | InstKind::ICmp { ty, lhs, rhs, .. } => {
                     if !int_ok(ty) || !operand_ok(lhs) || !operand_ok(rhs) {
                         return Err(bad("non-integer arithmetic or comparison"));
@@ -479,7 +548,7 @@ pub fn prepare_inlined<'m>(
                     if cond.ty != Type::Int(1) {
                         return Err(bad(&format!("select on {}", type_name(&cond.ty))));
                     }
-                    if !int_ok(&on_true.ty) || on_false.ty != on_true.ty {
+                    if !value_ok(&on_true.ty, &mem) || on_false.ty != on_true.ty {
                         return Err(bad(&format!("select of {}", type_name(&on_true.ty))));
                     }
                     if ![cond, on_true, on_false]
@@ -491,11 +560,63 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Phi { ty, incoming, .. } => {
-                    if !int_ok(ty) {
+                    if !value_ok(ty, &mem) {
                         return Err(bad(&format!("phi of {}", type_name(ty))));
                     }
                     if !incoming.iter().all(|(o, _)| operand_ok(o)) {
                         return Err(bad("phi of a non-integer constant"));
+                    }
+                    None
+                }
+                InstKind::Cast {
+                    op: CastOp::AddrSpaceCast | CastOp::BitCast,
+                    from,
+                    to,
+                    ..
+                } if ptr_ok(to, &mem) && ptr_ok(&from.ty, &mem) => {
+                    if !operand_ok(&from.value) {
+                        return Err(bad("cast of a pointer constant the encoding lacks"));
+                    }
+                    None
+                }
+                InstKind::Load { ty, ptr, .. } => {
+                    if !(int_ok(ty) || wide_ptr(ty, &mem)) {
+                        return Err(bad(&format!("load of {}", type_name(ty))));
+                    }
+                    if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
+                        return Err(bad("load through this pointer"));
+                    }
+                    None
+                }
+                InstKind::Store { value, ptr, .. } => {
+                    if !(int_ok(&value.ty) || wide_ptr(&value.ty, &mem))
+                        || !operand_ok(&value.value)
+                    {
+                        return Err(bad(&format!("store of {}", type_name(&value.ty))));
+                    }
+                    if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
+                        return Err(bad("store through this pointer"));
+                    }
+                    None
+                }
+                InstKind::Alloca { .. } => None,
+                InstKind::Gep {
+                    source_ty,
+                    base,
+                    indices,
+                    ..
+                } => {
+                    if !ptr_ok(&base.ty, &mem) || !operand_ok(&base.value) {
+                        return Err(bad("getelementptr on this base"));
+                    }
+                    if !indices
+                        .iter()
+                        .all(|i| int_ok(&i.ty) && operand_ok(&i.value))
+                    {
+                        return Err(bad("getelementptr with a non-integer index"));
+                    }
+                    if let Err(e) = gep_steps(&mem, m, source_ty, indices) {
+                        return Err(bad(&format!("getelementptr ({e})")));
                     }
                     None
                 }
@@ -525,6 +646,12 @@ pub fn prepare_inlined<'m>(
                 }
                 InstKind::Freeze(_) => return Err(bad("freeze")),
                 InstKind::AtomicRmw { op, ptr, value, .. } => {
+                    if has_access {
+                        return Err(bad(
+                            "atomicrmw in a function with loads or stores (the atomic event \
+                             abstraction has no memory)",
+                        ));
+                    }
                     let global = match &ptr.value {
                         Operand::Const(semantics::ir::Const::Global(g))
                             if m.globals.iter().any(|x| &x.name == g) =>
@@ -558,7 +685,7 @@ pub fn prepare_inlined<'m>(
         atomics.push(arow);
     }
     for p in &func.params {
-        if !int_ok(&p.ty) {
+        if !value_ok(&p.ty, &mem) {
             return Err(Unsupported {
                 construct: format!("kernel parameter of {}", type_name(&p.ty)),
                 at: format!("@{kernel}"),
@@ -606,7 +733,64 @@ pub fn prepare_inlined<'m>(
         has_anchor,
         atomics,
         class,
+        mem,
     })
+}
+
+/// One step of a `getelementptr` offset: a constant byte offset (a struct
+/// field) or a stride that multiplies the index (P-MEM-LAYOUT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GepStep {
+    Field(u64),
+    Stride(u64),
+}
+
+/// P-MEM-LAYOUT: the steps of a `getelementptr` over `source_ty` with these
+/// indices, from the module's data layout.
+pub fn gep_steps(
+    mem: &super::memobj::Objects,
+    m: &Module,
+    source_ty: &Type,
+    indices: &[semantics::ir::TypedOperand],
+) -> Result<Vec<GepStep>, String> {
+    let dl = mem.layout.as_ref().ok_or("no data layout")?;
+    let mut ty = source_ty.clone();
+    let mut out = Vec::new();
+    for (k, idx) in indices.iter().enumerate() {
+        if k == 0 {
+            out.push(GepStep::Stride(dl.alloc_size(&ty, m).map_err(|e| e.0)?));
+            continue;
+        }
+        let resolved = match &ty {
+            Type::Named(n) => m
+                .types
+                .iter()
+                .find(|t| &t.name == n)
+                .and_then(|t| t.ty.clone())
+                .ok_or_else(|| format!("opaque type %{n}"))?,
+            other => other.clone(),
+        };
+        match &resolved {
+            Type::Struct { fields, .. } => {
+                let (offs, _, _) = dl.struct_layout(&resolved, m).map_err(|e| e.0)?;
+                let f = match idx.value {
+                    Operand::Const(Const::Int { value, .. }) => usize::try_from(value)
+                        .ok()
+                        .filter(|f| *f < fields.len())
+                        .ok_or("struct index out of range")?,
+                    _ => return Err("variable struct index".into()),
+                };
+                out.push(GepStep::Field(offs[f]));
+                ty = fields[f].clone();
+            }
+            Type::Array { elem, .. } => {
+                ty = (**elem).clone();
+                out.push(GepStep::Stride(dl.alloc_size(&ty, m).map_err(|e| e.0)?));
+            }
+            other => return Err(format!("indexing into {}", type_name(other))),
+        }
+    }
+    Ok(out)
 }
 
 /// D-CW classes of the convergent calls of an inlined kernel. Instances of

@@ -214,6 +214,10 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
     let f = m.function(kernel).expect("prepare found the kernel");
     let mut args = BTreeMap::new();
     for (i, p) in f.params.iter().enumerate() {
+        // Pointer parameters point at their buffers (given below).
+        if matches!(p.ty, semantics::ir::Type::Ptr(_)) {
+            continue;
+        }
         if let Some(v) = p.value {
             args.insert(
                 f.value(v).name.to_string(),
@@ -256,9 +260,63 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         max_executions: 200_000,
         reduce: true,
         buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
-        buffers: BTreeMap::new(),
+        buffers: cex.buffers.clone(),
         races: false,
     }
+}
+
+/// R-MEM: the interpreter's final contents of the objects the encoding
+/// observed (by name; `None`: poison; a pointer byte or an input byte never
+/// given reads as `None` too, which only a poison source byte matches).
+fn interp_memory(e: &Execution, cex: &Cex) -> Vec<(String, Vec<Option<u8>>)> {
+    use semantics::machine::memory::Byte;
+    cex.memory
+        .iter()
+        .map(|(name, _)| {
+            let bytes = e
+                .memory
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, bs)| {
+                    bs.iter()
+                        .map(|b| match b {
+                            Byte::Data(x) | Byte::Input(x) => Some(*x),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (name.clone(), bytes)
+        })
+        .collect()
+}
+
+/// R-MEM: the interpreter's final contents of every observed object
+/// (`None`: poison, a pointer byte, or an input byte never given).
+pub fn final_memory(e: &Execution) -> Vec<(String, Vec<Option<u8>>)> {
+    use semantics::machine::memory::Byte;
+    e.memory
+        .iter()
+        .map(|(name, bs)| {
+            let bytes = bs
+                .iter()
+                .map(|b| match b {
+                    Byte::Data(x) | Byte::Input(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            (name.clone(), bytes)
+        })
+        .collect()
+}
+
+/// R-MEM: source final memory `s` matches target memory `t` (a poison
+/// source byte matches anything).
+pub fn memory_refines(s: &[(String, Vec<Option<u8>>)], t: &[(String, Vec<Option<u8>>)]) -> bool {
+    s.len() == t.len()
+        && s.iter().zip(t).all(|((n1, a), (n2, b))| {
+            n1 == n2 && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.is_none() || x == y)
+        })
 }
 
 fn uses_atomics(m: &Module, kernel: &str) -> bool {
@@ -407,7 +465,7 @@ fn replay_inner(
     let found = tex.behaviours.iter().find(|b| {
         let got = project(tgt, &b.execution, opts.observe);
         let got = if uf { strip_values(&got) } else { got };
-        got == want
+        got == want && (uf || interp_memory(&b.execution, cex) == cex.memory)
     });
     let Some(found) = found else {
         return Err(format!(
@@ -483,7 +541,9 @@ fn replay_inner(
                 "the interpreter finds undefined behaviour in the source on this launch".into(),
             );
         }
-        if same_observation(&p, &cex.target) {
+        if same_observation(&p, &cex.target)
+            && memory_refines(&interp_memory(&b.execution, cex), &cex.memory)
+        {
             return Err(
                 "the interpreter finds a source execution with the target's observation".into(),
             );

@@ -68,6 +68,23 @@ pub fn model_notes(r: &Report) -> Vec<String> {
              callee's entry; copies of one anchor keep one identity)"
                 .to_string(),
         );
+        // The inliner's cut blocks (semantics::inline::cut): a block that
+        // only branches to itself, named `recursion.cut`.
+        let cut = [r.src_module, r.tgt_module].iter().any(|m| {
+            m.function(&r.kernel).is_some_and(|f| {
+                f.blocks.iter().enumerate().any(|(b, blk)| {
+                    blk.name.to_string().starts_with("recursion.cut")
+                        && blk.term.successors() == [semantics::ir::BlockId(b)]
+                })
+            })
+        });
+        if cut {
+            out.push(format!(
+                "recursion inlined to {} nested copies of a function; executions that recurse \
+                 deeper are cut like executions past the step bound",
+                semantics::inline::RECURSION_DEPTH
+            ));
+        }
     }
     let atomics = [r.src_module, r.tgt_module].iter().any(|m| {
         m.function(&r.kernel).is_some_and(|f| {

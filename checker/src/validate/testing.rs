@@ -155,7 +155,7 @@ pub fn test_refinement(
         return Tested::NotTested(format!("@{kernel} is missing"));
     };
     for m in [src, tgt] {
-        let unknown = semantics::machine::program::unknown_callees(m);
+        let unknown = semantics::machine::program::unknown_callees_from(m, kernel);
         if let Some((name, how)) = unknown.first() {
             return Tested::NotTested(format!(
                 "@{name} is an unknown call ({how}); the interpreter draws its values \

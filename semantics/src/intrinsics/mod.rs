@@ -21,6 +21,7 @@
 //! row and the first parameter's type code decides the signedness of
 //! `min`/`max`.
 
+pub mod sig;
 mod table;
 
 use std::collections::HashMap;
@@ -187,6 +188,65 @@ pub enum Shfl {
     Bfly,
 }
 
+/// An AMDGPU lane permutation (C-OPS), with the ISA's meaning; lanes are
+/// positions in the subgroup (`--subgroup-size`, a wave of at most 64
+/// lanes). Operand positions are those of LLVM's intrinsics
+/// (`IntrinsicsAMDGPU.td`); the patterns are `machine::lanes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lanes {
+    /// `permlane64(src)`: lane `i` reads lane `i ^ 32` (the two halves of a
+    /// 64-lane wave swap).
+    Permlane64,
+    /// `permlane16(old, src, sel_lo, sel_hi, fi, bound_ctrl)`: lane `i`
+    /// reads the lane of its row (`permlanex16`: of the other row of its
+    /// pair) that the 4-bit selector of `i % 16` in `sel_hi:sel_lo` names.
+    Permlane16 { cross: bool },
+    /// `ds.swizzle(src, offset)`: the bitmask and quad-permute (QDMode)
+    /// encodings of `offset`.
+    Swizzle,
+    /// `ds.permute(addr, data)`: the push form of `ds.bpermute`; lane
+    /// `addr / 4` receives `data`.
+    Permute,
+    /// `update.dpp(old, src, ctrl, row_mask, bank_mask, bound_ctrl)`, and
+    /// `mov.dpp(src, ctrl, row_mask, bank_mask, bound_ctrl)` (`old: false`,
+    /// no `old` operand: poison where the result would keep it).
+    Dpp { old: bool },
+}
+
+impl Lanes {
+    /// Operands read (the highest index plus one).
+    pub fn arity(self) -> u8 {
+        match self {
+            Lanes::Permlane64 => 1,
+            Lanes::Swizzle | Lanes::Permute => 2,
+            Lanes::Permlane16 { .. } | Lanes::Dpp { old: true } => 6,
+            Lanes::Dpp { old: false } => 5,
+        }
+    }
+}
+
+/// The AMDGPU structured control-flow intrinsics that
+/// `si-annotate-control-flow` writes (C-OPS; exec-mask bookkeeping over the
+/// communicating set, `machine::lanes`). A mask is a set of lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cf {
+    /// `if(cond) -> {i1, iN}`: the thread takes the branch iff `cond`; the
+    /// mask holds the members that do not (restored at `end.cf`).
+    If,
+    /// `else(saved) -> {i1, iN}`: the thread takes the else branch iff its
+    /// lane is in `saved`; the mask holds the members that are not.
+    Else,
+    /// `if.break(cond, broken) -> iN`: `broken` plus the members whose
+    /// `cond` is true.
+    IfBreak,
+    /// `loop(broken) -> i1`: true in a thread whose lane is in `broken`
+    /// (it has left the loop; the wave branches back until every lane is
+    /// done).
+    Loop,
+    /// `end.cf(mask)`: restores the lanes of `mask`; no value.
+    EndCf,
+}
+
 /// A pure integer intrinsic of P-THREAD, with LangRef's meaning; poison in
 /// any operand gives poison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -311,6 +371,15 @@ pub enum Op {
     PassThrough {
         arg: u8,
     },
+    /// An AMDGPU lane permutation.
+    Lanes(Lanes),
+    /// `llvm.amdgcn.icmp`/`fcmp(a, b, pred)`: the ballot of `a pred b`
+    /// (`pred` an LLVM `CmpInst` predicate number).
+    CmpBallot {
+        float: bool,
+    },
+    /// An AMDGPU control-flow intrinsic.
+    Cf(Cf),
     /// A convergent operation without a model: an uninterpreted function of
     /// the communicating set (C-OPS).
     Uninterpreted,
@@ -338,6 +407,9 @@ impl Op {
                 | Op::Reduce { .. }
                 | Op::MatchAny { .. }
                 | Op::ActiveMask
+                | Op::Lanes(_)
+                | Op::CmpBallot { .. }
+                | Op::Cf(_)
                 | Op::Uninterpreted
         )
     }
@@ -356,7 +428,10 @@ impl Op {
             | Op::ActiveMask
             | Op::Mbcnt { .. }
             | Op::InverseBallot { .. }
-            | Op::WriteLane { .. } => true,
+            | Op::WriteLane { .. }
+            | Op::Lanes(_)
+            | Op::CmpBallot { .. }
+            | Op::Cf(_) => true,
             Op::Reduce { scan, .. } => *scan != Scan::None,
             _ => false,
         }
@@ -378,6 +453,10 @@ impl Op {
             Op::Shuffle { val, idx, .. } => Some(val.max(idx)),
             Op::WriteLane { val, lane, old } => Some(val.max(lane).max(old)),
             Op::Mbcnt { .. } => Some(1),
+            Op::Lanes(l) => Some(l.arity() - 1),
+            Op::CmpBallot { .. } => Some(2),
+            Op::Cf(Cf::If | Cf::Else | Cf::Loop | Cf::EndCf) => Some(0),
+            Op::Cf(Cf::IfBreak) => Some(1),
             Op::Pure(p) => Some(p.arity() - 1),
             _ => None,
         }

@@ -11,14 +11,16 @@
 //!   operations' own).
 //! - OpenCL C 2.0 / `cl_khr_subgroups` builtins, as clang-22 mangles them.
 //!
-//! Operand positions are those of the call. AMDGPU's DPP, swizzle and
-//! `permlane16`/`permlanex16` lane patterns are not modelled (documented
-//! subset): they are convergent and uninterpreted functions of the
-//! communicating set.
+//! Operand positions are those of the call. AMDGPU's lane permutations
+//! (`permlane16`/`permlanex16`/`permlane64`, `ds.swizzle`, `ds.permute`,
+//! `update.dpp`/`mov.dpp`) compute their ISA patterns (`machine::lanes`);
+//! `dpp8`, the `.var`/`.swap` permlanes and `bpermute.fi` stay
+//! uninterpreted functions of the communicating set.
 
 use super::Class::{AlwaysUniform as AU, ByRegister, Neither as N, Source as S};
 use super::{
-    Class, Ctrl, Dim, Form, Index, Op, PureOp, RedOp, Row, Scan, Scope, Shfl, Target, Vote,
+    Cf, Class, Ctrl, Dim, Form, Index, Lanes, Op, PureOp, RedOp, Row, Scan, Scope, Shfl, Target,
+    Vote,
 };
 
 use Target::{Amdgpu as A, DirectX as D, Generic as G, Nvptx as P, OpenCl as O, Spirv as V};
@@ -178,8 +180,20 @@ pub static ROWS: &[Row] = &[
         Op::InverseBallot { arg: 0 },
         S,
     ),
-    r("llvm.amdgcn.icmp", A, true, UNI, AU),
-    r("llvm.amdgcn.fcmp", A, true, UNI, AU),
+    r(
+        "llvm.amdgcn.icmp",
+        A,
+        true,
+        Op::CmpBallot { float: false },
+        AU,
+    ),
+    r(
+        "llvm.amdgcn.fcmp",
+        A,
+        true,
+        Op::CmpBallot { float: true },
+        AU,
+    ),
     r(
         "llvm.amdgcn.readfirstlane",
         A,
@@ -205,8 +219,27 @@ pub static ROWS: &[Row] = &[
         },
         S,
     ),
-    r("llvm.amdgcn.permlane16", A, true, UNI, S),
-    r("llvm.amdgcn.permlanex16", A, true, UNI, S),
+    r(
+        "llvm.amdgcn.permlane16",
+        A,
+        true,
+        Op::Lanes(Lanes::Permlane16 { cross: false }),
+        S,
+    ),
+    r(
+        "llvm.amdgcn.permlanex16",
+        A,
+        true,
+        Op::Lanes(Lanes::Permlane16 { cross: true }),
+        S,
+    ),
+    r(
+        "llvm.amdgcn.permlane64",
+        A,
+        true,
+        Op::Lanes(Lanes::Permlane64),
+        N,
+    ),
     r("llvm.amdgcn.permlane16.var", A, true, UNI, S),
     r("llvm.amdgcn.permlanex16.var", A, true, UNI, S),
     r("llvm.amdgcn.permlane16.swap", A, true, UNI, S),
@@ -225,11 +258,35 @@ pub static ROWS: &[Row] = &[
         S,
     ),
     r("llvm.amdgcn.ds.bpermute.fi.b32", A, true, UNI, S),
-    r("llvm.amdgcn.ds.permute", A, true, UNI, S),
-    r("llvm.amdgcn.ds.swizzle", A, true, UNI, S),
-    r("llvm.amdgcn.mov.dpp", A, true, UNI, S),
+    r(
+        "llvm.amdgcn.ds.permute",
+        A,
+        true,
+        Op::Lanes(Lanes::Permute),
+        N,
+    ),
+    r(
+        "llvm.amdgcn.ds.swizzle",
+        A,
+        true,
+        Op::Lanes(Lanes::Swizzle),
+        S,
+    ),
+    r(
+        "llvm.amdgcn.mov.dpp",
+        A,
+        true,
+        Op::Lanes(Lanes::Dpp { old: false }),
+        S,
+    ),
     r("llvm.amdgcn.mov.dpp8", A, true, UNI, S),
-    r("llvm.amdgcn.update.dpp", A, true, UNI, S),
+    r(
+        "llvm.amdgcn.update.dpp",
+        A,
+        true,
+        Op::Lanes(Lanes::Dpp { old: true }),
+        S,
+    ),
     r("llvm.amdgcn.wave.reduce.add", A, true, red(Add, 0), N),
     r("llvm.amdgcn.wave.reduce.min", A, true, red(Min, 0), N),
     r("llvm.amdgcn.wave.reduce.max", A, true, red(Max, 0), N),
@@ -278,12 +335,14 @@ pub static ROWS: &[Row] = &[
         Op::PassThrough { arg: 0 },
         N,
     ),
-    // Structured control flow as the uniformity analysis sees it.
-    r("llvm.amdgcn.if", A, false, OPQ, S),
-    r("llvm.amdgcn.else", A, false, OPQ, S),
-    r("llvm.amdgcn.loop", A, false, OPQ, S),
-    r("llvm.amdgcn.if.break", A, false, OPQ, AU),
-    r("llvm.amdgcn.end.cf", A, false, OPQ, N),
+    // Structured control flow (si-annotate-control-flow): not `convergent`
+    // in LLVM 22's IntrinsicsAMDGPU.td; exec-mask bookkeeping over the
+    // threads that execute them together (`machine::lanes`).
+    r("llvm.amdgcn.if", A, false, Op::Cf(Cf::If), S),
+    r("llvm.amdgcn.else", A, false, Op::Cf(Cf::Else), S),
+    r("llvm.amdgcn.loop", A, false, Op::Cf(Cf::Loop), S),
+    r("llvm.amdgcn.if.break", A, false, Op::Cf(Cf::IfBreak), AU),
+    r("llvm.amdgcn.end.cf", A, false, Op::Cf(Cf::EndCf), N),
     r("llvm.amdgcn.s.getpc", A, false, OPQ, AU),
     // Other divergence sources of the AMDGPU tables (no model here).
     r("llvm.amdgcn.interp.mov", A, false, OPQ, S),

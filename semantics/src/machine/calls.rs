@@ -73,8 +73,16 @@ pub(super) fn exec_call(
     }
     if let CalleeKind::Builtin(op) = kind {
         check_arity(cx, loc, call, op)?;
+        let width = cx.opts.geometry().max_subgroup();
+        if let Some(what) = super::lanes::unsupported(op, &args, width) {
+            return Err(unsupported(cx.prog, loc, &what));
+        }
     }
-    let convergent = is_convergent_call(module, call);
+    // The AMDGPU control-flow intrinsics are not `convergent` in LLVM 22
+    // (C-CONV), but what they compute is exec-mask bookkeeping over the
+    // threads that execute them together (C-OPS): they wait for their
+    // (maximally converged, D-MAX-ITER) set like a convergent call.
+    let convergent = is_convergent_call(module, call) || kind.needs_set();
     let ret_ty = match &call.ty {
         Type::Func { ret, .. } => (**ret).clone(),
         t => t.clone(),

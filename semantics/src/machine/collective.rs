@@ -380,6 +380,15 @@ fn in_set(
                 })
                 .collect()
         }
+        Op::Lanes(l) => super::lanes::permute(geom, l, ret_bits, set)
+            .into_iter()
+            .map(Ok)
+            .collect(),
+        Op::CmpBallot { float } => same(super::lanes::cmp_ballot(geom, float, ret_bits, set)),
+        Op::Cf(cf) => super::lanes::control_flow(geom, cf, ret_bits, set)
+            .into_iter()
+            .map(Ok)
+            .collect(),
         _ => same(Val::Poison),
     }
 }

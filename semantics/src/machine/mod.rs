@@ -32,6 +32,7 @@ pub mod chooser;
 mod collective;
 pub mod dmax;
 pub mod float;
+pub mod lanes;
 pub mod launch;
 pub mod memory;
 pub mod program;

@@ -127,8 +127,38 @@ fn is_readnone(module: &Module, attrs: &[Attr]) -> bool {
 /// the intrinsic table, no body), each with how (issue 13: the output says
 /// which calls were treated as unknown), in name order.
 pub fn unknown_callees(module: &Module) -> Vec<(String, &'static str)> {
+    unknown_callees_in(module, module.functions.iter().filter(|f| f.has_body()))
+}
+
+/// [`unknown_callees`] of the functions a run of `kernel` can execute: the
+/// kernel and the defined functions it reaches through direct calls.
+pub fn unknown_callees_from(module: &Module, kernel: &str) -> Vec<(String, &'static str)> {
+    let mut seen: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    let mut todo = vec![kernel];
+    let mut reached = Vec::new();
+    while let Some(name) = todo.pop() {
+        let Some(f) = module.function(name).filter(|f| f.has_body()) else {
+            continue;
+        };
+        if !seen.insert(&f.name) {
+            continue;
+        }
+        reached.push(f);
+        for inst in f.blocks.iter().flat_map(|b| &b.insts) {
+            if let InstKind::Call(c) = &inst.kind {
+                todo.extend(c.callee_name());
+            }
+        }
+    }
+    unknown_callees_in(module, reached.into_iter())
+}
+
+fn unknown_callees_in<'m>(
+    module: &'m Module,
+    functions: impl Iterator<Item = &'m crate::ir::Function>,
+) -> Vec<(String, &'static str)> {
     let mut out = std::collections::BTreeMap::new();
-    for f in module.functions.iter().filter(|f| f.has_body()) {
+    for f in functions {
         for b in &f.blocks {
             for inst in &b.insts {
                 let InstKind::Call(c) = &inst.kind else {

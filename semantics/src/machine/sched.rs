@@ -325,7 +325,14 @@ fn op_results(
     };
     let ret_bits = match &call.ty {
         crate::ir::Type::Int(b) => *b,
-        crate::ir::Type::Func { ret, .. } => ret.int_bits().unwrap_or(32),
+        // `{ i1, iN }` (llvm.amdgcn.if/else): the mask's width.
+        crate::ir::Type::Func { ret, .. } => ret
+            .int_bits()
+            .or_else(|| match &**ret {
+                crate::ir::Type::Struct { fields, .. } => fields.last().and_then(|f| f.int_bits()),
+                _ => None,
+            })
+            .unwrap_or(32),
         _ => 32,
     };
     let args: Vec<(u32, Vec<Val>)> = members

@@ -536,7 +536,8 @@ fn exec_inst(
                 Err(why) => return Ok(ub(th, loc, why)),
             }
         }
-        // The only aggregates are `cmpxchg` results.
+        // The only aggregates are `cmpxchg` results and the `{ i1, iN }` of
+        // the AMDGPU control-flow intrinsics.
         InstKind::ExtractValue { agg, indices } => {
             let v = match (eval_t(m, th, cx, loc, agg)?, indices.as_slice()) {
                 (Val::CmpXchgInt { bits, v, .. }, [0]) => Val::Int { bits, v },
@@ -544,6 +545,8 @@ fn exec_inst(
                 (Val::CmpXchgInt { success, .. } | Val::CmpXchgPtr { success, .. }, [1]) => {
                     int(1, success as i128)
                 }
+                (Val::CfMask { take, .. }, [0]) => int(1, take as i128),
+                (Val::CfMask { bits, mask, .. }, [1]) => Val::Int { bits, v: mask },
                 (Val::Poison, _) => Val::Poison,
                 _ => return Err(unsupported(cx.prog, loc, "extractvalue of this aggregate")),
             };

@@ -30,6 +30,9 @@ pub enum Val {
     CmpXchgInt { bits: u32, v: u128, success: bool },
     /// The `{ ptr, i1 }` result of `cmpxchg` on a pointer.
     CmpXchgPtr { obj: u32, off: i64, success: bool },
+    /// The `{ i1, iN }` result of `llvm.amdgcn.if`/`else` (C-OPS): whether
+    /// the thread takes the branch, and the mask of `bits` bits.
+    CfMask { take: bool, bits: u32, mask: u128 },
     /// A convergence token (C-INTR): the key of the dynamic instance of the
     /// control intrinsic that produced it.
     Token(KeyId),
@@ -57,6 +60,14 @@ impl fmt::Display for Val {
                     off: *off
                 },
                 success
+            ),
+            Val::CfMask { take, bits, mask } => write!(
+                f,
+                "{{ {take}, {} }}",
+                Val::Int {
+                    bits: *bits,
+                    v: *mask
+                }
             ),
             Val::Token(k) => write!(f, "token#{}", k.0),
             Val::Void => f.write_str("void"),

@@ -606,6 +606,20 @@ impl Parser {
                 self.expect_punct(',')?;
             }
         }
+        // LLParser's "invalid intrinsic signature": an intrinsic's call has
+        // its signature (issue 12 item 9), reported at the callee.
+        if let Operand::Const(crate::ir::Const::Global(g)) = &callee {
+            let vararg = matches!(&ty, Type::Func { varargs: true, .. });
+            if g.starts_with("llvm.") && !vararg {
+                let ret = match &ty {
+                    Type::Func { ret, .. } => (**ret).clone(),
+                    t => t.clone(),
+                };
+                let tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
+                crate::intrinsics::sig::check(g, &ret, &tys)
+                    .map_err(|e| self.err_at(callee_at, e))?;
+            }
+        }
         let fn_attrs = self.attrs(AttrCtx::CallSite)?;
         let mut bundles = Vec::new();
         if self.eat_punct('[') {

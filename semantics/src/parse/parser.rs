@@ -507,6 +507,7 @@ impl Parser {
         let cconv = self.cconv()?;
         let ret_attrs = self.attrs(AttrCtx::Ret)?;
         let ret_ty = self.parse_type()?;
+        let name_at = self.span();
         let name = match self.peek().clone() {
             Tok::Global(n) => {
                 self.bump();
@@ -554,6 +555,13 @@ impl Parser {
                 }
                 self.expect_punct(',')?;
             }
+        }
+        // An intrinsic's declaration has LLVM's signature (the verifier's
+        // "Intrinsic has incorrect argument type!").
+        if name.starts_with("llvm.") && !varargs {
+            let tys: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
+            crate::intrinsics::sig::check(&name, &ret_ty, &tys)
+                .map_err(|e| self.err_at(name_at, e))?;
         }
         let unnamed_addr = match self.word() {
             Some(w @ ("unnamed_addr" | "local_unnamed_addr")) => {

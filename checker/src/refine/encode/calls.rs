@@ -82,6 +82,17 @@ impl Builder<'_, '_> {
                 key: key.clone(),
                 def,
             });
+        } else if info.sem == CallSem::Tid {
+            // P-LAUNCH: a thread-id read marked `convergent` at its call
+            // site is still the thread's id (the set only makes it an
+            // instance); a fresh result would let it take any value.
+            let rw = width(&call.ty);
+            let bits = self.launch.tid(self.t, th.t, rw);
+            result = Some(self.int(bits));
+        } else if let CallSem::PureIntrinsic(op) = info.sem {
+            // P-THREAD: likewise for a pure intrinsic.
+            let rw = width(&call.ty);
+            result = Some(self.pure_intrinsic(op, rw, &args));
         } else if matches!(info.sem, CallSem::Pure | CallSem::UniformInput) {
             // P-INPUT: a convergent register read still reads the thread's
             // (or the wave's) register; the set only makes it an instance.

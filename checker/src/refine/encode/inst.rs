@@ -49,8 +49,32 @@ impl Builder<'_, '_> {
                 rhs,
             } => self.binary(th, *op, flags, ty, lhs, rhs),
             InstKind::ICmp {
+                pred,
+                ty: Type::Ptr(_),
+                lhs,
+                rhs,
+                ..
+            } => self.ptr_icmp(th, *pred, lhs, rhs),
+            InstKind::ICmp {
                 pred, ty, lhs, rhs, ..
             } => self.icmp(th, *pred, ty, lhs, rhs),
+            InstKind::Load { ty, ptr, .. } => self.load(th, ty, ptr),
+            InstKind::Store { value, ptr, .. } => {
+                self.store(th, value, ptr);
+                return None;
+            }
+            InstKind::Alloca { .. } => self.alloca(ii),
+            InstKind::Gep {
+                flags,
+                source_ty,
+                base,
+                indices,
+            } => self.gep(th, flags, source_ty, base, indices),
+            InstKind::Cast {
+                op: CastOp::AddrSpaceCast | CastOp::BitCast,
+                from,
+                ..
+            } => self.operand(&from.value, super::PW, th),
             InstKind::Select {
                 cond,
                 on_true,
@@ -279,7 +303,7 @@ impl Builder<'_, '_> {
     }
 
     /// P-THREAD: the comparison `pred` on bits `a`, `b`.
-    fn icmp_pred(&mut self, pred: ICmpPred, a: TermId, b: TermId) -> TermId {
+    pub(super) fn icmp_pred(&mut self, pred: ICmpPred, a: TermId, b: TermId) -> TermId {
         match pred {
             ICmpPred::Eq => self.t.eq(a, b),
             ICmpPred::Ne => {

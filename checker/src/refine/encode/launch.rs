@@ -19,6 +19,10 @@ pub struct Launch {
     /// Constraints on the inputs (free ids: distinct and below the wave
     /// width); every query over this launch asserts them.
     pub side: Vec<TermId>,
+    /// P-INPUT / P-MEM-OBJ: each pointer parameter's buffer (parameter
+    /// position, name, one `i8` input per byte), shared by source and
+    /// target.
+    pub buffers: Vec<(usize, String, Vec<TermId>)>,
 }
 
 impl Launch {
@@ -27,7 +31,20 @@ impl Launch {
     pub fn new(terms: &mut Terms, p: &Prepared, n: usize) -> Launch {
         let mut args = Vec::new();
         let mut vars = Vec::new();
+        let mut buffers = Vec::new();
         for (i, param) in p.func.params.iter().enumerate() {
+            if let Some(&j) = p.mem.param.get(&i) {
+                // The parameter points at its buffer (every thread).
+                let x = terms.bv_const(super::PW, (j as u128 + 1) << 64);
+                args.push(vec![x; n]);
+                let o = &p.mem.objects[j];
+                let name = o.name.trim_start_matches('%').to_string();
+                let bytes = (0..o.size)
+                    .map(|c| terms.var(&format!("in.{name}.b{c}"), Sort::BitVec(8)))
+                    .collect();
+                buffers.push((i, name, bytes));
+                continue;
+            }
             let w = param.ty.int_bits().unwrap_or(32);
             let name = match param.value {
                 Some(v) => p.func.value(v).name.to_string(),
@@ -55,6 +72,7 @@ impl Launch {
             vars,
             tids,
             side: Vec::new(),
+            buffers,
         }
     }
 

@@ -54,12 +54,14 @@ mod calls;
 mod inst;
 mod keys;
 mod launch;
+mod memory;
 mod ops;
 mod pure;
 mod sets;
 mod thread;
 
 pub use launch::Launch;
+pub use memory::{MByte, PW};
 
 use super::prog::{CallSem, Prepared, Unsupported};
 use crate::vc::{Sort, TermId, Terms};
@@ -172,6 +174,13 @@ pub struct Enc {
     /// Per thread: `atomicrmw` events (memory abstraction, R-OBS).
     pub atom: Vec<Vec<Ev>>,
     pub atom_count: Vec<TermId>,
+    /// R-MEM: final contents of the observed objects, by the interpreter's
+    /// object name (valid when [`Enc::conflict`] is false).
+    pub memory: Vec<(String, Vec<(TermId, TermId)>)>,
+    /// R-MEM-SMT: some byte of a shared object is written by one thread
+    /// and accessed by another (the per-thread views are then not the
+    /// memory model's values).
+    pub conflict: TermId,
 }
 
 /// A dynamic instance of a convergent operation: (thread, step, op).
@@ -214,7 +223,10 @@ pub(crate) struct Builder<'a, 'p> {
 }
 
 fn width(ty: &Type) -> u32 {
-    ty.int_bits().unwrap_or(32)
+    match ty {
+        Type::Ptr(_) => PW,
+        _ => ty.int_bits().unwrap_or(32),
+    }
 }
 
 impl Builder<'_, '_> {

@@ -68,6 +68,14 @@ pub(super) struct ThreadSt {
     pub cyc_after: HashMap<usize, TermId>,
     /// The block visit being encoded.
     pub visit: Visit,
+    /// R-MEM-SMT: the thread's view of each object before this step, and
+    /// after it.
+    pub mem: Vec<Vec<super::MByte>>,
+    pub new_mem: Vec<Vec<super::MByte>>,
+    /// R-MEM-SMT: per object and byte, whether the thread wrote / read it
+    /// so far (only shared objects' flags are set).
+    pub wr: Vec<Vec<TermId>>,
+    pub rd: Vec<Vec<TermId>>,
 }
 
 /// One block at one step: everything its instructions build before it is
@@ -86,6 +94,9 @@ pub(super) struct Visit {
     pub cev_i: usize,
     /// Per D-CW class: occurrences including this visit's instances.
     pub local_c: HashMap<usize, TermId>,
+    /// The thread's memory view after this visit's stores (None: no
+    /// store).
+    pub mem: Option<Vec<Vec<super::MByte>>>,
 }
 
 impl Visit {
@@ -98,6 +109,7 @@ impl Visit {
             ext_i: 0,
             cev_i: 0,
             local_c: HashMap::new(),
+            mem: None,
         }
     }
 }
@@ -182,17 +194,22 @@ impl Builder<'_, '_> {
             class_ops,
             atom: Vec::new(),
             atom_count: Vec::new(),
+            memory: Vec::new(),
+            conflict: self.t.fls(),
         };
+        let mut views = Vec::new();
         for t in 0..n {
-            self.thread(t, &mut enc);
+            views.push(self.thread(t, &mut enc));
         }
+        self.final_memory(&mut enc, views);
         self.define_results(&mut enc);
         self.anchor_rules(&mut enc);
         enc
     }
 
-    /// Thread `t`: its initial state, K steps, and what the encoding keeps.
-    fn thread(&mut self, t: usize, enc: &mut Enc) {
+    /// Thread `t`: its initial state, K steps, and what the encoding keeps;
+    /// returns its final memory view and write/read flags (R-MEM-SMT).
+    fn thread(&mut self, t: usize, enc: &mut Enc) -> ThreadMem {
         let mut th = self.thread_start(t, enc);
         let possible = possible_blocks(self.p.func, self.k);
         for (s, possible) in possible.iter().enumerate().take(self.k) {
@@ -210,6 +227,55 @@ impl Builder<'_, '_> {
         enc.ext_count.push(th.ext_cnt);
         enc.cev.push(th.cev);
         enc.cev_count.push(th.cev_cnt);
+        ThreadMem {
+            view: th.mem,
+            wr: th.wr,
+            rd: th.rd,
+        }
+    }
+
+    /// R-MEM-SMT: the conflict condition (a byte of a shared object written
+    /// by one thread and accessed by another) and, for each observed
+    /// object, its final contents: per byte the writing thread's view
+    /// (at most one thread writes it when there is no conflict), else the
+    /// initial contents.
+    fn final_memory(&mut self, enc: &mut Enc, views: Vec<ThreadMem>) {
+        let objs = self.p.mem.objects.clone();
+        if objs.is_empty() {
+            return;
+        }
+        let init = self.mem_start();
+        let mut conflicts = Vec::new();
+        for (j, o) in objs.iter().enumerate() {
+            if !o.shared() {
+                continue;
+            }
+            for c in 0..o.size as usize {
+                for a in 0..views.len() {
+                    for b in 0..views.len() {
+                        if a == b {
+                            continue;
+                        }
+                        let wa = views[a].wr[j][c];
+                        let acc = self.t.or(&[views[b].wr[j][c], views[b].rd[j][c]]);
+                        conflicts.push(self.t.and(&[wa, acc]));
+                    }
+                }
+            }
+            if !o.observed() {
+                continue;
+            }
+            let mut bytes = init[j].clone();
+            for (c, byte) in bytes.iter_mut().enumerate() {
+                for v in &views {
+                    let w = v.wr[j][c];
+                    *byte = self.ite_byte(w, v.view[j][c], *byte);
+                }
+            }
+            let shown = bytes.iter().map(|b| (b.bits, b.poison)).collect();
+            enc.memory.push((o.name.clone(), shown));
+        }
+        enc.conflict = self.t.or(&conflicts);
     }
 
     /// P-LAUNCH: thread `t` starts in the entry block with its arguments;
@@ -254,6 +320,8 @@ impl Builder<'_, '_> {
         // not by step, so that a learned choice carries over to other
         // launches) and per D-CW class.
         let occ: Vec<TermId> = (0..enc.ops.len()).map(|_| self.cw(0)).collect();
+        let mem = self.mem_start();
+        let flags: Vec<Vec<TermId>> = mem.iter().map(|o| vec![fls; o.len()]).collect();
         let cocc: Vec<TermId> = (0..enc.class_ops.len()).map(|_| self.cw(0)).collect();
         ThreadSt {
             t,
@@ -282,6 +350,10 @@ impl Builder<'_, '_> {
             cyc: HashMap::new(),
             cyc_after: HashMap::new(),
             visit: Visit::new(0, fls, fls),
+            new_mem: mem.clone(),
+            mem,
+            wr: flags.clone(),
+            rd: flags,
         }
     }
 
@@ -291,6 +363,7 @@ impl Builder<'_, '_> {
         th.s = s;
         th.next = th.none;
         th.new_cur = th.cur.clone();
+        th.new_mem = th.mem.clone();
         th.step_insts = vec![None; enc.ops.len()];
         th.occ_before = th.occ.clone();
         th.cocc_after = th.cocc.clone();
@@ -301,6 +374,7 @@ impl Builder<'_, '_> {
             self.block(enc, th, bi, block, possible[bi]);
         }
         th.cur = std::mem::take(&mut th.new_cur);
+        th.mem = std::mem::take(&mut th.new_mem);
         th.cocc = th.cocc_after.clone();
         th.ext_cnt = th.ext_after;
         th.cev_cnt = th.cev_after;
@@ -448,6 +522,13 @@ impl Builder<'_, '_> {
         if let Some(rv) = exit.ret {
             th.ret = self.ite_v(at, &rv, &th.ret);
         }
+        if let Some(vm) = visit.mem {
+            for (j, obj) in vm.into_iter().enumerate() {
+                for (c, b) in obj.into_iter().enumerate() {
+                    th.new_mem[j][c] = self.ite_byte(at, b, th.new_mem[j][c]);
+                }
+            }
+        }
         let mut local: Vec<(ValueId, V)> = visit.local.into_iter().collect();
         local.sort_by_key(|(v, _)| v.0);
         for (v, val) in local {
@@ -513,6 +594,10 @@ impl Builder<'_, '_> {
                 let bits = self.bv(w, *value as u128);
                 self.int(bits)
             }
+            (Operand::Const(c), _) if w == super::PW => match self.ptr_constant(c) {
+                Some(bits) => self.int(bits),
+                None => self.poison(w),
+            },
             _ => self.poison(w),
         }
     }
@@ -536,6 +621,14 @@ impl Builder<'_, '_> {
             }
         }
     }
+}
+
+/// What a thread leaves for R-MEM-SMT: its final view of every object and
+/// its per-byte write and read flags.
+pub(super) struct ThreadMem {
+    view: Vec<Vec<super::MByte>>,
+    wr: Vec<Vec<TermId>>,
+    rd: Vec<Vec<TermId>>,
 }
 
 /// How a block visit ends (P-THREAD terminators).

@@ -1,0 +1,540 @@
+//! R-MEM-SMT (docs/RULES.md §9): memory in the encoding. The objects are
+//! the kernel's table ([`crate::refine::memobj`]); each thread carries its
+//! own view of every object, byte by byte (an 8-bit term and a poison
+//! flag): the initial contents (launch input bytes shared with the other
+//! program of the pair, global initializers, poison for `alloca`s) updated
+//! by the thread's own stores. That view is the value P-MEM-VALUE gives
+//! exactly when no byte a thread writes is accessed by another thread;
+//! the per-thread write and read flags kept here let the checker ask
+//! whether any execution within the bounds breaks that ([`Enc::conflict`]),
+//! and answer `unsupported` if one does. Final contents of observed
+//! objects (R-MEM) are then, per byte, the writing thread's last value,
+//! else the initial one.
+//!
+//! A pointer value is an `i72`: the object index (8 bits: 0 null, then the
+//! table's objects) over the offset (64 bits), P-MEM-PTR's (object,
+//! offset); addresses (`icmp`) are the interpreter's base addresses plus
+//! the offset. The interpreter's counterparts: `machine/access.rs` (`gep`,
+//! `load`, `store`, `alloca`) and `machine/memory.rs` (`check`).
+
+use semantics::ir::{Const, ConstExpr, Operand, Type, TypedOperand};
+
+use super::thread::ThreadSt;
+use super::{Builder, V};
+use crate::refine::memobj::{ObjKind, Object};
+use crate::refine::prog::{gep_steps, GepStep};
+use crate::vc::TermId;
+
+/// Width of a pointer value: object index over offset.
+pub const PW: u32 = 72;
+/// Width of the object index.
+const OW: u32 = 8;
+/// The object index of a pointer to no object (not produced yet: no
+/// `inttoptr`; kept distinct from every table index).
+const NO_OBJ: u128 = 255;
+
+/// One byte of a thread's view (P-MEM-ACCESS): bits (`i8`), poison flag,
+/// and a provenance tag (`i24`): 0 for data, else byte `idx` of a stored
+/// pointer to object `obj` (`1 << 16 | obj << 8 | idx`; the bits are then
+/// the pointer's address byte), as the interpreter's `Byte::Ptr` keeps
+/// pointers' provenance in memory (P-MEM-PTR).
+#[derive(Clone, Copy, Debug)]
+pub struct MByte {
+    pub bits: TermId,
+    pub poison: TermId,
+    pub tag: TermId,
+}
+
+/// Width of a byte's provenance tag.
+const TW: u32 = 24;
+
+impl Builder<'_, '_> {
+    fn objects(&self) -> &[Object] {
+        &self.p.mem.objects
+    }
+
+    /// The pointer (object `j` of the table, or null for `None`, offset 0).
+    fn ptr_const(&mut self, j: Option<usize>) -> TermId {
+        let obj = j.map_or(0, |j| j as u128 + 1);
+        self.bv(PW, obj << 64)
+    }
+
+    /// The value of a pointer constant (P-MEM-PTR), None when the encoding
+    /// has no object for it (reported unsupported).
+    pub(super) fn ptr_constant(&mut self, c: &Const) -> Option<TermId> {
+        match c {
+            Const::Null => Some(self.ptr_const(None)),
+            Const::Global(g) => match self.p.mem.global.get(g) {
+                Some(&j) => Some(self.ptr_const(Some(j))),
+                None => {
+                    self.unsupported(format!("@{g} (a global the encoding has no object for)"));
+                    None
+                }
+            },
+            Const::Expr(e) => match &**e {
+                ConstExpr::Cast { from, .. } => self.ptr_constant(&from.value),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn parts(&mut self, p: TermId) -> (TermId, TermId) {
+        (self.t.extract(PW - 1, 64, p), self.t.extract(63, 0, p))
+    }
+
+    /// P-MEM-PTR: object `j`'s base address in thread `t` (an `alloca`'s
+    /// depends on the thread id, `machine::memory::private_id`).
+    fn base(&mut self, t: usize, j: usize) -> TermId {
+        match self.objects()[j].kind {
+            ObjKind::Private { n } => {
+                let tid = self.launch.tid(self.t, t, 64);
+                let one = self.bv(64, 1);
+                let t1 = self.t.bv_add(tid, one);
+                let sh = self.bv(64, 45);
+                let hi = self.t.bv_shl(t1, sh);
+                let lo = self.bv(64, (n as u128 & 0xff_ffff) << 21);
+                self.t.bv_or(hi, lo)
+            }
+            _ => {
+                let b = self.objects()[j].base;
+                self.bv(64, b as u128)
+            }
+        }
+    }
+
+    /// P-MEM-PTR: the address of pointer `p` in thread `t` (null: its
+    /// offset).
+    pub(super) fn address(&mut self, t: usize, p: TermId) -> TermId {
+        let (o, off) = self.parts(p);
+        let mut acc = off;
+        for j in 0..self.objects().len() {
+            let jt = self.bv(OW, j as u128 + 1);
+            let is = self.t.eq(o, jt);
+            let b = self.base(t, j);
+            let a = self.t.bv_add(b, off);
+            acc = self.t.ite(is, a, acc);
+        }
+        acc
+    }
+
+    /// P-MEM-ACCESS: an `n`-byte access through `p` (bits, poison): its UB
+    /// condition and, per object, whether it is the one accessed.
+    fn access(&mut self, p: TermId, poison: TermId, n: u64, write: bool) -> (TermId, Vec<TermId>) {
+        let (o, off) = self.parts(p);
+        let mut ok = Vec::new();
+        let mut hits = Vec::new();
+        for j in 0..self.objects().len() {
+            let jt = self.bv(OW, j as u128 + 1);
+            let is = self.t.eq(o, jt);
+            hits.push(is);
+            let size = self.objects()[j].size;
+            let inb = if n <= size {
+                let last = self.bv(64, (size - n) as u128);
+                self.t.bv_ule(off, last)
+            } else {
+                self.t.fls()
+            };
+            ok.push(self.t.and(&[is, inb]));
+        }
+        let _ = write;
+        let any_ok = self.t.or(&ok);
+        let bad = self.t.not(any_ok);
+        let ub = self.t.or(&[poison, bad]);
+        (ub, hits)
+    }
+
+    /// The thread's current view of object `j` in this visit.
+    fn view(th: &ThreadSt, j: usize) -> &[MByte] {
+        match &th.visit.mem {
+            Some(m) => &m[j],
+            None => &th.mem[j],
+        }
+    }
+
+    /// P-MEM-ACCESS `load` of an integer type (little-endian; any poison
+    /// byte makes it poison); UB goes to the visit.
+    pub(super) fn load(&mut self, th: &mut ThreadSt, ty: &Type, ptr: &TypedOperand) -> V {
+        let w = super::width(ty);
+        let n = if matches!(ty, Type::Ptr(_)) {
+            8
+        } else {
+            u64::from(w.div_ceil(8))
+        };
+        let pv = self.operand(&ptr.value, PW, th);
+        let (p, pp) = self.bits_of(&pv, PW);
+        let (ub, hits) = self.access(p, pp, n, false);
+        let (_, off) = self.parts(p);
+        let pre = self.t.not(th.visit.ub);
+        let live = self.t.and(&[th.visit.at, pre]);
+        let blank = self.blank_byte();
+        let mut bytes: Vec<MByte> = vec![blank; n as usize];
+        for (j, hit) in hits.iter().enumerate() {
+            let size = self.objects()[j].size;
+            if n > size {
+                continue;
+            }
+            let view = Self::view(th, j).to_vec();
+            for (k, slot) in bytes.iter_mut().enumerate() {
+                let mut acc = blank;
+                for c in (0..=size - n).rev() {
+                    let ct = self.bv(64, c as u128);
+                    let at = self.t.eq(off, ct);
+                    acc = self.ite_byte(at, view[c as usize + k], acc);
+                }
+                *slot = self.ite_byte(*hit, acc, *slot);
+            }
+            if self.objects()[j].shared() {
+                let here = self.t.and(&[live, *hit]);
+                self.mark(th, j, off, n, here, false);
+            }
+        }
+        th.visit.ub = self.t.or(&[th.visit.ub, ub]);
+        let mut bits = bytes[0].bits;
+        for b in &bytes[1..] {
+            bits = self.t.concat(b.bits, bits);
+        }
+        let qs: Vec<TermId> = bytes.iter().map(|b| b.poison).collect();
+        let poison = self.t.or(&qs);
+        if let Type::Ptr(space) = ty {
+            let bits = self.decode_ptr(th.t, *space, &bytes, bits);
+            return V::Int { bits, poison };
+        }
+        let bits = if n * 8 > u64::from(w) {
+            self.t.extract(w - 1, 0, bits)
+        } else {
+            bits
+        };
+        V::Int { bits, poison }
+    }
+
+    fn blank_byte(&mut self) -> MByte {
+        MByte {
+            bits: self.bv(8, 0),
+            poison: self.t.fls(),
+            tag: self.bv(TW, 0),
+        }
+    }
+
+    pub(super) fn ite_byte(&mut self, c: TermId, a: MByte, b: MByte) -> MByte {
+        MByte {
+            bits: self.t.ite(c, a.bits, b.bits),
+            poison: self.t.ite(c, a.poison, b.poison),
+            tag: self.t.ite(c, a.tag, b.tag),
+        }
+    }
+
+    /// P-MEM-PTR: the pointer that 8 loaded bytes hold (`addr`: their
+    /// little-endian value), as the interpreter's `memory::decode`: the
+    /// stored pointer itself when every byte is byte `i` of one stored
+    /// pointer; else null for address 0; else the object of address space
+    /// `space` whose `[base, base + size]` holds the address, or a pointer
+    /// to no object.
+    fn decode_ptr(&mut self, t: usize, space: u32, bytes: &[MByte], addr: TermId) -> TermId {
+        let first = bytes[0].tag;
+        let o = self.t.extract(15, 8, first);
+        let flag = self.t.extract(16, 16, first);
+        let one = self.bv(1, 1);
+        let mut same = vec![self.t.eq(flag, one)];
+        for (i, b) in bytes.iter().enumerate() {
+            let hi = self.t.extract(TW - 1, 8, first);
+            let it = self.bv(8, i as u128);
+            let want = self.t.concat(hi, it);
+            same.push(self.t.eq(b.tag, want));
+        }
+        let consistent = self.t.and(&same);
+        // The stored pointer: offset = address - base(o).
+        let mut base = self.bv(64, 0);
+        for j in 0..self.objects().len() {
+            let jt = self.bv(OW, j as u128 + 1);
+            let is = self.t.eq(o, jt);
+            let b = self.base(t, j);
+            base = self.t.ite(is, b, base);
+        }
+        let off = self.t.bv_sub(addr, base);
+        let stored = self.t.concat(o, off);
+        // Integer bytes: inttoptr of the address.
+        let none = self.bv(OW, NO_OBJ);
+        let mut by_addr = self.t.concat(none, addr);
+        for j in 0..self.objects().len() {
+            if self.objects()[j].space != space {
+                continue;
+            }
+            let b = self.base(t, j);
+            let size = self.bv(64, self.objects()[j].size as u128);
+            let end = self.t.bv_add(b, size);
+            let ge = self.t.bv_uge(addr, b);
+            let le = self.t.bv_ule(addr, end);
+            let inside = self.t.and(&[ge, le]);
+            let jt = self.bv(OW, j as u128 + 1);
+            let d = self.t.bv_sub(addr, b);
+            let p = self.t.concat(jt, d);
+            by_addr = self.t.ite(inside, p, by_addr);
+        }
+        let zero = self.bv(64, 0);
+        let is_null = self.t.eq(addr, zero);
+        let null = self.bv(PW, 0);
+        let int_ptr = self.t.ite(is_null, null, by_addr);
+        self.t.ite(consistent, stored, int_ptr)
+    }
+
+    /// R-MEM-SMT: records that bytes `[off, off + n)` of shared object `j`
+    /// are written or read by this thread when `here`.
+    fn mark(
+        &mut self,
+        th: &mut ThreadSt,
+        j: usize,
+        off: TermId,
+        n: u64,
+        here: TermId,
+        write: bool,
+    ) {
+        let size = self.objects()[j].size;
+        for c in 0..size {
+            // c in [off, off + n): off <= c and c - off < n.
+            let ct = self.bv(64, c as u128);
+            let ge = self.t.bv_ule(off, ct);
+            let d = self.t.bv_sub(ct, off);
+            let nt = self.bv(64, n as u128);
+            let lt = self.t.bv_ult(d, nt);
+            let hit = self.t.and(&[here, ge, lt]);
+            let flags = if write { &mut th.wr } else { &mut th.rd };
+            let old = flags[j][c as usize];
+            flags[j][c as usize] = self.t.or(&[old, hit]);
+        }
+    }
+
+    /// P-MEM-ACCESS `store` of an integer; UB goes to the visit.
+    pub(super) fn store(&mut self, th: &mut ThreadSt, value: &TypedOperand, ptr: &TypedOperand) {
+        let w = super::width(&value.ty);
+        let vv = self.operand(&value.value, w, th);
+        let (vb, vp) = self.bits_of(&vv, w);
+        // P-MEM-PTR: a pointer is stored as its 8 address bytes, each
+        // tagged with its object and position (null: plain zero bytes).
+        let (wide, n, ptr_obj) = if matches!(value.ty, Type::Ptr(_)) {
+            let (o, _) = self.parts(vb);
+            (self.address(th.t, vb), 8u64, Some(o))
+        } else {
+            let n = u64::from(w.div_ceil(8));
+            let wide = if n * 8 > u64::from(w) {
+                self.t.zero_ext((n * 8) as u32 - w, vb)
+            } else {
+                vb
+            };
+            (wide, n, None)
+        };
+        let zero_tag = self.bv(TW, 0);
+        let vbytes: Vec<MByte> = (0..n as u32)
+            .map(|k| {
+                let bits = self.t.extract(8 * k + 7, 8 * k, wide);
+                let tag = match ptr_obj {
+                    Some(o) => {
+                        let null_ptr = self.bv(PW, 0);
+                        let is_null = self.t.eq(vb, null_ptr);
+                        let one = self.bv(1, 1);
+                        let hi = self.t.concat(one, o);
+                        let kt = self.bv(8, k as u128);
+                        let tag = self.t.concat(hi, kt);
+                        let tag = self.t.zero_ext(TW - 17, tag);
+                        self.t.ite(is_null, zero_tag, tag)
+                    }
+                    None => zero_tag,
+                };
+                MByte {
+                    bits,
+                    poison: vp,
+                    tag,
+                }
+            })
+            .collect();
+        let pv = self.operand(&ptr.value, PW, th);
+        let (p, pp) = self.bits_of(&pv, PW);
+        let (ub, hits) = self.access(p, pp, n, true);
+        let (_, off) = self.parts(p);
+        let pre = self.t.not(th.visit.ub);
+        let nub = self.t.not(ub);
+        let live = self.t.and(&[th.visit.at, pre, nub]);
+        if th.visit.mem.is_none() {
+            th.visit.mem = Some(th.mem.clone());
+        }
+        for j in 0..self.objects().len() {
+            let size = self.objects()[j].size;
+            if n > size {
+                continue;
+            }
+            let mut view = Self::view(th, j).to_vec();
+            for (c, byte) in view.iter_mut().enumerate() {
+                // Byte c takes value byte k when off = c - k.
+                for (k, vbk) in vbytes.iter().enumerate() {
+                    let Some(start) = (c as u64).checked_sub(k as u64) else {
+                        continue;
+                    };
+                    if start > size - n {
+                        continue;
+                    }
+                    let st = self.bv(64, start as u128);
+                    let at = self.t.eq(off, st);
+                    let hit = self.t.and(&[hits[j], nub, at]);
+                    *byte = self.ite_byte(hit, *vbk, *byte);
+                }
+            }
+            if let Some(m) = th.visit.mem.as_mut() {
+                m[j] = view;
+            }
+            if self.objects()[j].shared() {
+                let here = self.t.and(&[live, hits[j]]);
+                self.mark(th, j, off, n, here, true);
+            }
+        }
+        th.visit.ub = self.t.or(&[th.visit.ub, ub]);
+    }
+
+    /// P-MEM-OBJ `alloca` of the entry block: this thread's object.
+    pub(super) fn alloca(&mut self, ii: usize) -> V {
+        match self.p.mem.alloca.get(&ii).copied() {
+            Some(j) => {
+                let p = self.ptr_const(Some(j));
+                self.int(p)
+            }
+            None => {
+                self.unsupported("alloca without an object".into());
+                self.poison(PW)
+            }
+        }
+    }
+
+    /// P-MEM-LAYOUT `getelementptr`: the base's offset plus the indices
+    /// times the layout's strides and field offsets; a poison operand gives
+    /// poison, and so does an `inbounds` result outside `[0, size]` of its
+    /// object.
+    pub(super) fn gep(
+        &mut self,
+        th: &ThreadSt,
+        flags: &[String],
+        source_ty: &Type,
+        base: &TypedOperand,
+        indices: &[TypedOperand],
+    ) -> V {
+        let steps = match gep_steps(&self.p.mem, self.p.module, source_ty, indices) {
+            Ok(s) => s,
+            Err(e) => {
+                self.unsupported(format!("getelementptr ({e})"));
+                return self.poison(PW);
+            }
+        };
+        let bv = self.operand(&base.value, PW, th);
+        let (p, pp) = self.bits_of(&bv, PW);
+        let (o, off) = self.parts(p);
+        let mut poison = vec![pp];
+        let mut acc = off;
+        for (idx, step) in indices.iter().zip(steps) {
+            let w = super::width(&idx.ty);
+            let iv = self.operand(&idx.value, w, th);
+            let (ib, ip) = self.bits_of(&iv, w);
+            poison.push(ip);
+            let i64v = match w.cmp(&64) {
+                std::cmp::Ordering::Less => self.t.sign_ext(64 - w, ib),
+                std::cmp::Ordering::Equal => ib,
+                std::cmp::Ordering::Greater => self.t.extract(63, 0, ib),
+            };
+            let delta = match step {
+                GepStep::Field(f) => self.bv(64, f as u128),
+                GepStep::Stride(s) => {
+                    let st = self.bv(64, s as u128);
+                    self.t.bv_mul(i64v, st)
+                }
+            };
+            acc = self.t.bv_add(acc, delta);
+        }
+        if flags.iter().any(|f| f == "inbounds") {
+            let zero = self.bv(64, 0);
+            let neg = self.t.bv_slt(acc, zero);
+            let mut outside = vec![neg];
+            for j in 0..self.objects().len() {
+                let jt = self.bv(OW, j as u128 + 1);
+                let is = self.t.eq(o, jt);
+                let size = self.bv(64, self.objects()[j].size as u128);
+                let big = self.t.bv_sgt(acc, size);
+                outside.push(self.t.and(&[is, big]));
+            }
+            let none = self.bv(OW, NO_OBJ);
+            let is_none = self.t.eq(o, none);
+            let z = self.t.eq(acc, zero);
+            let nz = self.t.not(z);
+            outside.push(self.t.and(&[is_none, nz]));
+            // `outside[0]` (negative) counts only for non-null objects.
+            let null = self.bv(OW, 0);
+            let is_null = self.t.eq(o, null);
+            let not_null = self.t.not(is_null);
+            let any = self.t.or(&outside);
+            let p2 = self.t.and(&[not_null, any]);
+            poison.push(p2);
+        }
+        let bits = self.t.concat(o, acc);
+        let poison = self.t.or(&poison);
+        V::Int { bits, poison }
+    }
+
+    /// P-MEM-PTR `icmp` on pointers: the predicate on their addresses.
+    pub(super) fn ptr_icmp(
+        &mut self,
+        th: &ThreadSt,
+        pred: semantics::ir::ICmpPred,
+        lhs: &Operand,
+        rhs: &Operand,
+    ) -> V {
+        let a = self.operand(lhs, PW, th);
+        let c = self.operand(rhs, PW, th);
+        let (ab, ap) = self.bits_of(&a, PW);
+        let (cb, cp) = self.bits_of(&c, PW);
+        let x = self.address(th.t, ab);
+        let y = self.address(th.t, cb);
+        let r = self.icmp_pred(pred, x, y);
+        let one = self.bv(1, 1);
+        let zero = self.bv(1, 0);
+        let bits = self.t.ite(r, one, zero);
+        let poison = self.t.or(&[ap, cp]);
+        V::Int { bits, poison }
+    }
+
+    /// P-MEM-OBJ: thread `t`'s initial view of every object.
+    pub(super) fn mem_start(&mut self) -> Vec<Vec<MByte>> {
+        let fls = self.t.fls();
+        let tru = self.t.tru();
+        let tag = self.bv(TW, 0);
+        let z = self.bv(8, 0);
+        let byte = |bits, poison| MByte { bits, poison, tag };
+        let mut out = Vec::new();
+        for j in 0..self.objects().len() {
+            let o = self.objects()[j].clone();
+            let bytes = match o.kind {
+                ObjKind::Input { param } => {
+                    let ins = self
+                        .launch
+                        .buffers
+                        .iter()
+                        .find(|b| b.0 == param)
+                        .map(|b| b.2.clone())
+                        .unwrap_or_default();
+                    (0..o.size as usize)
+                        .map(|c| match ins.get(c) {
+                            Some(x) => byte(*x, fls),
+                            None => byte(z, tru),
+                        })
+                        .collect()
+                }
+                ObjKind::Global | ObjKind::Workgroup => o
+                    .init
+                    .iter()
+                    .map(|b| match b {
+                        Some(x) => byte(self.bv(8, *x as u128), fls),
+                        None => byte(z, tru),
+                    })
+                    .collect(),
+                ObjKind::Private { .. } => vec![byte(z, tru); o.size as usize],
+            };
+            out.push(bytes);
+        }
+        out
+    }
+}
