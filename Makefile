@@ -45,7 +45,8 @@ bench-refine: build
 # The interpreter at scale (issue 18): every example `run` accepts at
 # INTERP_THREADS threads, each run stopped after LIMIT seconds; one line
 # per launch (executions explored, merged, distinct behaviours, complete?,
-# seconds) and a summary per thread count. Tens of minutes at 8 threads.
+# wall and CPU seconds) and a summary per thread count; about 25 minutes
+# on 2 shared cores. scripts/interp-table.py turns runs into the README table.
 INTERP_THREADS ?= 3 4 8
 bench-interp: build
 	LIMIT=$${LIMIT:-10} scripts/interp-counts.sh target/release/convcheck $(INTERP_THREADS)

@@ -7,7 +7,10 @@
 //! how each thread ended), and the reduced search never runs more
 //! executions.
 //!
-//! Families (all from `testgen`; at least 1,000 programs compared in all):
+//! Families (all from `testgen`; at least 1,000 programs compared in all,
+//! issue 18 item 3: the minimums the tests below assert sum to 1,130, and
+//! with the Makefile's proptest seed 1,384 are compared, 659 at 2 threads
+//! and 725 at 3; each test prints its tally with `--nocapture`):
 //! valid token programs (anchors, hearts, nested loops, an unknown
 //! convergent `@op`) with branch conditions read from per-thread arguments
 //! enumerated over the domain; the uniformity generator's functions (thread ids, memory,
@@ -30,7 +33,7 @@ fn keys(ex: &Exploration) -> BTreeSet<String> {
 
 /// Compares the two searches on `text`; `None` when either was cut by the
 /// execution budget (then nothing can be compared).
-fn compare(text: &str, opts: &Options) -> Option<(u64, u64, Result<usize, String>)> {
+fn compare(text: &str, opts: &Options) -> Option<Compared> {
     let module = parse_module("gen.ll", text).expect("generated module parses");
     let plain = explore(
         &module,
@@ -68,11 +71,22 @@ fn compare(text: &str, opts: &Options) -> Option<(u64, u64, Result<usize, String
         plain.cut > 0,
         "cut executions are found in both"
     );
-    Some((
-        plain.explored + plain.pruned,
-        reduced.explored + reduced.pruned,
-        reduced.symmetry,
-    ))
+    Some(Compared {
+        threads: opts.threads,
+        plain: plain.explored + plain.pruned,
+        reduced: reduced.explored + reduced.pruned,
+        symmetry: reduced.symmetry,
+    })
+}
+
+/// One program on which both searches completed and agreed.
+struct Compared {
+    threads: u32,
+    /// Executions run by the plain and by the reduced search.
+    plain: u64,
+    reduced: u64,
+    /// Launch symmetry: the images the closure added, or why it was off.
+    symmetry: Result<usize, String>,
 }
 
 fn opts(threads: u32, max_steps: u64, domain: Vec<i128>) -> Options {
@@ -87,6 +101,10 @@ fn opts(threads: u32, max_steps: u64, domain: Vec<i128>) -> Options {
 
 struct Tally {
     compared: usize,
+    /// Compared programs at 2 threads and at 3 (issue 18 item 3 counts
+    /// both: at least 1,000 programs across this file's tests).
+    at2: usize,
+    at3: usize,
     /// Compared programs explored with launch symmetry, and those where the
     /// closure under renaming added behaviours the sorted launches did
     /// not show.
@@ -101,6 +119,8 @@ impl Tally {
     fn new() -> Tally {
         Tally {
             compared: 0,
+            at2: 0,
+            at3: 0,
             symmetric: 0,
             closed: 0,
             skipped: 0,
@@ -108,24 +128,29 @@ impl Tally {
             reduced: 0,
         }
     }
-    fn add(&mut self, r: Option<(u64, u64, Result<usize, String>)>) {
+    fn add(&mut self, r: Option<Compared>) {
         match r {
-            Some((p, q, sym)) => {
+            Some(c) => {
                 self.compared += 1;
-                if let Ok(images) = sym {
+                match c.threads {
+                    2 => self.at2 += 1,
+                    3 => self.at3 += 1,
+                    _ => {}
+                }
+                if let Ok(images) = c.symmetry {
                     self.symmetric += 1;
                     self.closed += usize::from(images > 0);
                 }
-                self.plain += p;
-                self.reduced += q;
+                self.plain += c.plain;
+                self.reduced += c.reduced;
             }
             None => self.skipped += 1,
         }
     }
     fn report(&self, what: &str) {
         eprintln!(
-            "reductions {what}: {} programs compared ({} skipped at the budget; {} with launch symmetry, {} completed by renaming); executions plain {} / reduced {}",
-            self.compared, self.skipped, self.symmetric, self.closed, self.plain, self.reduced
+            "reductions {what}: {} programs compared ({} at 2 threads, {} at 3; {} skipped at the budget; {} with launch symmetry, {} completed by renaming); executions plain {} / reduced {}",
+            self.compared, self.at2, self.at3, self.skipped, self.symmetric, self.closed, self.plain, self.reduced
         );
     }
 }
@@ -293,7 +318,11 @@ fn symmetry_keeps_subgroups() {
         let mut o = opts(4, 10, vec![0, 1]);
         o.subgroup_size = Some(size);
         let r = compare(sg, &o).expect("16 launches fit the budget");
-        assert!(r.2.is_ok(), "launch symmetry applies: {:?}", r.2);
+        assert!(
+            r.symmetry.is_ok(),
+            "launch symmetry applies: {:?}",
+            r.symmetry
+        );
     }
     let progs = testgen::sample(&testgen::refine_family::arb_prog(3), 60, 46);
     let mut t = Tally::new();

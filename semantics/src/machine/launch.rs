@@ -404,7 +404,7 @@ fn launch(
         })
         .collect();
     let mut m = Machine {
-        threads: Vector::new(),
+        threads: super::state::Threads::new(),
         mem: Default::default(),
         next_input: 0,
         keys: Keys::default(),
@@ -520,7 +520,7 @@ fn launch(
         let mut th = ThreadState {
             tid: t as u32,
             group,
-            frames: Vector::unit(Frame {
+            frames: super::state::Frames::unit(Frame {
                 func: prog.kernel,
                 block: BlockId(0),
                 index: 0,
@@ -532,7 +532,7 @@ fn launch(
             }),
             status: Status::Running,
             trace: Vector::new(),
-            events: Vector::new(),
+            events: super::state::Events::new(),
             observations: Vector::new(),
             steps: 0,
             loop_counts: IMap::new(),

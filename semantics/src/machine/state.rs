@@ -8,6 +8,9 @@
 //! follows the rule that created them (D-CTRL, D-LOOP, D-ENTRY-*, D-ANCHOR,
 //! D-MAX-ITER).
 
+use std::ops::{Index, IndexMut};
+use std::sync::Arc;
+
 use im::{HashMap, HashSet, Vector};
 
 use crate::ir::{BlockId, ValueId};
@@ -222,12 +225,12 @@ pub struct ThreadState {
     pub tid: u32,
     pub group: u32,
     /// Call stack, innermost last.
-    pub frames: Vector<Frame>,
+    pub frames: Frames,
     pub status: Status,
     /// Block visits in order.
     pub trace: Vector<Visit>,
     /// Convergent calls in order.
-    pub events: Vector<CallEvent>,
+    pub events: Events,
     /// Observable events in order (R-OBS).
     pub observations: Vector<Observation>,
     /// Instructions executed (compared with `max_steps`).
@@ -249,7 +252,7 @@ pub struct ThreadState {
 /// The whole machine.
 #[derive(Clone, Debug)]
 pub struct Machine {
-    pub threads: Vector<ThreadState>,
+    pub threads: Threads,
     /// Memory (P-MEM-OBJ): globals, input buffers, allocas.
     pub mem: super::memory::Memory,
     /// Input buffers created so far (P-INPUT): the next one's index.
@@ -263,4 +266,125 @@ pub struct Machine {
     pub memo: HashMap<String, Val>,
     /// Chosen cycle hierarchy per function (D-HIER).
     pub hierarchy: Vec<usize>,
+}
+
+/// The threads of a [`Machine`], each shared copy-on-write: cloning a
+/// machine (the search's checkpoints, [`super::sched`]) copies one pointer
+/// per thread, and changing a thread copies that thread alone. (Held in an
+/// `im::Vector`, the first change after a clone copied the vector's whole
+/// chunk of 64 thread-state slots, tens of kilobytes: over a third of the
+/// instructions of a memoized search.)
+#[derive(Clone, Debug, Default)]
+pub struct Threads(Vec<Arc<ThreadState>>);
+
+impl Threads {
+    pub fn new() -> Threads {
+        Threads(Vec::new())
+    }
+    pub fn push_back(&mut self, th: ThreadState) {
+        self.0.push(Arc::new(th));
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn get(&self, t: usize) -> Option<&ThreadState> {
+        self.0.get(t).map(|th| &**th)
+    }
+    pub fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &ThreadState> + ExactSizeIterator + Clone + '_ {
+        self.0.iter().map(|th| &**th)
+    }
+}
+
+impl Index<usize> for Threads {
+    type Output = ThreadState;
+    fn index(&self, t: usize) -> &ThreadState {
+        &self.0[t]
+    }
+}
+
+impl IndexMut<usize> for Threads {
+    fn index_mut(&mut self, t: usize) -> &mut ThreadState {
+        Arc::make_mut(&mut self.0[t])
+    }
+}
+
+impl<'a> IntoIterator for &'a Threads {
+    type Item = &'a ThreadState;
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, Arc<ThreadState>>,
+        fn(&'a Arc<ThreadState>) -> &'a ThreadState,
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|th| &**th)
+    }
+}
+
+/// A thread's call stack, innermost last: a plain vector (a stack is one
+/// to three frames deep; an `im::Vector` copied its chunk of 64 frame slots
+/// on the first change after every clone of the thread). The method names
+/// are those of `im::Vector` the callers used.
+#[derive(Clone, Debug, Default)]
+pub struct Frames(Vec<Frame>);
+
+impl Frames {
+    pub fn unit(f: Frame) -> Frames {
+        Frames(vec![f])
+    }
+    pub fn push_back(&mut self, f: Frame) {
+        self.0.push(f);
+    }
+    pub fn pop_back(&mut self) -> Option<Frame> {
+        self.0.pop()
+    }
+    pub fn back(&self) -> Option<&Frame> {
+        self.0.last()
+    }
+    pub fn back_mut(&mut self) -> Option<&mut Frame> {
+        self.0.last_mut()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, Frame> {
+        self.0.iter()
+    }
+}
+
+/// A thread's convergent calls in order, each shared copy-on-write:
+/// cloning a thread copies one pointer per event and completing an event
+/// ([`Events::get_mut`], when its set fires) copies that event alone (an
+/// `im::Vector` copied its whole chunk of up to 64 events, each with its
+/// callee name and arguments, on the first change after a clone).
+#[derive(Clone, Debug, Default)]
+pub struct Events(Vec<Arc<CallEvent>>);
+
+impl Events {
+    pub fn new() -> Events {
+        Events(Vec::new())
+    }
+    pub fn push_back(&mut self, e: CallEvent) {
+        self.0.push(Arc::new(e));
+    }
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut CallEvent> {
+        self.0.get_mut(i).map(Arc::make_mut)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = &CallEvent> + ExactSizeIterator + Clone + '_ {
+        self.0.iter().map(|e| &**e)
+    }
 }
