@@ -5,6 +5,8 @@
 //! with constant and variable indices. Differential against opt-22 (loud
 //! SKIP without it, failure under `CI=true`).
 
+use testgen::oracle::{read_verdict, SplitMix};
+
 const TYPES: &str = "%S = type { i32, [4 x i8], %T }
 %T = type { i64, <2 x i32> }
 %O = type opaque
@@ -26,39 +28,12 @@ const INDICES: &[&str] = &[
     "i32 0", "i32 1", "i32 2", "i32 3", "i32 5", "i64 -1", "i64 %i",
 ];
 
-/// splitmix64, a fixed stream.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
-/// opt's verdict on `text`: `None` when it parses, else the first line of
-/// its error without the program name.
-fn opt_verdict(opt: &std::path::Path, text: &str) -> Option<String> {
-    let out = testgen::oracle::run_opt(opt, &["-S", "-o", "/dev/null"], text);
-    if out.success() {
-        return None;
-    }
-    let line = out.stderr.lines().next().unwrap_or("");
-    Some(
-        line.split_once("<stdin>:")
-            .map_or(line, |x| x.1)
-            .to_string(),
-    )
-}
-
 #[test]
 fn gep_indices_are_checked_like_opt() {
     let Some(opt) = testgen::oracle::opt_or_skip("gep_indices_are_checked_like_opt") else {
         return;
     };
-    let mut r = Rng(42);
+    let mut r = SplitMix(42);
     let (mut accepted, mut rejected) = (0, 0);
     let mut wrong = Vec::new();
     for case in 0..160 {
@@ -84,7 +59,7 @@ fn gep_indices_are_checked_like_opt() {
                 idx.join(", ")
             )
         };
-        let want = opt_verdict(&opt, &text);
+        let want = read_verdict(&opt, &text);
         let got = semantics::parse_module("t.ll", &text).err().map(|e| {
             let s = e.to_string();
             let line = s.lines().next().unwrap_or("");

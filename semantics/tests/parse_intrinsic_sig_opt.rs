@@ -10,33 +10,7 @@
 
 use semantics::intrinsics::sig::templates;
 use semantics::parse_module;
-
-/// splitmix64, a fixed stream.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
-/// opt's verdict: `None` when it reads the module, else the first line of
-/// its error without the program name and file.
-fn opt_verdict(opt: &std::path::Path, text: &str) -> Option<String> {
-    let out = testgen::oracle::run_opt(opt, &["-S", "-o", "/dev/null"], text);
-    if out.success() {
-        return None;
-    }
-    let line = out.stderr.lines().next().unwrap_or("");
-    Some(
-        line.split_once("<stdin>:")
-            .map_or(line, |x| x.1)
-            .to_string(),
-    )
-}
+use testgen::oracle::{read_verdict, SplitMix};
 
 fn mangle(t: &str) -> &str {
     match t {
@@ -57,10 +31,10 @@ fn value(t: &str) -> &'static str {
 
 /// The template's types with T and U bound (class choices by `r`), and the
 /// name with its overload suffixes.
-fn instantiate(name: &str, t: &str, r: &mut Rng) -> (String, String, Vec<String>) {
+fn instantiate(name: &str, t: &str, r: &mut SplitMix) -> (String, String, Vec<String>) {
     let t = t.split(" | ").next().expect("a first alternative");
     let (ret, params) = t.split_once(';').expect("template has ';'");
-    let pick = |class: &str, r: &mut Rng| -> String {
+    let pick = |class: &str, r: &mut SplitMix| -> String {
         let opts: &[&str] = match class {
             "int" => &["i32", "i64"],
             "fp" => &["float", "double"],
@@ -69,7 +43,7 @@ fn instantiate(name: &str, t: &str, r: &mut Rng) -> (String, String, Vec<String>
         opts[r.next(opts.len())].to_string()
     };
     let mut vars: [Option<String>; 2] = [None, None];
-    let mut ty = |w: &str, r: &mut Rng| -> String {
+    let mut ty = |w: &str, r: &mut SplitMix| -> String {
         let w = w.trim();
         if let Some(inner) = w.strip_prefix("{i1,").and_then(|x| x.strip_suffix('}')) {
             let k = if inner.starts_with('U') { 1 } else { 0 };
@@ -116,7 +90,7 @@ fn intrinsic_signatures_are_checked_like_opt() {
     else {
         return;
     };
-    let mut r = Rng(7);
+    let mut r = SplitMix(7);
     let others = ["i1", "i16", "i32", "i64", "float", "ptr"];
     let (mut accepted, mut rejected) = (0, 0);
     let mut wrong = Vec::new();
@@ -141,7 +115,7 @@ fn intrinsic_signatures_are_checked_like_opt() {
         }
         for (ret, params) in cases {
             let text = call_text(&full, &ret, &params);
-            let theirs = opt_verdict(&opt, &text);
+            let theirs = read_verdict(&opt, &text);
             let ours = parse_module("<stdin>", &text).err().map(|e| e.to_string());
             match (&theirs, &ours) {
                 (None, None) => accepted += 1,

@@ -189,6 +189,37 @@ pub fn corpus_or_skip(test_name: &str) -> Option<PathBuf> {
     corpus_dir().or_else(|| skip_or_fail(test_name, "the shared corpus (set CONVCHECK_SHARED)"))
 }
 
+/// opt's verdict on reading `text`: `None` when it reads the module, else
+/// the first line of its error without the program name and file (what
+/// the parser-agreement tests compare with convcheck's message).
+pub fn read_verdict(opt: &Path, text: &str) -> Option<String> {
+    let out = run_opt(opt, &["-S", "-o", "/dev/null"], text);
+    if out.success() {
+        return None;
+    }
+    let line = out.stderr.lines().next().unwrap_or("");
+    Some(
+        line.split_once("<stdin>:")
+            .map_or(line, |x| x.1)
+            .to_string(),
+    )
+}
+
+/// splitmix64: a fixed stream of indices for tests that enumerate cases
+/// without proptest's shrinking.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next index below `n`.
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{is_ci_value, run_opt, workspace_root};
