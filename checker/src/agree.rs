@@ -51,37 +51,7 @@ fn launches() -> Vec<Vec<i128>> {
 /// The interpreter's verdict (M-OPER, R-REF): does every target behaviour
 /// appear among the source's on every launch (or the source has UB)?
 pub fn interp_refines(src: &Module, tgt: &Module) -> Result<bool, String> {
-    let observe = Observe::Auto;
-    for xs in launches() {
-        let mut args = BTreeMap::new();
-        args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
-        let opts = MOptions {
-            threads: THREADS as u32,
-            args,
-            max_steps: 400,
-            ..MOptions::default()
-        };
-        let sx = explore(src, &opts).map_err(|e| format!("source: {e}"))?;
-        let tx = explore(tgt, &opts).map_err(|e| format!("target: {e}"))?;
-        if !sx.complete || !tx.complete {
-            return Err(format!("exploration incomplete on launch {xs:?}"));
-        }
-        let sobs: Vec<Vec<CThread>> = sx
-            .behaviours
-            .iter()
-            .map(|b| project(src, &b.execution, observe))
-            .collect();
-        if sobs.iter().any(|o| o.iter().any(|t| t.end == CEnd::Ub)) {
-            continue;
-        }
-        for b in &tx.behaviours {
-            let t = project(tgt, &b.execution, observe);
-            if !sobs.iter().any(|s| same_observation(s, &t)) {
-                return Ok(false);
-            }
-        }
-    }
-    Ok(true)
+    interp_verdict(src, tgt, None)
 }
 
 /// The SMT checker's verdict on kernel `@k` under the same bounds; `Err`
@@ -217,8 +187,25 @@ fn interp_refines_memory(
     tgt: &Module,
     buffers: &BTreeMap<String, Vec<u8>>,
 ) -> Result<bool, String> {
+    interp_verdict(src, tgt, Some(buffers))
+}
+
+/// Both interpreter verdicts: over every launch of `%x`, every target
+/// behaviour's observations (R-OBS) are some source behaviour's (or the
+/// source has UB on the launch); with `buffers`, the kernels run on them
+/// and the final memory (R-MEM) must match too.
+fn interp_verdict(
+    src: &Module,
+    tgt: &Module,
+    buffers: Option<&BTreeMap<String, Vec<u8>>>,
+) -> Result<bool, String> {
     use crate::refine::replay::{final_memory, memory_refines};
+    /// Final memory as the replay compares it (R-MEM).
+    type Memory = Vec<(String, Vec<Option<u8>>)>;
     let observe = Observe::Auto;
+    let memory = |e: &semantics::machine::launch::Execution| -> Option<Memory> {
+        buffers.map(|_| final_memory(e))
+    };
     for xs in launches() {
         let mut args = BTreeMap::new();
         args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
@@ -226,7 +213,7 @@ fn interp_refines_memory(
             threads: THREADS as u32,
             args,
             max_steps: 400,
-            buffers: buffers.clone(),
+            buffers: buffers.cloned().unwrap_or_default(),
             ..MOptions::default()
         };
         let sx = explore(src, &opts).map_err(|e| format!("source: {e}"))?;
@@ -234,26 +221,25 @@ fn interp_refines_memory(
         if !sx.complete || !tx.complete {
             return Err(format!("exploration incomplete on launch {xs:?}"));
         }
-        let sobs: Vec<(Vec<CThread>, _)> = sx
+        let sobs: Vec<(Vec<CThread>, Option<Memory>)> = sx
             .behaviours
             .iter()
-            .map(|b| {
-                (
-                    project(src, &b.execution, observe),
-                    final_memory(&b.execution),
-                )
-            })
+            .map(|b| (project(src, &b.execution, observe), memory(&b.execution)))
             .collect();
         if sobs.iter().any(|o| o.0.iter().any(|t| t.end == CEnd::Ub)) {
             continue;
         }
         for b in &tx.behaviours {
             let t = project(tgt, &b.execution, observe);
-            let tm = final_memory(&b.execution);
-            if !sobs
-                .iter()
-                .any(|(s, sm)| same_observation(s, &t) && memory_refines(sm, &tm))
-            {
+            let tm = memory(&b.execution);
+            let matched = |(s, sm): &(Vec<CThread>, Option<Memory>)| {
+                same_observation(s, &t)
+                    && match (sm, &tm) {
+                        (Some(sm), Some(tm)) => memory_refines(sm, tm),
+                        _ => true,
+                    }
+            };
+            if !sobs.iter().any(matched) {
                 return Ok(false);
             }
         }
