@@ -129,6 +129,27 @@ pub struct Prog {
     pub with_loop: bool,
     /// The convergent operations and where they are placed.
     pub ops: Vec<(OpKind, Place)>,
+    /// A loop that never ends for some inputs (R-PREFIX), after the
+    /// operations of its place.
+    pub spin: Option<Spin>,
+}
+
+/// A loop that threads with `%x == value` never leave (a dead counter
+/// runs in it; no convergent operation, no event), placed at the end of
+/// the entry block, the arm or the join block: the shape of a miscompile
+/// that keeps some threads in a loop forever (issue 12 item 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spin {
+    pub place: Place,
+    pub value: i32,
+}
+
+/// The spin loop closing block `pred` (`%x == value` stays forever), then
+/// the block `after.{pred}` that continues it.
+fn spin_ll(pred: &str, value: i32) -> String {
+    format!(
+        "  br label %spin.{pred}\nspin.{pred}:\n  %s.{pred} = phi i32 [ 0, %{pred} ], [ %s.next.{pred}, %spin.{pred} ]\n  %s.next.{pred} = add i32 %s.{pred}, 1\n  %stay.{pred} = icmp eq i32 %x, {value}\n  br i1 %stay.{pred}, label %spin.{pred}, label %after.{pred}\nafter.{pred}:\n"
+    )
 }
 
 /// The program as LLVM IR (a module with the kernel `@k(i32 %x)`).
@@ -193,10 +214,14 @@ pub fn render(p: &Prog) -> String {
             }
         }
     };
+    let spin_at = |pl: Place| p.spin.filter(|sp| sp.place == pl).map(|sp| sp.value);
     for (k, pl) in &p.ops {
         if *pl == Place::Entry {
             emit(&mut s, *k, "tok");
         }
+    }
+    if let Some(v) = spin_at(Place::Entry) {
+        s += &spin_ll("entry", v);
     }
     s += "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
     for (k, pl) in &p.ops {
@@ -204,14 +229,24 @@ pub fn render(p: &Prog) -> String {
             emit(&mut s, *k, "tok");
         }
     }
+    if let Some(v) = spin_at(Place::Arm) {
+        s += &spin_ll("arm", v);
+    }
     s += "  br label %join\njoin:\n";
     for (k, pl) in &p.ops {
         if *pl == Place::Join {
             emit(&mut s, *k, "tok");
         }
     }
+    let mut last = "join";
+    if let Some(v) = spin_at(Place::Join) {
+        s += &spin_ll("join", v);
+        last = "after.join";
+    }
     if p.with_loop {
-        s += "  br label %loop\nloop:\n  %i = phi i32 [ 0, %join ], [ %i.next, %loop ]\n";
+        s += &format!(
+            "  br label %loop\nloop:\n  %i = phi i32 [ 0, %{last} ], [ %i.next, %loop ]\n"
+        );
         if p.controlled {
             s += "  %h = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %tok) ]\n";
         }
@@ -286,6 +321,7 @@ fn with_kinds(kind: impl Strategy<Value = OpKind>, max_ops: usize) -> impl Strat
                 controlled,
                 with_loop,
                 ops,
+                spin: None,
             }
         })
 }
@@ -366,5 +402,28 @@ pub fn arb_mutation() -> impl Strategy<Value = (usize, Option<Place>)> {
             Just(Some(Place::Loop)),
             Just(None)
         ],
+    )
+}
+
+/// A spin loop (R-PREFIX) or none, as a strategy.
+pub fn arb_spin() -> impl Strategy<Value = Option<Spin>> {
+    let place = prop_oneof![Just(Place::Entry), Just(Place::Arm), Just(Place::Join)];
+    prop_oneof![
+        1 => Just(None),
+        3 => (place, 0i32..3).prop_map(|(place, value)| Some(Spin { place, value })),
+    ]
+}
+
+/// Pairs for R-PREFIX (MC-07 with loops that never end for some inputs):
+/// a program with a spin loop or none, and a target that moves one
+/// operation (as [`mutate`]) and has its own spin loop or none.
+pub fn arb_spin_pair(max_ops: usize) -> impl Strategy<Value = (Prog, Prog)> {
+    (arb_prog(max_ops), arb_spin(), arb_mutation(), arb_spin()).prop_map(
+        |(mut p, s1, (i, to), s2)| {
+            p.spin = s1;
+            let mut q = mutate(&p, i, to);
+            q.spin = s2;
+            (p, q)
+        },
     )
 }

@@ -152,8 +152,8 @@ pub struct Cex {
 pub enum Verdict {
     /// Every target behaviour within the bounds is a source behaviour (or
     /// the source has UB). `cut`: per thread count at which some target
-    /// executions were cut by the step bound (and not compared), one launch
-    /// on which that happens. (Executions over full-range inputs are too
+    /// executions were cut by the step bound, one launch on which that
+    /// happens (compared only when every cut thread is stuck, R-PREFIX). (Executions over full-range inputs are too
     /// many to count; an example launch tells the user which inputs a
     /// larger `--max-steps` would cover.)
     Refines {
@@ -529,9 +529,18 @@ impl Checker<'_, '_> {
                 "C-PAIR: thread ids distinct, below W",
             );
         }
-        for c in t.cut.clone() {
+        // R-PREFIX: a target execution is compared when every thread ends
+        // or provably never ends (its prefix is then its observation);
+        // others are cut by the bound and set aside (R-BOUND).
+        for (c, st) in t.cut.clone().into_iter().zip(t.stuck.clone()) {
             let nc = terms.not(c);
-            add(&mut terms, &mut prop, nc, "target execution complete");
+            let final_ = terms.or(&[nc, st]);
+            add(
+                &mut terms,
+                &mut prop,
+                final_,
+                "target execution complete or stuck",
+            );
         }
         if let Some(dom) = &self.opts.input_domain {
             for (_, v) in &launch.vars {
@@ -662,7 +671,8 @@ impl Checker<'_, '_> {
             if let Some((s, base)) = unmatched {
                 // No source execution matches: is one cut by the bound?
                 let mut c = base.clone();
-                c.push(terms.or(&s.cut));
+                let open = open_cut(&mut terms, &s);
+                c.push(open);
                 let conds = c
                     .into_iter()
                     .map(|x| Condition::new(x, "source cut"))
@@ -907,6 +917,21 @@ fn mirror_anchors(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
         }
     }
     terms.and(&cs)
+}
+
+/// R-PREFIX: some thread of `e` is cut by the bound without being stuck
+/// (it might still end, or do more, with more steps).
+fn open_cut(terms: &mut Terms, e: &Enc) -> TermId {
+    let xs: Vec<TermId> = e
+        .cut
+        .iter()
+        .zip(&e.stuck)
+        .map(|(c, st)| {
+            let ns = terms.not(*st);
+            terms.and(&[*c, ns])
+        })
+        .collect();
+    terms.or(&xs)
 }
 
 /// Every input of more than 4 bits within [-8, 8] (signed).

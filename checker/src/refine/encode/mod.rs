@@ -58,6 +58,7 @@ mod memory;
 mod ops;
 mod pure;
 mod sets;
+mod stuck;
 mod thread;
 
 pub use launch::Launch;
@@ -142,6 +143,9 @@ pub struct Enc {
     pub ub: Vec<TermId>,
     /// Per thread: still running after k steps.
     pub cut: Vec<TermId>,
+    /// Per thread: cut, and provably never ending (R-PREFIX, [`stuck`]):
+    /// its observation so far is its whole observation.
+    pub stuck: Vec<TermId>,
     /// Per thread: the return value (meaningful when it returned).
     pub ret: Vec<V>,
     /// Nondeterministic choices (anchor keys, ranks): CEGIS fixes them.

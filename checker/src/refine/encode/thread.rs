@@ -178,6 +178,7 @@ impl Builder<'_, '_> {
             blk: Vec::new(),
             ub: Vec::new(),
             cut: Vec::new(),
+            stuck: Vec::new(),
             ret: Vec::new(),
             choices: Vec::new(),
             defs: Vec::new(),
@@ -197,9 +198,10 @@ impl Builder<'_, '_> {
             memory: Vec::new(),
             conflict: self.t.fls(),
         };
+        let quiet = super::stuck::Quiet::compute(p);
         let mut views = Vec::new();
         for t in 0..n {
-            views.push(self.thread(t, &mut enc));
+            views.push(self.thread(t, &mut enc, &quiet));
         }
         self.final_memory(&mut enc, views);
         self.define_results(&mut enc);
@@ -209,15 +211,23 @@ impl Builder<'_, '_> {
 
     /// Thread `t`: its initial state, K steps, and what the encoding keeps;
     /// returns its final memory view and write/read flags (R-MEM-SMT).
-    fn thread(&mut self, t: usize, enc: &mut Enc) -> ThreadMem {
+    fn thread(&mut self, t: usize, enc: &mut Enc, quiet: &super::stuck::Quiet) -> ThreadMem {
         let mut th = self.thread_start(t, enc);
         let possible = possible_blocks(self.p.func, self.k);
+        // R-PREFIX: the SSA values at the start of every step, for the
+        // lasso test.
+        let mut snaps = Vec::with_capacity(self.k + 1);
         for (s, possible) in possible.iter().enumerate().take(self.k) {
+            snaps.push(th.cur.clone());
             self.step(enc, &mut th, s, possible);
         }
+        snaps.push(th.cur.clone());
         let last = th.blk[self.k];
         let running = self.t.eq(last, th.none);
         let cut = self.t.not(running);
+        let lasso = self.stuck(quiet, &th.blk, &snaps);
+        let stuck = self.t.and(&[cut, lasso]);
+        enc.stuck.push(stuck);
         enc.blk.push(th.blk);
         enc.ub.push(th.ub_any);
         enc.cut.push(cut);
