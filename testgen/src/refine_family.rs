@@ -427,3 +427,126 @@ pub fn arb_spin_pair(max_ops: usize) -> impl Strategy<Value = (Prog, Prog)> {
         },
     )
 }
+
+/// The control flow of an [`IrrProg`] (D-HIER): a loop whose header `%H`
+/// tests a flag that is `%c` on entry and false afterwards, or that loop
+/// after jump threading of its entry edge (entry branches to `%A` / `%B`
+/// directly, an irreducible cycle with two hierarchies), with the entry
+/// branch written either way round (which one LLVM's DFS takes as header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Reducible,
+    Threaded,
+    ThreadedSwapped,
+}
+
+/// Where an operation of an [`IrrProg`] is: the arms `%A`, `%B`, the latch
+/// `%L` or the exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrrPlace {
+    A,
+    B,
+    L,
+    Exit,
+}
+
+/// A program with a possibly irreducible cycle and uncontrolled convergent
+/// operations (their D-MAX keys depend on the hierarchy): MC-07 where the
+/// interpreter enumerates every hierarchy (issue 12 item 8).
+#[derive(Clone, Debug)]
+pub struct IrrProg {
+    pub shape: Shape,
+    /// Threads with `%x` odd run the loop twice, the others once.
+    pub ops: Vec<(OpKind, IrrPlace)>,
+}
+
+/// The program as LLVM IR (kernel `@k(i32 %x)`; `Add` and `Barrier` only).
+pub fn render_irr(p: &IrrProg) -> String {
+    let mut n = 0;
+    let mut ops_at = |pl: IrrPlace| {
+        let mut s = String::new();
+        for (k, at) in &p.ops {
+            if *at != pl {
+                continue;
+            }
+            n += 1;
+            s += &match k {
+                OpKind::Barrier => "  call void @convergent.operation()\n".to_string(),
+                _ => format!(
+                    "  %r{n} = call i32 @subgroupAdd(i32 %x)\n  call void @use(i32 %r{n})\n"
+                ),
+            };
+        }
+        s
+    };
+    let (a, b, l, exit) = (
+        ops_at(IrrPlace::A),
+        ops_at(IrrPlace::B),
+        ops_at(IrrPlace::L),
+        ops_at(IrrPlace::Exit),
+    );
+    let mut s = String::from(
+        "define void @k(i32 %x) {\nentry:\n  %c = icmp slt i32 %x, 1\n  %odd = and i32 %x, 1\n  %n = add i32 %odd, 1\n",
+    );
+    match p.shape {
+        Shape::Reducible => {
+            s += "  br label %H\nH:\n  %i = phi i32 [ 0, %entry ], [ %i.next, %L ]\n  %f = phi i1 [ %c, %entry ], [ false, %L ]\n  br i1 %f, label %A, label %B\n";
+            s += &format!("A:\n{a}  br label %L\nB:\n{b}  br label %L\n");
+            s += "L:\n";
+        }
+        Shape::Threaded | Shape::ThreadedSwapped => {
+            if p.shape == Shape::Threaded {
+                s += "  br i1 %c, label %A, label %B\n";
+            } else {
+                s += "  %nc = xor i1 %c, true\n  br i1 %nc, label %B, label %A\n";
+            }
+            s += "H:\n  br label %B\n";
+            s += &format!("A:\n{a}  br label %L\n");
+            s +=
+                &format!("B:\n  %i.b = phi i32 [ 0, %entry ], [ %i.next, %H ]\n{b}  br label %L\n");
+            s += "L:\n  %i = phi i32 [ 0, %A ], [ %i.b, %B ]\n";
+        }
+    }
+    s += &l;
+    s += "  %i.next = add i32 %i, 1\n  %more = icmp ult i32 %i.next, %n\n  br i1 %more, label %H, label %exit\n";
+    s += &format!("exit:\n{exit}  ret void\n}}\n\n");
+    s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
+    s += "declare void @convergent.operation() convergent nounwind\n";
+    s += "declare void @use(i32)\n";
+    s
+}
+
+/// Pairs for MC-07 with irreducible cycles: a program and a target with
+/// another (or the same) shape, one operation possibly moved.
+pub fn arb_irr_pair() -> impl Strategy<Value = (IrrProg, IrrProg)> {
+    let shape = prop_oneof![
+        Just(Shape::Reducible),
+        Just(Shape::Threaded),
+        Just(Shape::ThreadedSwapped)
+    ];
+    let place = prop_oneof![
+        Just(IrrPlace::A),
+        Just(IrrPlace::B),
+        Just(IrrPlace::L),
+        Just(IrrPlace::Exit)
+    ];
+    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    (
+        shape.clone(),
+        shape,
+        prop::collection::vec((kind, place.clone()), 1..=2),
+        prop::option::of((0usize..2, place)),
+    )
+        .prop_map(|(s1, s2, ops, mv)| {
+            let p = IrrProg { shape: s1, ops };
+            let mut q = IrrProg {
+                shape: s2,
+                ops: p.ops.clone(),
+            };
+            if let Some((i, to)) = mv {
+                let i = i % q.ops.len();
+                q.ops[i].1 = to;
+            }
+            (p, q)
+        })
+}

@@ -20,6 +20,7 @@
 
 pub mod cutoff;
 pub mod encode;
+pub mod hier;
 pub mod memobj;
 pub mod obs;
 mod pipeline;
@@ -102,6 +103,9 @@ pub struct Options {
     /// `--dump-smt DIR`: every solver query is also written to DIR as an
     /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
     pub dump_smt: Option<std::path::PathBuf>,
+    /// D-HIER: every cycle hierarchy of each program, or LLVM's alone
+    /// (`--hierarchy`).
+    pub hierarchy: hier::HierarchyMode,
 }
 
 impl Default for Options {
@@ -120,6 +124,7 @@ impl Default for Options {
             interrupt: None,
             cutoff: None,
             dump_smt: None,
+            hierarchy: hier::HierarchyMode::All,
         }
     }
 }
@@ -586,9 +591,22 @@ impl Checker<'_, '_> {
             "some source execution completes within the bound",
         );
         if !self.src.has_anchor {
-            let s =
-                encode(&mut terms, self.src, &launch, k, "S0", obs).map_err(RefineError::source)?;
-            self.learn(&mut terms, &mut prop, &s, &t, None);
+            // No anchors: the source's only choice is its hierarchy (D-HIER),
+            // so one copy per hierarchy decides the question.
+            for h in 0..self.src.hiers.len() {
+                let name = if h == 0 {
+                    "S0".to_string()
+                } else {
+                    format!("S0h{h}")
+                };
+                let s = encode(&mut terms, self.src, &launch, k, &name, obs)
+                    .map_err(RefineError::source)?;
+                let pick = s.hierarchy.map(|sel| {
+                    let ht = terms.bv_const(encode::CW, h as u128);
+                    terms.eq(sel, ht)
+                });
+                self.learn(&mut terms, &mut prop, &s, &t, pick);
+            }
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
             // the target's anchors of the same name made (F-21).

@@ -114,6 +114,9 @@ pub struct Prepared<'m> {
     pub cycles: CycleInfo,
     /// Per block, the enclosing cycles' headers, outermost first (D-MAX).
     pub enclosing: Vec<Vec<(usize, BlockId)>>,
+    /// D-HIER: the hierarchies the encoding keys uncontrolled operations
+    /// by (LLVM's alone unless the pipeline sets every one, [`super::hier`]).
+    pub hiers: Vec<super::hier::Hier>,
     /// Whether the kernel has an `anchor` (D-ORDER constraints are needed).
     pub has_anchor: bool,
     /// Per block, per instruction: the `atomicrmw` meaning (memory
@@ -704,30 +707,17 @@ pub fn prepare_inlined<'m>(
         .collect();
     let cfg = Cfg::from_function(func);
     let cycles = CycleInfo::compute(&cfg);
-    let enclosing = (0..func.blocks.len())
-        .map(|b| {
-            let mut cs: Vec<(usize, BlockId)> = cycles
-                .cycles_containing(BlockId(b))
-                .into_iter()
-                .map(|c| (c.0, cycles.cycle(c).header()))
-                .collect();
-            // Outermost first: an outer cycle contains more blocks.
-            cs.sort_by_key(|(c, _)| {
-                std::cmp::Reverse(
-                    (0..func.blocks.len())
-                        .filter(|x| cycles.contains(semantics::cfg::CycleId(*c), BlockId(*x)))
-                        .count(),
-                )
-            });
-            cs
-        })
-        .collect();
+    let enclosing = super::hier::enclosing(func, &cycles);
     let class = origins.map_or_else(HashMap::new, |o| classes(func, &calls, o));
     Ok(Prepared {
         module: m,
         func,
         calls,
         uniform_param,
+        hiers: vec![super::hier::Hier {
+            cycles: cycles.clone(),
+            enclosing: enclosing.clone(),
+        }],
         cycles,
         enclosing,
         has_anchor,

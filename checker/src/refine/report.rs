@@ -137,11 +137,12 @@ fn threads_text(ts: &[usize]) -> String {
 pub fn bounds_text(o: &Options) -> String {
     format!(
         "threads {}, at most {} block visits per thread, integer inputs over their full range \
-         (one launch group); --observe {}, --uncontrolled {}",
+         (one launch group); --observe {}, --uncontrolled {}, --hierarchy {}",
         threads_text(&o.threads),
         o.max_steps,
         observe_name(o.observe),
-        unc_name(o.uncontrolled)
+        unc_name(o.uncontrolled),
+        o.hierarchy.as_str()
     )
 }
 

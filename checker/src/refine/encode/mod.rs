@@ -185,6 +185,9 @@ pub struct Enc {
     /// and accessed by another (the per-thread views are then not the
     /// memory model's values).
     pub conflict: TermId,
+    /// D-HIER: the execution's hierarchy selector (an index into
+    /// `Prepared::hiers`), when the program has several; also in `choices`.
+    pub hierarchy: Option<TermId>,
 }
 
 /// A dynamic instance of a convergent operation: (thread, step, op).
@@ -224,6 +227,8 @@ pub(crate) struct Builder<'a, 'p> {
     /// The first value whose width disagrees with its IR type: the encoding
     /// stops with it instead of building an ill-sorted term.
     bad: Option<Unsupported>,
+    /// D-HIER: the selector of the hierarchy (several hierarchies only).
+    hsel: Option<TermId>,
 }
 
 fn width(ty: &Type) -> u32 {
@@ -362,6 +367,7 @@ pub fn encode_with(
         results: HashMap::new(),
         here: (format!("@{}", p.func.name), None),
         bad: None,
+        hsel: None,
     };
     let enc = b.run();
     match b.bad {

@@ -62,10 +62,10 @@ pub(super) struct ThreadSt {
     pub anchor_vars: HashMap<usize, Vec<TermId>>,
     /// D-LOOP: the `loop` instances encoded so far.
     pub loop_hist: Vec<LoopVisit>,
-    /// D-MAX-ITER: per cycle id, header visits since the thread last
-    /// entered the cycle, before this step and after it.
-    pub cyc: HashMap<usize, TermId>,
-    pub cyc_after: HashMap<usize, TermId>,
+    /// D-MAX-ITER: per (hierarchy, cycle id), header visits since the
+    /// thread last entered the cycle, before this step and after it.
+    pub cyc: HashMap<(usize, usize), TermId>,
+    pub cyc_after: HashMap<(usize, usize), TermId>,
     /// The block visit being encoded.
     pub visit: Visit,
     /// R-MEM-SMT: the thread's view of each object before this step, and
@@ -197,7 +197,19 @@ impl Builder<'_, '_> {
             atom_count: Vec::new(),
             memory: Vec::new(),
             conflict: self.t.fls(),
+            hierarchy: None,
         };
+        // D-HIER: one selector per execution when the program has several
+        // cycle hierarchies (a choice: CEGIS fixes it like an anchor's).
+        if p.hiers.len() > 1 {
+            let sel = self.fresh("hierarchy", crate::vc::Sort::BitVec(super::CW));
+            let count = self.cw(p.hiers.len());
+            let in_range = self.t.bv_ult(sel, count);
+            enc.choices.push(sel);
+            enc.valid.push(in_range);
+            enc.hierarchy = Some(sel);
+            self.hsel = Some(sel);
+        }
         let quiet = super::stuck::Quiet::compute(p);
         let mut views = Vec::new();
         for t in 0..n {
