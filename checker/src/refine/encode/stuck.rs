@@ -171,13 +171,14 @@ fn relevant(f: &Function, b: usize) -> Vec<ValueId> {
 impl Builder<'_, '_> {
     /// Rule R-PREFIX: the thread is stuck at the bound (a lasso of quiet
     /// visits with equal relevant values, see the module doc). `blk` holds
-    /// the block terms of steps 0..=K and `snaps` the SSA values at the
-    /// start of each of them.
+    /// the block terms of steps 0..=K, `snaps` the SSA values at the start
+    /// of each of them and `counts` the thread's event counts there.
     pub(super) fn stuck(
         &mut self,
         quiet: &Quiet,
         blk: &[TermId],
         snaps: &[HashMap<ValueId, V>],
+        counts: &[[TermId; 2]],
     ) -> TermId {
         let k = self.k;
         let bw = self.t.sort(blk[0]).bv_width().unwrap_or(1);
@@ -198,6 +199,12 @@ impl Builder<'_, '_> {
         for j in 0..k {
             let mut c = vec![self.t.eq(blk[j], blk[k])];
             c.extend(&is_quiet[j..k]);
+            // Quiet blocks make no events; said again on the event counts
+            // (external and observed convergent), in case a quiet kind
+            // ever gets one.
+            for x in 0..2 {
+                c.push(self.t.eq(counts[j][x], counts[k][x]));
+            }
             for (i, (_, rel)) in quiet.blocks.iter().enumerate() {
                 if rel.is_empty() {
                     continue;

@@ -229,15 +229,18 @@ impl Builder<'_, '_> {
         // R-PREFIX: the SSA values at the start of every step, for the
         // lasso test.
         let mut snaps = Vec::with_capacity(self.k + 1);
+        let mut counts = Vec::with_capacity(self.k + 1);
         for (s, possible) in possible.iter().enumerate().take(self.k) {
             snaps.push(th.cur.clone());
+            counts.push([th.ext_cnt, th.cev_cnt]);
             self.step(enc, &mut th, s, possible);
         }
         snaps.push(th.cur.clone());
+        counts.push([th.ext_cnt, th.cev_cnt]);
         let last = th.blk[self.k];
         let running = self.t.eq(last, th.none);
         let cut = self.t.not(running);
-        let lasso = self.stuck(quiet, &th.blk, &snaps);
+        let lasso = self.stuck(quiet, &th.blk, &snaps, &counts);
         let stuck = self.t.and(&[cut, lasso]);
         enc.stuck.push(stuck);
         enc.blk.push(th.blk);
