@@ -202,8 +202,8 @@ impl Builder<'_, '_> {
             // Quiet blocks make no events; said again on the event counts
             // (external and observed convergent), in case a quiet kind
             // ever gets one.
-            for x in 0..2 {
-                c.push(self.t.eq(counts[j][x], counts[k][x]));
+            for (a, b) in counts[j].iter().zip(&counts[k]) {
+                c.push(self.t.eq(*a, *b));
             }
             for (i, (_, rel)) in quiet.blocks.iter().enumerate() {
                 if rel.is_empty() {
