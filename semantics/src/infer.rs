@@ -93,7 +93,7 @@ fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Ca
         index,
         Inst {
             result: Some(id),
-            kind: InstKind::Call(call),
+            kind: InstKind::Call(Box::new(call)),
             meta: Default::default(),
             span: Span::default(),
         },
@@ -108,7 +108,7 @@ fn intrinsic_call(name: &str, token: Option<ValueId>) -> Call {
         cconv: None,
         ret_attrs: Vec::new(),
         ty: Type::Token,
-        callee: Operand::Const(Const::Global(name.to_string())),
+        callee: Operand::constant(Const::Global(name.to_string())),
         args: Vec::new(),
         fn_attrs: Vec::new(),
         bundles: token.map(ctrl_bundle).into_iter().collect(),

@@ -405,7 +405,7 @@ impl TokenProg {
                 c.args = args;
                 insts.push(Inst {
                     result,
-                    kind: InstKind::Call(c),
+                    kind: InstKind::Call(Box::new(c)),
                     meta: Default::default(),
                     span: Span::default(),
                 });
@@ -489,7 +489,7 @@ fn id_arg(id: i128) -> Vec<CallArg> {
     vec![CallArg {
         ty: Type::Int(32),
         attrs: Vec::new(),
-        value: Operand::Const(Const::Int {
+        value: Operand::constant(Const::Int {
             value: id,
             bool_syntax: false,
         }),
@@ -512,7 +512,7 @@ fn call(callee: &str, ty: Type, bundles: Vec<Bundle>) -> Call {
         cconv: None,
         ret_attrs: Vec::new(),
         ty,
-        callee: Operand::Const(Const::Global(callee.to_string())),
+        callee: Operand::constant(Const::Global(callee.to_string())),
         args: Vec::new(),
         fn_attrs: Vec::new(),
         bundles,

@@ -57,13 +57,13 @@ pub fn declarations() -> Vec<Function> {
 }
 
 fn call(name: &str, args: Vec<Operand>) -> InstKind {
-    InstKind::Call(Call {
+    InstKind::Call(Box::new(Call {
         tail: None,
         flags: vec![],
         cconv: None,
         ret_attrs: vec![],
         ty: Type::Int(32),
-        callee: Operand::Const(Const::Global(name.into())),
+        callee: Operand::constant(Const::Global(name.into())),
         args: args
             .into_iter()
             .map(|value| CallArg {
@@ -74,7 +74,7 @@ fn call(name: &str, args: Vec<Operand>) -> InstKind {
             .collect(),
         fn_attrs: vec![],
         bundles: vec![],
-    })
+    }))
 }
 
 /// The IR of `u`, as the parser would build it from `u.to_llvm()`.
@@ -138,7 +138,7 @@ pub fn build(u: &UFunc) -> Function {
         match o {
             UOp::Arg(i) => Operand::Local(ValueId(*i)),
             UOp::Val(v) => Operand::Local(map[v]),
-            UOp::Const(c) => Operand::Const(Const::Int {
+            UOp::Const(c) => Operand::constant(Const::Int {
                 value: *c as i128,
                 bool_syntax: false,
             }),
@@ -165,7 +165,7 @@ pub fn build(u: &UFunc) -> Function {
                             Some(map[dst]),
                             InstKind::Binary {
                                 op: BinOp::Add,
-                                flags: vec![],
+                                flags: vec![].into(),
                                 ty: Type::Int(32),
                                 lhs: op(a),
                                 rhs: op(b),
@@ -181,7 +181,7 @@ pub fn build(u: &UFunc) -> Function {
                         UInst::Phi { dst, incoming } => (
                             Some(map[dst]),
                             InstKind::Phi {
-                                flags: vec![],
+                                flags: vec![].into(),
                                 ty: Type::Int(32),
                                 incoming: incoming
                                     .iter()
