@@ -64,13 +64,13 @@ fn fresh_name(f: &Function, base: &str) -> Name {
             .any(|v| matches!(&v.name, Name::Named(x) if x == n))
     };
     if !taken(base) {
-        return Name::Named(base.to_string());
+        return Name::Named(base.into());
     }
     let mut k = 1;
     while taken(&format!("{base}.{k}")) {
         k += 1;
     }
-    Name::Named(format!("{base}.{k}"))
+    Name::Named(format!("{base}.{k}").into())
 }
 
 /// Inserts `inst` (defining a new token value named `name`) at `index` of

@@ -252,7 +252,7 @@ impl Work<'_> {
             k += 1;
         }
         taken.insert(cand.clone());
-        Name::Named(cand)
+        Name::Named(cand.into())
     }
 
     /// Replaces the recursive call at instruction `i` of block `b` by a

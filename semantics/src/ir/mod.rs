@@ -22,6 +22,7 @@ pub use metadata::{DbgRecord, InstMeta, MdAttachment, MdDef, MdValue};
 
 use std::fmt;
 
+pub use compact_str::CompactString;
 use thin_vec::ThinVec;
 
 /// A source position: 1-based line and column in the file the module was
@@ -52,10 +53,13 @@ impl fmt::Display for Span {
 }
 
 /// A local name as written: `%name` or `%N`. Quoted names (`%"a b"`) are
-/// stored unquoted; the printer re-quotes when needed.
+/// stored unquoted; the printer re-quotes when needed. Names of up to 24
+/// bytes are stored inline ([`CompactString`]): a function holds one per
+/// block and value, and a heap string each doubled the memory of long
+/// functions (issue 17 item 8).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Name {
-    Named(String),
+    Named(CompactString),
     Numbered(u32),
 }
 

@@ -88,7 +88,7 @@ impl Parser<'_> {
                 _ => None,
             };
             let op_at = self.span();
-            let Some(op) = self.word().map(str::to_string) else {
+            let Some(op) = self.word().map(crate::ir::CompactString::from) else {
                 return Err(self.expected("an instruction opcode"));
             };
             if let Some(kind) = self.terminator(st, &op)? {

@@ -350,7 +350,7 @@ impl TokenProg {
         for k in 0..self.cfg.num_i1 {
             params.push(param(Type::Int(1), values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("c{k}")),
+                name: Name::Named(format!("c{k}").into()),
                 ty: Type::Int(1),
                 def: ValueDef::Arg(k),
             });
@@ -358,7 +358,7 @@ impl TokenProg {
         for k in 0..self.cfg.num_i32 {
             params.push(param(Type::Int(32), values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("s{k}")),
+                name: Name::Named(format!("s{k}").into()),
                 ty: Type::Int(32),
                 def: ValueDef::Arg(self.cfg.num_i1 + k),
             });
@@ -368,7 +368,7 @@ impl TokenProg {
         let first_token_value = values.len();
         for (t, &(b, i)) in defs.iter().enumerate() {
             values.push(ValueInfo {
-                name: Name::Named(format!("{name}.t{t}")),
+                name: Name::Named(format!("{name}.t{t}").into()),
                 ty: Type::Token,
                 def: ValueDef::Inst {
                     block: BlockId(b),
@@ -443,7 +443,7 @@ impl TokenProg {
                 },
             };
             blocks.push(Block {
-                name: Name::Named(format!("b{b}")),
+                name: Name::Named(format!("b{b}").into()),
                 explicit_label: true,
                 insts,
                 term: Terminator {

@@ -84,7 +84,7 @@ pub fn build(u: &UFunc) -> Function {
     let mut params = Vec::new();
     for (i, &r) in u.inreg.iter().enumerate() {
         values.push(ValueInfo {
-            name: Name::Named(format!("a{i}")),
+            name: Name::Named(format!("a{i}").into()),
             ty: Type::Int(32),
             def: ValueDef::Arg(i),
         });
@@ -125,7 +125,7 @@ pub fn build(u: &UFunc) -> Function {
             };
             map.insert(dst, ValueId(values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("v{dst}")),
+                name: Name::Named(format!("v{dst}").into()),
                 ty,
                 def: ValueDef::Inst {
                     block: BlockId(bi),
@@ -249,7 +249,7 @@ pub fn build(u: &UFunc) -> Function {
                 UTerm::Unreachable => TermKind::Unreachable,
             };
             Block {
-                name: Name::Named(format!("b{bi}")),
+                name: Name::Named(format!("b{bi}").into()),
                 explicit_label: true,
                 insts,
                 term: Terminator {
