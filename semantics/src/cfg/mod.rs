@@ -5,14 +5,16 @@
 //! |-------------------------------------------|-------------------|---------------|
 //! | dominators, post-dominators (semi-NCA)    | [`dom`]           | iterative data-flow, `tests/dom_oracle.rs` |
 //! | LLVM's cycle hierarchy (GenericCycleInfo) | [`cycles`]        | opt-22 `print<cycles>`, `tests/cycles_opt.rs`, `tests/cycles_corpus.rs` |
-//! | every hierarchy over all DFS orders (D-HIER) | [`hierarchies`] | brute force over successor orders, `tests/cycle_hierarchies.rs` |
+//! | every hierarchy over all DFS orders (D-HIER) | [`hierarchies`] (the DFS witness search in `witness`) | brute force over successor orders, `tests/cycle_hierarchies.rs` |
 //!
 //! Cost: dominators and [`CycleInfo::compute`] are near-linear in blocks and
 //! edges plus the size of the output (each cycle lists its nested blocks, so
 //! the output is the sum of the cycle sizes); `tests/cycles_scale.rs` times
 //! them on 20,000-block CFGs.
 
-use crate::ir::{BlockId, Function};
+use compact_str::ToCompactString;
+
+use crate::ir::{BlockId, CompactString, Function, Name};
 
 /// The CFG of one function, with orders that match LLVM's so that analyses
 /// that depend on traversal order (GenericCycleInfo) print what `opt` prints.
@@ -25,8 +27,9 @@ pub struct Cfg {
     /// reverse textual order of the terminators that name the block (one
     /// entry per use, duplicates kept).
     pub preds: Vec<Vec<BlockId>>,
-    /// Block names as LLVM's analyses print them (`entry`, `7`).
-    pub names: Vec<String>,
+    /// Block names as LLVM's analyses print them (`entry`, `7`), inline up
+    /// to 24 bytes (no allocation per block; issue 17 item 8).
+    pub names: Vec<CompactString>,
 }
 
 impl Cfg {
@@ -42,7 +45,14 @@ impl Cfg {
         for p in &mut preds {
             p.reverse();
         }
-        let names = f.block_ids().map(|b| f.block_name(b)).collect();
+        let names = f
+            .blocks
+            .iter()
+            .map(|b| match &b.name {
+                Name::Named(s) => s.clone(),
+                Name::Numbered(n) => n.to_compact_string(),
+            })
+            .collect();
         Cfg {
             succs,
             preds,
@@ -70,7 +80,7 @@ impl Cfg {
         Cfg {
             succs,
             preds,
-            names: (0..n).map(|i| format!("b{i}")).collect(),
+            names: (0..n).map(|i| format!("b{i}").into()).collect(),
         }
     }
 
@@ -88,6 +98,7 @@ impl Cfg {
 pub mod cycles;
 pub mod dom;
 pub mod hierarchies;
+mod witness;
 
 pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
 pub use dom::DomTree;
