@@ -99,6 +99,10 @@ pub struct Options {
     /// decide every thread count up to W from launches of 1 and 2 threads
     /// whose ids range over `0..W` ([`cutoff`]).
     pub cutoff: Option<usize>,
+    /// R-CEX minimization: after a counterexample is found, look for one
+    /// with small inputs and fewer block visits. Campaigns that only need
+    /// the verdict turn it off (the verdict is the same either way).
+    pub minimize: bool,
     /// `--dump-smt DIR`: every solver query is also written to DIR as an
     /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
     pub dump_smt: Option<std::path::PathBuf>,
@@ -119,6 +123,7 @@ impl Default for Options {
             time_limit: None,
             interrupt: None,
             cutoff: None,
+            minimize: true,
             dump_smt: None,
         }
     }
@@ -674,6 +679,9 @@ impl Checker<'_, '_> {
                         let large = cex.inputs.iter().any(|(_, v)| !(-8..=8).contains(v));
                         best = Some((cex, len));
                         extra += 1;
+                        if !self.opts.minimize {
+                            end!(PerN::Refines { cut: None }, it);
+                        }
                         // Minimizing is optional: a short time limit.
                         prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
                         if !small_asked && large {

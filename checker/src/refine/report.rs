@@ -163,7 +163,7 @@ pub fn cutoff_text(c: &Cutoff) -> String {
                 f.join("; ")
             )
         }
-        Cutoff::PairCheck { wave, why } => format!(
+        Cutoff::PairCheck { wave, why, .. } => format!(
             "theorem C-PAIR's side conditions hold, but the check at 1 and 2 threads with thread \
              ids free in 0..{} found {why}; the verdict is the bounded one",
             wave - 1
