@@ -37,6 +37,7 @@ fn args(stem: &str) -> Args {
         report: None,
         dot: None,
         cutoff: None,
+        no_lift: false,
     }
 }
 

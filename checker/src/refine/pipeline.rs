@@ -204,6 +204,7 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
         free_ids: None,
+        lift: Default::default(),
     };
     let run = match opts.cutoff {
         Some(wave) => cutoff::with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
@@ -236,6 +237,14 @@ pub fn check_pair<'a>(
                     // atomic results real memory cannot return: such a
                     // counterexample is not a verdict.
                     outcome.verdict = Verdict::Unknown(UnknownWhy::MemoryAbstraction { detail: e });
+                    None
+                }
+                Err(e) if e.contains(replay::INCOMPLETE) => {
+                    // The interpreter could not enumerate the launch (many
+                    // threads with anchors): no confirmation either way.
+                    if let Verdict::Counterexample(c) = &mut outcome.verdict {
+                        c.replay_note = Some(format!("not replayed: {e}"));
+                    }
                     None
                 }
                 Err(e) => Some(Err(e)),

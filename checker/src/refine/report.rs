@@ -263,6 +263,9 @@ fn traces(m: &Module, kernel: &str, ts: &[CThread]) -> String {
 
 fn cex_text(r: &Report, c: &Cex, s: &mut String) {
     let _ = writeln!(s, "launch: {} threads", c.threads);
+    if let Some(how) = &c.lifted {
+        let _ = writeln!(s, "  found as {how}");
+    }
     for (name, v) in &c.inputs {
         let _ = writeln!(s, "  %{name} = {v}");
     }
@@ -310,7 +313,11 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
             let _ = writeln!(s, "replay (R-CEX) FAILED: {e}");
         }
         None => {
-            let _ = writeln!(s, "replay (R-CEX): not replayed (--no-replay)");
+            let why = c
+                .replay_note
+                .as_deref()
+                .unwrap_or("not replayed (--no-replay)");
+            let _ = writeln!(s, "replay (R-CEX): {why}");
         }
     }
 }
@@ -474,7 +481,7 @@ pub fn render_json(r: &Report) -> Value {
                     Some(Ok(rp)) => json!({"confirmed": true, "source_checked": rp.source_checked,
                         "source_behaviours": rp.source_behaviours, "notes": rp.notes}),
                     Some(Err(e)) => json!({"confirmed": false, "error": e}),
-                    None => json!(null),
+                    None => json!(c.replay_note),
                 },
             });
         }
