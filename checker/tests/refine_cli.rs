@@ -38,6 +38,7 @@ fn args(stem: &str) -> Args {
         dot: None,
         cutoff: None,
         no_lift: false,
+        no_auto_cutoff: false,
     }
 }
 

@@ -267,6 +267,89 @@ fn cutoff_agrees_with_bounded_checks_on_claim_pairs() {
     }
 }
 
+/// Issue 16: asked for more than 4 threads without `--cutoff`, C-PAIR is
+/// tried by itself with W = the largest asked count. CL-03's pair meets
+/// (A)-(E): `--threads 64` answers for every count up to 64; with the
+/// automatic cutoff off the verdict is the bounded one, also refines.
+#[test]
+fn automatic_cutoff_answers_every_count_up_to_the_asked_one() {
+    let s = example("cl03-jump-threading.src.ll");
+    let t = example("cl03-jump-threading.tgt.ll");
+    let o = check(&s, &t, "example_original", &opts(vec![64], None));
+    assert!(
+        matches!(o.cutoff, Some(Cutoff::Holds { wave: 64 })),
+        "{:?}",
+        o.cutoff
+    );
+    assert_eq!(name(&o.verdict), "refines");
+    let off = Options {
+        auto_cutoff: false,
+        ..opts(vec![8], None)
+    };
+    let o = check(&s, &t, "example_original", &off);
+    assert!(o.cutoff.is_none(), "{:?}", o.cutoff);
+    assert_eq!(name(&o.verdict), "refines", "bounded at 8 threads");
+    // Up to 4 threads nothing changes: the bounded checks run.
+    let o = check(&s, &t, "example_original", &opts(vec![4], None));
+    assert!(o.cutoff.is_none(), "{:?}", o.cutoff);
+}
+
+/// The automatic cutoff names a failing condition and gives the bounded
+/// verdict (CUTOFF.md's reduction pair breaks (B)); and a pair check's
+/// difference (the `tid == 17` pair) is lifted to the asked count with
+/// the pair's thread ids in place, confirmed at 32 threads and replayed.
+#[test]
+fn automatic_cutoff_refused_or_lifted() {
+    let body = |a: &str| {
+        format!(
+            "define void @k() convergent {{
+  %e = call token @llvm.experimental.convergence.entry()
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %z = icmp eq i32 %tid, 0
+  {a}
+  %r = call i32 @subgroupAdd(i32 %a) [ \"convergencectrl\"(token %e) ]
+  %big = icmp sge i32 %r, 3
+  %out = zext i1 %big to i32
+  call void @use(i32 %out)
+  ret void
+}}
+{DECLS}"
+        )
+    };
+    let s = parse(&body("%a = select i1 %z, i32 1, i32 1"));
+    let t = parse(&body("%a = select i1 %z, i32 0, i32 1"));
+    let o = check(&s, &t, "k", &opts(vec![5], None));
+    match &o.cutoff {
+        Some(Cutoff::NotApplicable { wave: 5, failures }) => {
+            assert!(failures.iter().all(|f| f.condition == 'B'), "{failures:?}")
+        }
+        c => panic!("(B) must fail: {c:?}"),
+    }
+    // Bounded at 5 threads: the sums 5 and 4 are both >= 3 (the pair
+    // differs at exactly 3 threads, see the test above).
+    assert_eq!(name(&o.verdict), "refines");
+    let (s, t) = tid17();
+    let o = check(&s, &t, "k", &opts(vec![32], None));
+    assert!(
+        matches!(
+            o.cutoff,
+            Some(Cutoff::PairCheck {
+                wave: 32,
+                cex: Some(_),
+                ..
+            })
+        ),
+        "{:?}",
+        o.cutoff
+    );
+    let Verdict::Counterexample(c) = &o.verdict else {
+        panic!("{:?}", o.verdict)
+    };
+    assert_eq!(c.threads, 32);
+    let how = c.lifted.as_deref().unwrap_or_default();
+    assert!(how.contains("as t17"), "the pair's ids in place: {how}");
+}
+
 /// How a generated pair's branch reads the thread id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Branch {
@@ -435,8 +518,10 @@ fn cutoff_campaign() {
     let base = Options {
         max_steps: env("CUTOFF_MAX_STEPS", 6),
         minimize: false,
-        // The bounded verdicts by the plain search (no lifting, issue 16).
+        // The bounded verdicts by the plain search (no lifting, no C-PAIR
+        // tried by itself at more than 4 threads, issue 16).
         lift: false,
+        auto_cutoff: false,
         ..opts(vec![], None)
     };
     let counts: Vec<usize> = (1..=max_n).collect();

@@ -116,6 +116,12 @@ pub struct Args {
     /// lifted counterexample is checked at the asked count).
     #[arg(long)]
     pub no_lift: bool,
+    /// Asked for more than 4 threads without --cutoff, do not try theorem
+    /// C-PAIR with W = the largest --threads count (it is tried by default
+    /// and, when its conditions hold and the pair check refines, answers for
+    /// every thread count up to W); check the counts as bounded.
+    #[arg(long)]
+    pub no_auto_cutoff: bool,
 }
 
 /// The bounds and modes of a refinement check (R-BOUND) and how it is
@@ -287,6 +293,7 @@ impl Args {
             time_limit: Some(Duration::from_secs(self.time_limit)),
             cutoff: self.cutoff.map(usize::from),
             lift: !self.no_lift,
+            auto_cutoff: !self.no_auto_cutoff,
             ..self.check.options(threads)
         }
     }

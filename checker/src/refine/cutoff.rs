@@ -213,12 +213,21 @@ fn hierarchy(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     }
 }
 
+/// Issue 16: asked for more than [`super::scale::SMALL_MAX`] threads
+/// without `--cutoff`, C-PAIR is tried by itself with W the largest asked
+/// thread count (the thread ids such a launch has); `None` when not.
+pub(super) fn automatic(opts: &Options) -> Option<usize> {
+    let max = opts.threads.iter().copied().max()?;
+    (opts.auto_cutoff && max > super::scale::SMALL_MAX).then_some(max)
+}
+
 /// `--cutoff W` (theorem C-PAIR, proofs/CUTOFF.md): when the side
 /// conditions hold, checks launches of 1 and 2 threads whose ids are free in
 /// `0..W`; if they refine, every thread count up to W refines, and only the
 /// asked thread counts above W are checked as usual. Otherwise (a condition
 /// fails, or the pair check answers anything but refines) the verdict is the
-/// bounded one over the asked thread counts, with the reason attached.
+/// bounded one over the asked thread counts, with the reason attached; a
+/// pair counterexample is first lifted to the asked counts ([`super::scale`]).
 pub(super) fn with_cutoff<'a>(
     checker: &mut Checker<'a, '_>,
     wave: usize,
@@ -260,6 +269,9 @@ pub(super) fn with_cutoff<'a>(
             Verdict::Counterexample(c) => Some(c),
             _ => None,
         };
+        // The pair's difference, placed at its thread ids, is the first
+        // candidate at the asked thread counts (confirmed there or not used).
+        checker.lift.hint.clone_from(&cex);
         let mut o = checker.run()?;
         o.cutoff = Some(Cutoff::PairCheck { wave, why, cex });
         return Ok(o);

@@ -108,6 +108,10 @@ pub struct Options {
     /// and lift a counterexample found there ([`scale`]); `--no-lift` turns
     /// it off. Verdicts are the same either way.
     pub lift: bool,
+    /// Issue 16: without `--cutoff`, asked for more than 4 threads, try
+    /// theorem C-PAIR with W the largest asked count ([`cutoff::automatic`]);
+    /// `--no-auto-cutoff` turns it off.
+    pub auto_cutoff: bool,
     /// `--dump-smt DIR`: every solver query is also written to DIR as an
     /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
     pub dump_smt: Option<std::path::PathBuf>,
@@ -130,6 +134,7 @@ impl Default for Options {
             cutoff: None,
             minimize: true,
             lift: true,
+            auto_cutoff: true,
             dump_smt: None,
         }
     }

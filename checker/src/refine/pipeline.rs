@@ -185,14 +185,16 @@ pub fn check_pair<'a>(
         }
     };
     // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
-    // free ids, then the asked counts above W.
+    // free ids, then the asked counts above W (W from `--cutoff`, or the
+    // largest asked count when C-PAIR is tried by itself).
+    let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
     let pair_opts = Options {
         threads: vec![1, 2],
         ..opts.clone()
     };
     let rest_opts = Options {
         threads: (opts.threads.iter().copied())
-            .filter(|n| opts.cutoff.is_some_and(|w| *n > w))
+            .filter(|n| wave.is_some_and(|w| *n > w))
             .collect(),
         ..opts.clone()
     };
@@ -206,7 +208,7 @@ pub fn check_pair<'a>(
         free_ids: None,
         lift: Default::default(),
     };
-    let run = match opts.cutoff {
+    let run = match wave {
         Some(wave) => cutoff::with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
         None => checker.run(),
     };
