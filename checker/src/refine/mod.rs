@@ -706,9 +706,21 @@ impl Checker<'_, '_> {
                 base.extend(&s.defs);
                 base.extend(&s.valid);
                 let mut c = base.clone();
-                c.push(obs::matches(&mut terms, &s, &t));
+                let same = obs::matches(&mut terms, &s, &t);
+                // A pinned launch (issue 16) asks once for a source
+                // execution that matches or is cut: either ends the lift.
+                c.push(match mode.pin {
+                    Some(_) => {
+                        let cut = terms.or(&s.cut);
+                        terms.or(&[same, cut])
+                    }
+                    None => same,
+                });
                 let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
                 match self.solve(&terms, &format!("n{n}-full-{query}"), conds)? {
+                    Outcome::Sat(_) if mode.pin.is_some() => {
+                        end!(PerN::Refines { cut: None }, it)
+                    }
                     Outcome::Sat(m2) => {
                         let m2 = complete(&terms, &m2);
                         let fx2 = fix(&mut terms, &s.choices, &m2);
@@ -729,7 +741,11 @@ impl Checker<'_, '_> {
                     .into_iter()
                     .map(|x| Condition::new(x, "source cut"))
                     .collect();
-                match self.solve(&terms, &format!("n{n}-full-source-cut-{it}"), conds)? {
+                let cut_answer = match mode.pin {
+                    Some(_) => Outcome::Unsat, // asked with the check above
+                    None => self.solve(&terms, &format!("n{n}-full-source-cut-{it}"), conds)?,
+                };
+                match cut_answer {
                     Outcome::Unsat => {
                         let show = mode.pin.is_none().then_some(&base[..]);
                         let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, show)?;
