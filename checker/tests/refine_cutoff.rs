@@ -144,11 +144,9 @@ fn cutoff_checks_thread_counts_above_w_as_usual() {
     assert_eq!(cex_threads(&o), 18);
 }
 
-/// proofs/CUTOFF.md, "Counterexample to the naive claim": a reduction whose
-/// result reaches an observation through `r >= 3` differs only at three
-/// threads. (B) fails, the tool says so and gives the bounded verdict.
-#[test]
-fn cutoff_refused_when_a_convergent_result_is_used() {
+/// proofs/CUTOFF.md's reduction pair: `subgroupAdd` of 1 in every thread
+/// (source) or of 0 in thread 0 (target), observed as `r >= 3`.
+fn reduction_pair() -> (Module, Module) {
     let body = |a: &str| {
         format!(
             "define void @k() convergent {{
@@ -165,8 +163,18 @@ fn cutoff_refused_when_a_convergent_result_is_used() {
 {DECLS}"
         )
     };
-    let s = parse(&body("%a = select i1 %z, i32 1, i32 1"));
-    let t = parse(&body("%a = select i1 %z, i32 0, i32 1"));
+    (
+        parse(&body("%a = select i1 %z, i32 1, i32 1")),
+        parse(&body("%a = select i1 %z, i32 0, i32 1")),
+    )
+}
+
+/// proofs/CUTOFF.md, "Counterexample to the naive claim": a reduction whose
+/// result reaches an observation through `r >= 3` differs only at three
+/// threads. (B) fails, the tool says so and gives the bounded verdict.
+#[test]
+fn cutoff_refused_when_a_convergent_result_is_used() {
+    let (s, t) = reduction_pair();
     let o = check(&s, &t, "k", &opts(vec![1, 2], Some(8)));
     assert_eq!(name(&o.verdict), "refines", "1 and 2 threads agree");
     match &o.cutoff {
@@ -300,24 +308,7 @@ fn automatic_cutoff_answers_every_count_up_to_the_asked_one() {
 /// the pair's thread ids in place, confirmed at 32 threads and replayed.
 #[test]
 fn automatic_cutoff_refused_or_lifted() {
-    let body = |a: &str| {
-        format!(
-            "define void @k() convergent {{
-  %e = call token @llvm.experimental.convergence.entry()
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %z = icmp eq i32 %tid, 0
-  {a}
-  %r = call i32 @subgroupAdd(i32 %a) [ \"convergencectrl\"(token %e) ]
-  %big = icmp sge i32 %r, 3
-  %out = zext i1 %big to i32
-  call void @use(i32 %out)
-  ret void
-}}
-{DECLS}"
-        )
-    };
-    let s = parse(&body("%a = select i1 %z, i32 1, i32 1"));
-    let t = parse(&body("%a = select i1 %z, i32 0, i32 1"));
+    let (s, t) = reduction_pair();
     let o = check(&s, &t, "k", &opts(vec![5], None));
     match &o.cutoff {
         Some(Cutoff::NotApplicable { wave: 5, failures }) => {

@@ -473,6 +473,7 @@ pub fn render_json(r: &Report) -> Value {
                 .map(|d| d.1);
             out["counterexample"] = json!({
                 "threads": c.threads,
+                "lifted": c.lifted,
                 "inputs": c.inputs.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
                 "target": thread_json(&c.target),
                 "source": c.source.as_ref().map(|s| thread_json(s)),
