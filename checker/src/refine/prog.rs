@@ -652,8 +652,8 @@ pub fn prepare_inlined<'m>(
                              abstraction has no memory)",
                         ));
                     }
-                    let global = match &ptr.value {
-                        Operand::Const(semantics::ir::Const::Global(g))
+                    let global = match ptr.value.as_const() {
+                        Some(semantics::ir::Const::Global(g))
                             if m.globals.iter().any(|x| &x.name == g) =>
                         {
                             g.clone()
@@ -765,7 +765,7 @@ pub fn gep_steps(
             Type::Named(n) => m
                 .types
                 .iter()
-                .find(|t| &t.name == n)
+                .find(|t| *t.name == **n)
                 .and_then(|t| t.ty.clone())
                 .ok_or_else(|| format!("opaque type %{n}"))?,
             other => other.clone(),
@@ -773,8 +773,8 @@ pub fn gep_steps(
         match &resolved {
             Type::Struct { fields, .. } => {
                 let (offs, _, _) = dl.struct_layout(&resolved, m).map_err(|e| e.0)?;
-                let f = match idx.value {
-                    Operand::Const(Const::Int { value, .. }) => usize::try_from(value)
+                let f = match idx.value.as_int() {
+                    Some(value) => usize::try_from(value)
                         .ok()
                         .filter(|f| *f < fields.len())
                         .ok_or("struct index out of range")?,
@@ -908,8 +908,5 @@ impl Prepared<'_> {
 
 /// The value of operand `k` when it is an integer constant.
 fn const_int(call: &Call, k: u8) -> Option<i128> {
-    match call.args.get(k as usize).map(|a| &a.value) {
-        Some(Operand::Const(Const::Int { value, .. })) => Some(*value),
-        _ => None,
-    }
+    call.args.get(k as usize).and_then(|a| a.value.as_int())
 }

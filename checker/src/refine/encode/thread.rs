@@ -578,6 +578,10 @@ impl Builder<'_, '_> {
     /// use) is reported as unsupported and read as poison, so terms stay
     /// well-sorted.
     fn read(&mut self, op: &Operand, found: Option<Option<V>>, w: u32) -> V {
+        if let Some(value) = op.as_int() {
+            let bits = self.bv(w, value as u128);
+            return self.int(bits);
+        }
         match (op, found) {
             (Operand::Local(v), Some(Some(x))) => match self.width_of(&x) {
                 Some(got) if got != w => {
@@ -590,10 +594,6 @@ impl Builder<'_, '_> {
                 _ => x,
             },
             (Operand::Local(_), _) => self.poison(w),
-            (Operand::Const(Const::Int { value, .. }), _) => {
-                let bits = self.bv(w, *value as u128);
-                self.int(bits)
-            }
             (Operand::Const(c), _) if w == super::PW => match self.ptr_constant(c) {
                 Some(bits) => self.int(bits),
                 None => self.poison(w),
