@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign
 
 setup:
 	@scripts/setup.sh
@@ -55,6 +55,14 @@ bench-interp: build
 # CONVCHECK_SOUND_PROGRAMS generated programs (default 10,000; minutes).
 uniformity-sound-campaign: setup
 	CONVCHECK_SOUND_PROGRAMS=$${CONVCHECK_SOUND_PROGRAMS:-10000} $(CARGO) test --release -p semantics --test uniformity_sound -- --ignored sound_campaign --nocapture
+
+# Theorem C-PAIR's validation (issue 16, proofs/CUTOFF.md): CUTOFF_CASES
+# generated pairs meeting (A)-(E) (default 1000), the pair check (W = 8)
+# against the bounded verdict at every thread count 1..8, at
+# CUTOFF_MAX_STEPS block visits (default 6), on CUTOFF_JOBS worker threads
+# (default 1), niced; CUTOFF_START skips the first pairs (to split a run).
+cutoff-campaign: setup
+	CUTOFF_CASES=$${CUTOFF_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cutoff -- --ignored cutoff_campaign --nocapture
 
 # convcheck validate over examples/kernels and generated convergent programs
 # with -O2/-O3 and single passes (minutes; prints the README's table).

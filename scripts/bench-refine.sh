@@ -11,6 +11,14 @@
 # row has hit the limit its larger thread counts are not run (`-`), since
 # every thread count costs at least as much as the one before.
 #
+# Each cell shows the verdict, the wall time and, in parentheses, the CPU
+# time (user + system) of the run: on a shared machine the CPU time is the
+# steadier figure. Above 4 threads `refine` tries theorem C-PAIR by itself
+# and lifts small counterexamples (issue 16); BENCH_FLAGS adds flags to every
+# run (e.g. `--no-lift --no-auto-cutoff` for the plain bounded search), and
+# BENCH_PAIRS (an extended regular expression) selects rows by claim or pair
+# name.
+#
 # Usage: scripts/bench-refine.sh [CONVCHECK] [LIMIT_SECONDS] [THREADS...]
 # Defaults: target/release/convcheck, 10 s, 2 4 8 16 32 64.
 set -u
@@ -25,25 +33,32 @@ if [ ! -x "$BIN" ]; then
   exit 3
 fi
 
-cell() { # args... -> prints "verdict time"
+CPUF=$(mktemp)
+trap 'rm -f "$CPUF"' EXIT
+cell() { # args... -> prints "verdict time (cpu)"
   local start end out v
   start=$(date +%s.%N)
-  out=$(timeout --kill-after=2 $((LIMIT + 5)) "$BIN" refine "$@" --no-replay \
+  # shellcheck disable=SC2086 # BENCH_FLAGS is a list of flags
+  out=$(/usr/bin/time -f '%U %S' -o "$CPUF" timeout --kill-after=2 $((LIMIT + 5)) \
+    "$BIN" refine "$@" --no-replay ${BENCH_FLAGS:-} \
     --timeout "$LIMIT" --time-limit "$LIMIT" 2>/dev/null)
   local rc=$?
   end=$(date +%s.%N)
+  local cpu
+  cpu=$(tail -n1 "$CPUF" | awk '{ printf "%.1f", $1 + $2 }')
   v=$(printf '%s\n' "$out" | grep -m1 '^verdict:' | sed 's/^verdict: //')
   case "$v" in
+    "refines for every"*) v="refines (C-PAIR)" ;;
     refines*) v=refines ;;
     counterexample*) v=counterexample ;;
     *"time limit"*) v="time limit" ;;
     unknown*) v="unknown: ${v#unknown (}"; v=${v%%;*}; v=${v%)} ;;
     "") if [ $rc -ge 124 ]; then v=killed; else v="exit $rc"; fi ;;
   esac
-  printf '%s %.1f s' "$v" "$(echo "$end - $start" | bc)"
+  printf '%s %.1f s (%s)' "$v" "$(echo "$end - $start" | bc)" "$cpu"
 }
 
-echo "# convcheck refine, per-cell limit ${LIMIT} s, --no-replay; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# convcheck refine, per-cell limit ${LIMIT} s, --no-replay ${BENCH_FLAGS:-}; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '| claim | pair | flags | expected |'
 for n in $COUNTS; do printf ' %s threads |' "$n"; done
 echo
@@ -68,6 +83,9 @@ for claim in proofs/CL-*.claim; do
         i=$((i + 1))
       done
       pair=$(basename "$src" .src.ll)
+      if [ -n "${BENCH_PAIRS:-}" ] && ! printf '%s %s' "$id" "$pair" | grep -Eq "$BENCH_PAIRS"; then
+        continue
+      fi
       flags=$(printf '%s ' "${rest[@]}" | sed 's/--kernel [^ ]* //; s/ $//')
       printf '| %s | %s | `%s` | %s |' "$id" "$pair" "$flags" "${expect#expect: }"
       stop=

@@ -39,6 +39,8 @@ fn args(stem: &str) -> Args {
         report: None,
         dot: None,
         cutoff: None,
+        no_lift: false,
+        no_auto_cutoff: false,
     }
 }
 

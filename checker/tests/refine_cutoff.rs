@@ -111,7 +111,7 @@ fn cutoff_pair_check_ranges_ids_over_the_wave() {
     let o = check(&s, &t, "k", &opts(vec![1, 2], Some(32)));
     assert_eq!(name(&o.verdict), "refines", "bounded at 1..2 threads");
     match &o.cutoff {
-        Some(Cutoff::PairCheck { wave: 32, why }) => {
+        Some(Cutoff::PairCheck { wave: 32, why, .. }) => {
             assert!(
                 why.contains("tid[t0] = 17") || why.contains("tid[t1] = 17"),
                 "{why}"
@@ -144,11 +144,9 @@ fn cutoff_checks_thread_counts_above_w_as_usual() {
     assert_eq!(cex_threads(&o), 18);
 }
 
-/// proofs/CUTOFF.md, "Counterexample to the naive claim": a reduction whose
-/// result reaches an observation through `r >= 3` differs only at three
-/// threads. (B) fails, the tool says so and gives the bounded verdict.
-#[test]
-fn cutoff_refused_when_a_convergent_result_is_used() {
+/// proofs/CUTOFF.md's reduction pair: `subgroupAdd` of 1 in every thread
+/// (source) or of 0 in thread 0 (target), observed as `r >= 3`.
+fn reduction_pair() -> (Module, Module) {
     let body = |a: &str| {
         format!(
             "define void @k() convergent {{
@@ -165,8 +163,18 @@ fn cutoff_refused_when_a_convergent_result_is_used() {
 {DECLS}"
         )
     };
-    let s = parse(&body("%a = select i1 %z, i32 1, i32 1"));
-    let t = parse(&body("%a = select i1 %z, i32 0, i32 1"));
+    (
+        parse(&body("%a = select i1 %z, i32 1, i32 1")),
+        parse(&body("%a = select i1 %z, i32 0, i32 1")),
+    )
+}
+
+/// proofs/CUTOFF.md, "Counterexample to the naive claim": a reduction whose
+/// result reaches an observation through `r >= 3` differs only at three
+/// threads. (B) fails, the tool says so and gives the bounded verdict.
+#[test]
+fn cutoff_refused_when_a_convergent_result_is_used() {
+    let (s, t) = reduction_pair();
     let o = check(&s, &t, "k", &opts(vec![1, 2], Some(8)));
     assert_eq!(name(&o.verdict), "refines", "1 and 2 threads agree");
     match &o.cutoff {
@@ -267,96 +275,313 @@ fn cutoff_agrees_with_bounded_checks_on_claim_pairs() {
     }
 }
 
+/// Issue 16: asked for more than 4 threads without `--cutoff`, C-PAIR is
+/// tried by itself with W = the largest asked count. CL-03's pair meets
+/// (A)-(E): `--threads 64` answers for every count up to 64; with the
+/// automatic cutoff off the verdict is the bounded one, also refines.
+#[test]
+fn automatic_cutoff_answers_every_count_up_to_the_asked_one() {
+    let s = example("cl03-jump-threading.src.ll");
+    let t = example("cl03-jump-threading.tgt.ll");
+    let o = check(&s, &t, "example_original", &opts(vec![64], None));
+    assert!(
+        matches!(o.cutoff, Some(Cutoff::Holds { wave: 64 })),
+        "{:?}",
+        o.cutoff
+    );
+    assert_eq!(name(&o.verdict), "refines");
+    let off = Options {
+        auto_cutoff: false,
+        ..opts(vec![8], None)
+    };
+    let o = check(&s, &t, "example_original", &off);
+    assert!(o.cutoff.is_none(), "{:?}", o.cutoff);
+    assert_eq!(name(&o.verdict), "refines", "bounded at 8 threads");
+    // Up to 4 threads nothing changes: the bounded checks run.
+    let o = check(&s, &t, "example_original", &opts(vec![4], None));
+    assert!(o.cutoff.is_none(), "{:?}", o.cutoff);
+}
+
+/// The automatic cutoff names a failing condition and gives the bounded
+/// verdict (CUTOFF.md's reduction pair breaks (B)); and a pair check's
+/// difference (the `tid == 17` pair) is lifted to the asked count with
+/// the pair's thread ids in place, confirmed at 32 threads and replayed.
+#[test]
+fn automatic_cutoff_refused_or_lifted() {
+    let (s, t) = reduction_pair();
+    let o = check(&s, &t, "k", &opts(vec![5], None));
+    match &o.cutoff {
+        Some(Cutoff::NotApplicable { wave: 5, failures }) => {
+            assert!(failures.iter().all(|f| f.condition == 'B'), "{failures:?}")
+        }
+        c => panic!("(B) must fail: {c:?}"),
+    }
+    // Bounded at 5 threads: the sums 5 and 4 are both >= 3 (the pair
+    // differs at exactly 3 threads, see the test above).
+    assert_eq!(name(&o.verdict), "refines");
+    let (s, t) = tid17();
+    let o = check(&s, &t, "k", &opts(vec![32], None));
+    assert!(
+        matches!(
+            o.cutoff,
+            Some(Cutoff::PairCheck {
+                wave: 32,
+                cex: Some(_),
+                ..
+            })
+        ),
+        "{:?}",
+        o.cutoff
+    );
+    let Verdict::Counterexample(c) = &o.verdict else {
+        panic!("{:?}", o.verdict)
+    };
+    assert_eq!(c.threads, 32);
+    let how = c.lifted.as_deref().unwrap_or_default();
+    assert!(how.contains("as t17"), "the pair's ids in place: {how}");
+}
+
+/// How a generated pair's branch reads the thread id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Branch {
+    /// The family's `%x < 1`: nothing reads the id (threads symmetric).
+    Symmetric,
+    /// `%tid == K`: only thread K takes the arm (K in 0..8), so a
+    /// difference needs thread K, i.e. at least K + 1 threads.
+    OneThread(u32),
+    /// `%x < %tid`: the arm depends on the id and the input.
+    BelowTid,
+}
+
 /// Generated pairs meeting (A)-(E) (`testgen::refine_family` with only the
 /// side-effecting `@convergent.operation()`: no anchors, no results, no
-/// memory, reducible) and their mutations.
-fn arb_cutoff_pair() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+/// memory, reducible) and their mutations; the branch reads the thread id
+/// in two of three readings ([`Branch`]), so that C-PAIR's id range (side
+/// 6) is exercised.
+fn arb_cutoff_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
+    use proptest::prelude::{prop_oneof, Just};
     use proptest::strategy::Strategy;
     use testgen::refine_family::{arb_mutation, arb_prog, mutate, render, OpKind};
-    (arb_prog(2), arb_mutation()).prop_map(|(mut p, (i, to))| {
+    let branch = prop_oneof![
+        Just(Branch::Symmetric),
+        (0u32..8).prop_map(Branch::OneThread),
+        Just(Branch::BelowTid),
+    ];
+    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
         for o in &mut p.ops {
             o.0 = OpKind::Barrier;
         }
         let q = mutate(&p, i, to);
-        (render(&p), render(&q))
+        (with_branch(&render(&p), b), with_branch(&render(&q), b), b)
     })
 }
 
-/// The C-PAIR verdict (W = 8, from 1 and 2 threads with free ids) and the
-/// bounded verdicts at every thread count in `counts`: equal (then whether
-/// C-PAIR answered refines), or the description of the disagreement.
-fn cutoff_vs_bounded(src: &str, tgt: &str, counts: &[usize]) -> Result<bool, String> {
+/// The family's program with its branch condition read as `b` says.
+fn with_branch(text: &str, b: Branch) -> String {
+    const FAMILY: &str = "  %c = icmp slt i32 %x, 1\n";
+    assert!(text.contains(FAMILY), "refine_family's branch changed");
+    let tid = "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n";
+    let cond = match b {
+        Branch::Symmetric => return text.to_string(),
+        Branch::OneThread(k) => format!("{tid}  %c = icmp eq i32 %tid, {k}\n"),
+        Branch::BelowTid => format!("{tid}  %c = icmp slt i32 %x, %tid\n"),
+    };
+    text.replace(FAMILY, &cond) + "declare i32 @llvm.amdgcn.workitem.id.x()\n"
+}
+
+/// What one pair's C-PAIR verdict and bounded verdicts gave.
+#[derive(Debug, Default)]
+struct Agreement {
+    /// C-PAIR answered refines (every thread count up to W).
+    holds: bool,
+}
+
+/// The C-PAIR verdict (W = 8, from 1 and 2 threads with free ids) against
+/// the bounded verdicts at every thread count in `counts`. Agreement:
+/// - C-PAIR refines: every count refines (the theorem; otherwise a bug);
+/// - the pair check finds a difference at m threads with ids I: every
+///   count N >= m that holds the ids (N > max I; any N >= m when nothing
+///   reads the id, since the ids can then be renumbered) has a
+///   counterexample (its threads can be padded with copies; in this
+///   family no thread has undefined behaviour).
+///
+/// Anything else (including unknown answers) is reported as an error.
+fn cutoff_vs_bounded(
+    src: &str,
+    tgt: &str,
+    branch: Branch,
+    base: &Options,
+    counts: &[usize],
+) -> Result<Agreement, String> {
     let (s, t) = (parse(src), parse(tgt));
-    let cut = check(&s, &t, "k", &opts(vec![1, 2], Some(8)));
-    let holds = match &cut.cutoff {
-        Some(Cutoff::Holds { .. }) => true,
-        Some(Cutoff::PairCheck { .. }) => false,
-        c => return Err(format!("side conditions should hold: {c:?}")),
+    let with = |threads: Vec<usize>, cutoff: Option<usize>| Options {
+        threads,
+        cutoff,
+        ..base.clone()
+    };
+    let cut = check(&s, &t, "k", &with(vec![1, 2], Some(8)));
+    let reach = match &cut.cutoff {
+        Some(Cutoff::Holds { .. }) => None,
+        Some(Cutoff::PairCheck { cex: Some(c), .. }) => {
+            let max_id = c
+                .inputs
+                .iter()
+                .filter(|(k, _)| k.starts_with("tid["))
+                .map(|(_, v)| *v as usize)
+                .max()
+                .unwrap_or(0);
+            Some(match branch {
+                Branch::Symmetric => c.threads,
+                _ => c.threads.max(max_id + 1),
+            })
+        }
+        c => return Err(format!("side conditions should hold and decide: {c:?}")),
+    };
+    let out = Agreement {
+        holds: reach.is_none(),
     };
     for &n in counts {
-        let b = check(&s, &t, "k", &opts(vec![n], None));
+        if reach.is_some_and(|r| n < r) {
+            continue; // below the witness's reach: no requirement
+        }
+        let b = check(&s, &t, "k", &with(vec![n], None));
         let refines = match b.verdict {
             Verdict::Refines { .. } => true,
             Verdict::Counterexample(_) => false,
             v => return Err(format!("{n} threads: {v:?}")),
         };
-        if refines != holds {
-            return Err(format!(
-                "C-PAIR says {}, {n} threads say {}",
-                if holds { "refines" } else { "differs" },
-                name(&b.verdict)
-            ));
+        match reach {
+            None if !refines => {
+                return Err(format!(
+                    "C-PAIR says refines for every N <= 8, {n} threads give a counterexample"
+                ))
+            }
+            Some(r) if n >= r && refines => {
+                return Err(format!(
+                    "the pair check's difference reaches {r} threads, {n} threads refine"
+                ))
+            }
+            _ => {}
         }
     }
-    Ok(holds)
+    Ok(out)
 }
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 16, ..Default::default() })]
 
     /// Issue 16 item 3's validation, the CI slice: on generated pairs
-    /// meeting (A)-(E), the C-PAIR verdict equals the bounded verdict at 3
-    /// and 4 threads. (`cutoff_campaign` runs more pairs up to 8 threads.)
+    /// meeting (A)-(E), the C-PAIR verdict agrees with the bounded verdict
+    /// at 3 and 4 threads. (`cutoff_campaign` runs more pairs, 1 to 8
+    /// threads.)
     #[test]
-    fn cutoff_matches_bounded_on_generated_pairs((s, t) in arb_cutoff_pair()) {
-        let r = cutoff_vs_bounded(&s, &t, &[3, 4]);
+    fn cutoff_matches_bounded_on_generated_pairs((s, t, b) in arb_cutoff_pair()) {
+        let base = Options { minimize: false, ..opts(vec![], None) };
+        let r = cutoff_vs_bounded(&s, &t, b, &base, &[3, 4]);
         proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
     }
 }
 
-/// The campaign (not in `make test`): CUTOFF_CASES generated pairs
-/// (default 1000), C-PAIR against every thread count 3..=CUTOFF_MAX_N
-/// (default 8). `cargo test --release -p checker --test refine_cutoff --
-/// --ignored cutoff_campaign`.
+/// The campaign (not in `make test`; `make cutoff-campaign`): CUTOFF_CASES
+/// generated pairs (default 1000), C-PAIR (W = 8) against every thread
+/// count 1..=CUTOFF_MAX_N (default 8), at CUTOFF_MAX_STEPS block visits
+/// (default 6), on CUTOFF_JOBS worker threads (default 1). Every
+/// disagreement is printed; the test fails if there is one.
+/// `cargo test --release -p checker --test refine_cutoff -- --ignored
+/// cutoff_campaign --nocapture`.
 #[test]
-#[ignore = "campaign: minutes to hours"]
+#[ignore = "campaign: about an hour"]
 fn cutoff_campaign() {
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::TestRunner;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     let env = |k: &str, d: usize| {
         std::env::var(k)
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(d)
     };
-    let (cases, max_n) = (env("CUTOFF_CASES", 1000), env("CUTOFF_MAX_N", 8));
-    let counts: Vec<usize> = (3..=max_n).collect();
+    let cases = env("CUTOFF_CASES", 1000);
+    let first = env("CUTOFF_START", 0);
+    let max_n = env("CUTOFF_MAX_N", 8);
+    let jobs = env("CUTOFF_JOBS", 1).max(1);
+    let base = Options {
+        max_steps: env("CUTOFF_MAX_STEPS", 6),
+        minimize: false,
+        // The bounded verdicts by the plain search (no lifting, no C-PAIR
+        // tried by itself at more than 4 threads, issue 16).
+        lift: false,
+        auto_cutoff: false,
+        ..opts(vec![], None)
+    };
+    let counts: Vec<usize> = (1..=max_n).collect();
     let mut runner = TestRunner::deterministic();
     let strat = arb_cutoff_pair();
-    let (mut holds, mut differs) = (0, 0);
-    for i in 0..cases {
-        let (s, t) = strat.new_tree(&mut runner).expect("generator").current();
-        match cutoff_vs_bounded(&s, &t, &counts) {
-            Ok(true) => holds += 1,
-            Ok(false) => differs += 1,
-            Err(e) => panic!("case {i}: {e}\nsource:\n{s}\ntarget:\n{t}"),
+    let pairs: Vec<(String, String, Branch)> = (0..cases)
+        .map(|_| strat.new_tree(&mut runner).expect("generator").current())
+        .collect();
+    // CUTOFF_START..CUTOFF_CASES of the same deterministic sequence (to
+    // split a campaign over processes).
+    let pairs = &pairs[first.min(cases)..];
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let tally = Mutex::new((0usize, 0usize, 0usize, Vec::<String>::new()));
+    let start = std::time::Instant::now();
+    std::thread::scope(|sc| {
+        for _ in 0..jobs {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((s, t, b)) = pairs.get(i) else { break };
+                let i = i + first;
+                let r = cutoff_vs_bounded(s, t, *b, &base, &counts);
+                let mut g = tally.lock().expect("no worker panicked holding the tally");
+                match r {
+                    Ok(a) if a.holds => g.0 += 1,
+                    Ok(_) => {
+                        g.1 += 1;
+                        g.2 += usize::from(*b != Branch::Symmetric);
+                    }
+                    Err(e) => {
+                        let msg = format!("case {i} ({b:?}): {e}\nsource:\n{s}\ntarget:\n{t}");
+                        eprintln!("cutoff campaign: DISAGREEMENT {msg}");
+                        g.3.push(msg);
+                    }
+                }
+                let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+                if d.is_multiple_of(25) {
+                    eprintln!(
+                        "cutoff campaign: {d}/{} pairs ({:.0} s): {} C-PAIR refines, {} differ \
+                         ({} id-dependent), {} disagreements",
+                        pairs.len(),
+                        start.elapsed().as_secs_f64(),
+                        g.0,
+                        g.1,
+                        g.2,
+                        g.3.len()
+                    );
+                }
+                drop(g);
+            });
         }
-        if (i + 1) % 10 == 0 {
-            eprintln!(
-                "cutoff campaign: {} pairs agree so far ({holds} refine, {differs} differ)",
-                i + 1
-            );
-        }
-    }
-    eprintln!("cutoff campaign: {cases} pairs, threads 3..={max_n}: {holds} refine for every N <= 8, {differs} differ; all agree");
+    });
+    let (holds, differs, id_differs, bad) = tally
+        .into_inner()
+        .expect("no worker panicked holding the tally");
+    eprintln!(
+        "cutoff campaign: pairs {first}..{cases} ({} read the thread id), threads 1..={max_n}, {} block \
+         visits, {:.0} s: C-PAIR refines on {holds} (every count refines), the pair check finds a \
+         difference on {differs} ({id_differs} of them id-dependent) and every count that holds \
+         its witness differs; {} disagreements",
+        pairs.iter().filter(|p| p.2 != Branch::Symmetric).count(),
+        base.max_steps,
+        start.elapsed().as_secs_f64(),
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} disagreements:\n{}",
+        bad.len(),
+        bad.join("\n\n")
+    );
 }

@@ -111,6 +111,18 @@ pub struct Args {
     /// otherwise say which condition fails and check --threads as usual.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u16).range(2..=1024))]
     pub cutoff: Option<u16>,
+    /// Asked for more than 4 threads, search the thread counts directly
+    /// rather than first searching 2 to 4 threads and lifting a
+    /// counterexample found there (issue 16; the verdicts are the same, the
+    /// lifted counterexample is checked at the asked count).
+    #[arg(long)]
+    pub no_lift: bool,
+    /// Asked for more than 4 threads without --cutoff, do not try theorem
+    /// C-PAIR with W = the largest --threads count (it is tried by default
+    /// and, when its conditions hold and the pair check refines, answers for
+    /// every thread count up to W); check the counts as bounded.
+    #[arg(long)]
+    pub no_auto_cutoff: bool,
 }
 
 /// The bounds and modes of a refinement check (R-BOUND) and how it is
@@ -298,6 +310,8 @@ impl Args {
         Options {
             time_limit: Some(Duration::from_secs(self.time_limit)),
             cutoff: self.cutoff.map(usize::from),
+            lift: !self.no_lift,
+            auto_cutoff: !self.no_auto_cutoff,
             ..self.check.options(threads)
         }
     }

@@ -11,7 +11,7 @@ use semantics::ir::{BlockId, InstKind, Operand, ValueId};
 use semantics::uniformity::analysis::{operands_of, InstRef};
 
 use super::prog::{CallSem, Prepared};
-use super::Side;
+use super::{Cex, Checker, Options, Outcome2, RefineError, Side, Verdict};
 
 /// One side condition of C-PAIR that does not hold, with where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +59,13 @@ pub enum Cutoff {
     /// (A)-(E) hold but the pair check did not answer refines (a
     /// difference on some pair of ids, or no answer): the verdict is the
     /// bounded one. `why`: what the pair check answered.
-    PairCheck { wave: usize, why: String },
+    PairCheck {
+        wave: usize,
+        why: String,
+        /// The pair check's counterexample (its thread ids are inputs), if
+        /// it found one.
+        cex: Option<Box<Cex>>,
+    },
 }
 
 /// Checks C-PAIR's side conditions on the pair; empty when all hold.
@@ -205,4 +211,83 @@ fn hierarchy(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
             });
         }
     }
+}
+
+/// Issue 16: asked for more than [`super::scale::SMALL_MAX`] threads
+/// without `--cutoff`, C-PAIR is tried by itself with W the largest asked
+/// thread count (the thread ids such a launch has); `None` when not.
+pub(super) fn automatic(opts: &Options) -> Option<usize> {
+    let max = opts.threads.iter().copied().max()?;
+    (opts.auto_cutoff && max > super::scale::SMALL_MAX).then_some(max)
+}
+
+/// `--cutoff W` (theorem C-PAIR, proofs/CUTOFF.md): when the side
+/// conditions hold, checks launches of 1 and 2 threads whose ids are free in
+/// `0..W`; if they refine, every thread count up to W refines, and only the
+/// asked thread counts above W are checked as usual. Otherwise (a condition
+/// fails, or the pair check answers anything but refines) the verdict is the
+/// bounded one over the asked thread counts, with the reason attached; a
+/// pair counterexample is first lifted to the asked counts ([`super::scale`]).
+pub(super) fn with_cutoff<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    rest_opts: &'a Options,
+) -> Result<Outcome2, RefineError> {
+    let failures = side_conditions(checker.src, checker.tgt);
+    if !failures.is_empty() {
+        let mut o = checker.run()?;
+        o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
+        return Ok(o);
+    }
+    let asked = checker.opts;
+    checker.opts = pair_opts;
+    checker.free_ids = Some(wave);
+    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
+    let pair = checker.run();
+    checker.opts = asked;
+    checker.free_ids = None;
+    checker.tag = tag;
+    let pair = pair?;
+    if !matches!(pair.verdict, Verdict::Refines { .. }) {
+        let why = match &pair.verdict {
+            Verdict::Counterexample(c) => {
+                let inputs: Vec<String> =
+                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                format!(
+                    "a difference at {} thread{} ({})",
+                    c.threads,
+                    if c.threads == 1 { "" } else { "s" },
+                    inputs.join(", ")
+                )
+            }
+            Verdict::Unknown(why) => format!("unknown ({why})"),
+            Verdict::Vacuous(why) => format!("vacuous ({why})"),
+            Verdict::Refines { .. } => unreachable!("C-PAIR: refines was handled above"),
+        };
+        let cex = match pair.verdict {
+            Verdict::Counterexample(c) => Some(c),
+            _ => None,
+        };
+        // The pair's difference, placed at its thread ids, is the first
+        // candidate at the asked thread counts (confirmed there or not used).
+        checker.lift.hint.clone_from(&cex);
+        let mut o = checker.run()?;
+        o.cutoff = Some(Cutoff::PairCheck { wave, why, cex });
+        return Ok(o);
+    }
+    let mut out = pair;
+    if !rest_opts.threads.is_empty() {
+        checker.opts = rest_opts;
+        let rest = checker.run();
+        checker.opts = asked;
+        let rest = rest?;
+        out.iterations.extend(rest.iterations);
+        match (&mut out.verdict, rest.verdict) {
+            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
+            (v, other) => *v = other,
+        }
+    }
+    out.cutoff = Some(Cutoff::Holds { wave });
+    Ok(out)
 }

@@ -27,6 +27,7 @@ mod pipeline;
 pub mod prog;
 pub mod replay;
 pub mod report;
+mod scale;
 mod signature;
 pub mod why;
 
@@ -100,6 +101,18 @@ pub struct Options {
     /// decide every thread count up to W from launches of 1 and 2 threads
     /// whose ids range over `0..W` ([`cutoff`]).
     pub cutoff: Option<usize>,
+    /// R-CEX minimization: after a counterexample is found, look for one
+    /// with small inputs and fewer block visits. Campaigns that only need
+    /// the verdict turn it off (the verdict is the same either way).
+    pub minimize: bool,
+    /// Issue 16: asked for more than 4 threads, search 2 to 4 threads first
+    /// and lift a counterexample found there ([`scale`]); `--no-lift` turns
+    /// it off. Verdicts are the same either way.
+    pub lift: bool,
+    /// Issue 16: without `--cutoff`, asked for more than 4 threads, try
+    /// theorem C-PAIR with W the largest asked count ([`cutoff::automatic`]);
+    /// `--no-auto-cutoff` turns it off.
+    pub auto_cutoff: bool,
     /// `--dump-smt DIR`: every solver query is also written to DIR as an
     /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
     pub dump_smt: Option<std::path::PathBuf>,
@@ -123,6 +136,9 @@ impl Default for Options {
             time_limit: None,
             interrupt: None,
             cutoff: None,
+            minimize: true,
+            lift: true,
+            auto_cutoff: true,
             dump_smt: None,
             hierarchy: hier::HierarchyMode::All,
         }
@@ -150,6 +166,16 @@ pub struct Cex {
     /// poison), and the shown source execution's.
     pub memory: Vec<(String, Vec<Option<u8>>)>,
     pub source_memory: Option<Vec<(String, Vec<Option<u8>>)>>,
+    /// How a counterexample at many threads was found from a smaller one
+    /// (issue 16, [`scale`]), for the report.
+    pub lifted: Option<String>,
+    /// The target execution's D-ANCHOR / D-ORDER choices: (thread, the
+    /// choice's name without thread and encoding, value), so that a lifted
+    /// launch can give a padded copy its original's choices ([`scale`]).
+    pub target_choices: Vec<(usize, String, u128)>,
+    /// Why the counterexample was not replayed on the interpreter when
+    /// replay was asked (R-CEX), for the report.
+    pub replay_note: Option<String>,
 }
 
 /// The verdict (STYLE 3).
@@ -308,6 +334,8 @@ pub struct Checker<'a, 'p> {
     pub progress: Option<Progress<'a>>,
     /// C-PAIR's pair check: thread ids are inputs in `0..W` ([`Launch::free_ids`]).
     pub free_ids: Option<usize>,
+    /// Small counterexamples found for lifting to larger thread counts.
+    pub lift: scale::Lift,
 }
 
 enum PerN {
@@ -329,11 +357,17 @@ impl Checker<'_, '_> {
         let mut source_defined = false;
         let mut target_complete = false;
         for &n in &self.opts.threads.clone() {
-            let (src_ok, tgt_ok) = self.vacuity(n)?;
-            source_defined |= src_ok;
-            target_complete |= tgt_ok;
-            let (r, it) = self.check_threads(n)?;
+            let (r, it) = self.check_scaled(n)?;
             iterations.push((n, it));
+            // Vacuity only matters when no counterexample is found (a
+            // counterexample is a complete target execution on a launch
+            // where no source execution has UB); at many threads it is
+            // among the costliest queries.
+            if !matches!(r, PerN::Cex(_)) && self.session.budget.spent().is_none() {
+                let (src_ok, tgt_ok) = self.vacuity(n)?;
+                source_defined |= src_ok;
+                target_complete |= tgt_ok;
+            }
             // One stop mechanism (smt::Budget): a query cut by the run's
             // budget leaves this thread count undecided, and ends the run.
             if let (Some(stop), false) = (self.session.budget.spent(), matches!(r, PerN::Cex(_))) {
@@ -512,13 +546,37 @@ impl Checker<'_, '_> {
     /// counterexample found is then minimized: small inputs, shorter
     /// traces).
     fn check_threads(&mut self, n: usize) -> Result<(PerN, usize), RefineError> {
+        self.check_threads_with(n, &scale::Mode::default())
+    }
+
+    /// [`Checker::check_threads`] restricted as `mode` says (issue 16:
+    /// launches pinned to a lifted counterexample, or per-thread inputs
+    /// distinct); a restricted search's `Refines` only means "none there".
+    fn check_threads_with(
+        &mut self,
+        n: usize,
+        mode: &scale::Mode,
+    ) -> Result<(PerN, usize), RefineError> {
         let k = self.opts.max_steps;
         let obs = self.opts.observe;
         let mut terms = Terms::new();
         let launch = self.launch(&mut terms, n);
         let t = encode(&mut terms, self.tgt, &launch, k, "T", obs).map_err(RefineError::target)?;
-        let cut = self.target_cut(&mut terms, &launch, &t, n)?;
+        // Restricted searches answer only counterexamples: no cut example.
+        let cut = if mode.restricted() {
+            None
+        } else {
+            self.target_cut(&mut terms, &launch, &t, n)?
+        };
         let mut prop = Incremental::new(self.opts.timeout);
+        for (c, why) in mode.constraints(&mut terms, self.src, &launch, &t) {
+            prop.assert(&terms, Condition::new(c, why));
+        }
+        let minimize = self.opts.minimize && !mode.restricted();
+        let max_iterations = match mode.pin {
+            Some(_) => self.opts.max_iterations.min(scale::PINNED_ITERATIONS),
+            None => self.opts.max_iterations,
+        };
         let add = |terms: &mut Terms, prop: &mut Incremental, x: TermId, why: &str| {
             prop.assert(terms, Condition::new(x, why));
         };
@@ -566,7 +624,8 @@ impl Checker<'_, '_> {
         // renumbering the threads of a counterexample gives another one, so
         // only launches whose first per-thread input is sorted (unsigned)
         // across threads are proposed.
-        if self.src.thread_symmetric() && self.tgt.thread_symmetric() {
+        // (Not for a pinned launch: its thread order is the padding's.)
+        if mode.pin.is_none() && self.src.thread_symmetric() && self.tgt.thread_symmetric() {
             if let Some(i) = self.src.uniform_param.iter().position(|u| !u) {
                 for w in launch.args[i].windows(2) {
                     let le = terms.bv_ule(w[0], w[1]);
@@ -634,8 +693,8 @@ impl Checker<'_, '_> {
                 })
             };
         }
-        for it in 1..=self.opts.max_iterations {
-            let name = format!("{}-n{n}-full-propose-{it}", self.tag);
+        for it in 1..=max_iterations {
+            let name = format!("{}-n{n}-{}propose-{it}", self.tag, mode.tag());
             let r = self.session.check(&terms, &mut prop, &name);
             self.report_last();
             let m = match r? {
@@ -653,12 +712,15 @@ impl Checker<'_, '_> {
             let mut pinned = vec![fx, ft, fu];
             pinned.extend(&t.defs);
             pinned.extend(&t.valid);
-            let modes: &[Ranks] =
-                if self.src.has_anchor && self.opts.strategies != Strategies::Plain {
-                    &[Ranks::Canonical, Ranks::Free]
-                } else {
-                    &[Ranks::Free]
-                };
+            // A pinned launch has one proposal: no strategy to generalize.
+            let modes: &[Ranks] = if self.src.has_anchor
+                && self.opts.strategies != Strategies::Plain
+                && mode.pin.is_none()
+            {
+                &[Ranks::Canonical, Ranks::Free]
+            } else {
+                &[Ranks::Free]
+            };
             let mut unmatched = None;
             for &ranks in modes {
                 let (copy, query) = match ranks {
@@ -671,9 +733,21 @@ impl Checker<'_, '_> {
                 base.extend(&s.defs);
                 base.extend(&s.valid);
                 let mut c = base.clone();
-                c.push(obs::matches(&mut terms, &s, &t));
+                let same = obs::matches(&mut terms, &s, &t);
+                // A pinned launch (issue 16) asks once for a source
+                // execution that matches or is cut: either ends the lift.
+                c.push(match mode.pin {
+                    Some(_) => {
+                        let cut = terms.or(&s.cut);
+                        terms.or(&[same, cut])
+                    }
+                    None => same,
+                });
                 let conds = c.into_iter().map(|x| Condition::new(x, "check")).collect();
                 match self.solve(&terms, &format!("n{n}-full-{query}"), conds)? {
+                    Outcome::Sat(_) if mode.pin.is_some() => {
+                        end!(PerN::Refines { cut: None }, it)
+                    }
                     Outcome::Sat(m2) => {
                         let m2 = complete(&terms, &m2);
                         let fx2 = fix(&mut terms, &s.choices, &m2);
@@ -695,16 +769,27 @@ impl Checker<'_, '_> {
                     .into_iter()
                     .map(|x| Condition::new(x, "source cut"))
                     .collect();
-                match self.solve(&terms, &format!("n{n}-full-source-cut-{it}"), conds)? {
+                let cut_answer = match mode.pin {
+                    Some(_) => Outcome::Unsat, // asked with the check above
+                    None => self.solve(&terms, &format!("n{n}-full-source-cut-{it}"), conds)?,
+                };
+                match cut_answer {
                     Outcome::Unsat => {
-                        let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, &base)?;
+                        let show = mode.pin.is_none().then_some(&base[..]);
+                        let cex = self.build_cex(&mut terms, &launch, &t, &s, &m, show)?;
                         let len: usize = cex.target.iter().map(|th| th.blocks.len()).sum();
                         let large = cex.inputs.iter().any(|(_, v)| !(-8..=8).contains(v));
                         best = Some((cex, len));
                         extra += 1;
+                        // Restricted searches (issue 16) only ask for
+                        // small inputs, not for shorter traces.
+                        let small_step = self.opts.minimize && !small_asked && large;
+                        if !minimize && !small_step {
+                            end!(PerN::Refines { cut: None }, it);
+                        }
                         // Minimizing is optional: a short time limit.
                         prop.set_timeout(self.opts.timeout.min(MINIMIZE_TIMEOUT));
-                        if !small_asked && large {
+                        if small_step {
                             // Small inputs first (then shorter traces).
                             small_asked = true;
                             for c in small_inputs(&mut terms, &launch) {
@@ -712,7 +797,7 @@ impl Checker<'_, '_> {
                             }
                             continue;
                         }
-                        if extra > MINIMIZE_ROUNDS || len <= n {
+                        if !minimize || extra > MINIMIZE_ROUNDS || len <= n {
                             end!(PerN::Refines { cut: None }, it);
                         }
                         let bound = terms.bv_const(16, len as u128);
@@ -734,9 +819,9 @@ impl Checker<'_, '_> {
         end!(
             PerN::Unknown(UnknownWhy::Iterations {
                 threads: n,
-                limit: self.opts.max_iterations
+                limit: max_iterations
             }),
-            self.opts.max_iterations
+            max_iterations
         )
     }
 
@@ -852,7 +937,9 @@ impl Checker<'_, '_> {
         t: &Enc,
         s: &Enc,
         m: &Model,
-        base: &[TermId],
+        // The source side's constraints on the launch, to show a source
+        // execution; `None`: none shown.
+        base: Option<&[TermId]>,
     ) -> Result<Cex, RefineError> {
         let target = concrete(terms, t, m);
         let args: Vec<Vec<i128>> = launch
@@ -868,22 +955,28 @@ impl Checker<'_, '_> {
             })
             .collect();
         let inputs = launch_inputs(terms, launch, m);
-        // One source execution on the same launch, for the side-by-side view.
-        let conds = base
-            .iter()
-            .map(|x| Condition::new(*x, "source on cex launch"))
-            .collect();
-        let (source, source_memory) =
-            match self.solve(terms, &format!("n{}-cex-source", t.n), conds)? {
-                Outcome::Sat(m2) => {
-                    let m2 = complete(terms, &m2);
-                    (
-                        Some(concrete(terms, s, &m2)),
-                        Some(obs::concrete_memory(terms, s, &m2)),
-                    )
+        // One source execution on the same launch, for the side-by-side view
+        // (not for a lifted launch of many threads, where finding one costs
+        // more than the check; the replay shows the interpreter's).
+        let (source, source_memory) = match base {
+            None => (None, None),
+            Some(base) => {
+                let conds = base
+                    .iter()
+                    .map(|x| Condition::new(*x, "source on cex launch"))
+                    .collect();
+                match self.solve(terms, &format!("n{}-cex-source", t.n), conds)? {
+                    Outcome::Sat(m2) => {
+                        let m2 = complete(terms, &m2);
+                        (
+                            Some(concrete(terms, s, &m2)),
+                            Some(obs::concrete_memory(terms, s, &m2)),
+                        )
+                    }
+                    _ => (None, None),
                 }
-                _ => (None, None),
-            };
+            }
+        };
         let buffers = launch
             .buffers
             .iter()
@@ -904,6 +997,9 @@ impl Checker<'_, '_> {
             buffers,
             memory: obs::concrete_memory(terms, t, m),
             source_memory,
+            lifted: None,
+            target_choices: scale::choice_values(terms, t, m),
+            replay_note: None,
         })
     }
 }

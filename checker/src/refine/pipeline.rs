@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use semantics::ir::Module;
 
-use super::cutoff::{self, Cutoff};
+use super::cutoff;
 use super::hier::{self, HierarchyMode};
 use super::prog::{self, Prepared};
 use super::{
@@ -213,14 +213,16 @@ pub fn check_pair<'a>(
         }
     }
     // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
-    // free ids, then the asked counts above W.
+    // free ids, then the asked counts above W (W from `--cutoff`, or the
+    // largest asked count when C-PAIR is tried by itself).
+    let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
     let pair_opts = Options {
         threads: vec![1, 2],
         ..opts.clone()
     };
     let rest_opts = Options {
         threads: (opts.threads.iter().copied())
-            .filter(|n| opts.cutoff.is_some_and(|w| *n > w))
+            .filter(|n| wave.is_some_and(|w| *n > w))
             .collect(),
         ..opts.clone()
     };
@@ -232,9 +234,10 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
         free_ids: None,
+        lift: Default::default(),
     };
-    let run = match opts.cutoff {
-        Some(wave) => with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
+    let run = match wave {
+        Some(wave) => cutoff::with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
         None => checker.run(),
     };
     let mut outcome = match run {
@@ -266,6 +269,14 @@ pub fn check_pair<'a>(
                     outcome.verdict = Verdict::Unknown(UnknownWhy::MemoryAbstraction { detail: e });
                     None
                 }
+                Err(e) if e.contains(replay::INCOMPLETE) => {
+                    // The interpreter could not enumerate the launch (many
+                    // threads with anchors): no confirmation either way.
+                    if let Verdict::Counterexample(c) = &mut outcome.verdict {
+                        c.replay_note = Some(format!("not replayed: {e}"));
+                    }
+                    None
+                }
                 Err(e) => Some(Err(e)),
             }
         }
@@ -277,67 +288,4 @@ pub fn check_pair<'a>(
         replay,
         inlined,
     })
-}
-
-/// `--cutoff W` (theorem C-PAIR, proofs/CUTOFF.md): when the side
-/// conditions hold, checks launches of 1 and 2 threads whose ids are free in
-/// `0..W`; if they refine, every thread count up to W refines, and only the
-/// asked thread counts above W are checked as usual. Otherwise (a condition
-/// fails, or the pair check answers anything but refines) the verdict is the
-/// bounded one over the asked thread counts, with the reason attached.
-fn with_cutoff<'a>(
-    checker: &mut Checker<'a, '_>,
-    wave: usize,
-    pair_opts: &'a Options,
-    rest_opts: &'a Options,
-) -> Result<Outcome2, RefineError> {
-    let failures = cutoff::side_conditions(checker.src, checker.tgt);
-    if !failures.is_empty() {
-        let mut o = checker.run()?;
-        o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
-        return Ok(o);
-    }
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.tag = tag;
-    let pair = pair?;
-    if !matches!(pair.verdict, Verdict::Refines { .. }) {
-        let why = match &pair.verdict {
-            Verdict::Counterexample(c) => {
-                let inputs: Vec<String> =
-                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                format!(
-                    "a difference at {} thread{} ({})",
-                    c.threads,
-                    if c.threads == 1 { "" } else { "s" },
-                    inputs.join(", ")
-                )
-            }
-            Verdict::Unknown(why) => format!("unknown ({why})"),
-            Verdict::Vacuous(why) => format!("vacuous ({why})"),
-            Verdict::Refines { .. } => unreachable!("C-PAIR: refines was handled above"),
-        };
-        let mut o = checker.run()?;
-        o.cutoff = Some(Cutoff::PairCheck { wave, why });
-        return Ok(o);
-    }
-    let mut out = pair;
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
-    out.cutoff = Some(Cutoff::Holds { wave });
-    Ok(out)
 }

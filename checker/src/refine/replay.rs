@@ -28,6 +28,11 @@ use super::obs::{CEnd, CEvent, CThread, CVal};
 use super::prog::{classify_call, CallSem};
 use super::{Cex, Options};
 
+/// Part of the message of a replay that could not enumerate the target's
+/// executions (the interpreter's execution limit): no confirmation, and no
+/// disagreement either.
+pub const INCOMPLETE: &str = "(exploration incomplete at the interpreter's execution limit)";
+
 /// What the replay established.
 #[derive(Clone, Debug)]
 pub struct Replayed {
@@ -487,13 +492,13 @@ fn replay_inner(
     });
     let Some(found) = found else {
         return Err(format!(
-            "the interpreter finds {} target behaviours on this launch (exploration {}), none \
-             with the solver's traces and observation",
+            "the interpreter finds {} target behaviours on this launch {}, none with the \
+             solver's traces and observation",
             tex.behaviours.len(),
             if tex.complete {
-                "complete"
+                "(exploration complete)"
             } else {
-                "incomplete"
+                INCOMPLETE
             }
         ));
     };

@@ -164,7 +164,7 @@ pub fn cutoff_text(c: &Cutoff) -> String {
                 f.join("; ")
             )
         }
-        Cutoff::PairCheck { wave, why } => format!(
+        Cutoff::PairCheck { wave, why, .. } => format!(
             "theorem C-PAIR's side conditions hold, but the check at 1 and 2 threads with thread \
              ids free in 0..{} found {why}; the verdict is the bounded one",
             wave - 1
@@ -264,6 +264,9 @@ fn traces(m: &Module, kernel: &str, ts: &[CThread]) -> String {
 
 fn cex_text(r: &Report, c: &Cex, s: &mut String) {
     let _ = writeln!(s, "launch: {} threads", c.threads);
+    if let Some(how) = &c.lifted {
+        let _ = writeln!(s, "  found as {how}");
+    }
     for (name, v) in &c.inputs {
         let _ = writeln!(s, "  %{name} = {v}");
     }
@@ -319,7 +322,11 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
             let _ = writeln!(s, "replay (R-CEX) FAILED: {e}");
         }
         None => {
-            let _ = writeln!(s, "replay (R-CEX): not replayed (--no-replay)");
+            let why = c
+                .replay_note
+                .as_deref()
+                .unwrap_or("not replayed (--no-replay)");
+            let _ = writeln!(s, "replay (R-CEX): {why}");
         }
     }
 }
@@ -500,6 +507,7 @@ pub fn render_json(r: &Report) -> Value {
                 .map(|d| d.1);
             out["counterexample"] = json!({
                 "threads": c.threads,
+                "lifted": c.lifted,
                 "inputs": c.inputs.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
                 "target": thread_json(&c.target),
                 "source": c.source.as_ref().map(|s| thread_json(s)),
@@ -508,7 +516,7 @@ pub fn render_json(r: &Report) -> Value {
                     Some(Ok(rp)) => json!({"confirmed": true, "source_checked": rp.source_checked,
                         "source_behaviours": rp.source_behaviours, "notes": rp.notes}),
                     Some(Err(e)) => json!({"confirmed": false, "error": e}),
-                    None => json!(null),
+                    None => json!(c.replay_note),
                 },
             });
         }
