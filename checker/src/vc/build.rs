@@ -168,6 +168,7 @@ impl Terms {
                 all_int()?;
                 Ok(Sort::Bool)
             }
+            Op::Fp(fop, f) => super::float::result_sort(fop, f, &sorts),
             Op::Apply(f) => {
                 let decl = self.func_decl(f);
                 if decl.domain.len() != n {
@@ -220,7 +221,10 @@ impl Terms {
     /// interpreted, the evaluator's answer (skipped if it fails, e.g. on Int
     /// overflow, leaving the solver to decide).
     fn fold(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
-        if matches!(op, Op::Apply(_)) {
+        // Floating-point operators are left to the solver, so that its
+        // answers stay independent of the interpreter's float code, which
+        // the evaluator uses (R-FLOAT-SMT).
+        if matches!(op, Op::Apply(_) | Op::Fp(..)) {
             return None;
         }
         let values: Option<Vec<Value>> = args.iter().map(|&a| self.literal(a)).collect();
