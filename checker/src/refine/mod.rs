@@ -537,10 +537,16 @@ impl Checker<'_, '_> {
             for (_, v) in &launch.vars {
                 let w = terms.sort(*v).bv_width().unwrap_or(32);
                 let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
+                // P-INPUT: a float input ranges over the domain converted.
+                let fmt = launch.floats.iter().find(|(x, _)| x == v).map(|(_, f)| *f);
                 let alts: Vec<TermId> = vals
                     .iter()
                     .map(|x| {
-                        let c = terms.bv_const(w, (*x as u128) & ((1u128 << w) - 1));
+                        let bits = match fmt {
+                            Some(f) => f.from_int(*x < 0, x.unsigned_abs()) as u128,
+                            None => *x as u128,
+                        };
+                        let c = terms.bv_const(w, bits & ((1u128 << w) - 1));
                         terms.eq(*v, c)
                     })
                     .collect();

@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
 use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope};
+use semantics::ir::float::FloatTy;
 use semantics::ir::{
-    Attr, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
-    ValueDef, ValueId,
+    Attr, BinOp, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp,
+    TermKind, Type, ValueDef, ValueId,
 };
 
 /// What a call does in the encoding.
@@ -52,6 +53,10 @@ pub enum CallSem {
     Stream,
     /// No semantic effect (`llvm.assume`, lifetime, debug).
     Ignored,
+    /// P-FLOAT / R-FLOAT-SMT: a float intrinsic the interpreter computes
+    /// (`semantics::machine::float::intrinsic`), by base name (`fabs`,
+    /// `fma`, `minnum`, `floor`, ...).
+    FloatIntrinsic(String),
     /// P-THREAD: a pure integer intrinsic of the one table (`llvm.ctpop`,
     /// min/max, cttz/ctlz, abs, bit and byte reversal, funnel shifts,
     /// saturating add/sub), as the interpreter's.
@@ -187,6 +192,21 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         CallSem::Stream
     };
     let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
+    // P-FLOAT: the float intrinsics the interpreter evaluates on scalar
+    // floats (its `step` computes them before any call rule).
+    if semantics::machine::float::is_intrinsic(&callee) && float_ok(&call.ty) {
+        let base = callee
+            .strip_prefix("llvm.")
+            .and_then(|r| r.split('.').next())
+            .unwrap_or_default()
+            .to_string();
+        return Ok(CallInfo {
+            sem: CallSem::FloatIntrinsic(base),
+            convergent: false,
+            token: None,
+            callee,
+        });
+    }
     let row = intrinsics::lookup(&callee);
     let sem = match row.map(|b| b.op) {
         Some(Op::Ctrl(Ctrl::Entry)) => CallSem::Entry,
@@ -235,6 +255,11 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         }
         Some(Op::Opaque) => unknown.clone(),
         Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
+        // P-INPUT: another float intrinsic (`llvm.sin`, `llvm.exp`, ...) is an
+        // unknown call per its declaration, as in the interpreter
+        // (`machine::program::classify`): with `memory(none)` an
+        // uninterpreted function of (arguments, thread).
+        None if callee.starts_with("llvm.") && float_ok(&call.ty) => unknown.clone(),
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
         None => unknown.clone(),
     };
@@ -258,6 +283,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
                 | CallSem::Stream
                 | CallSem::Ignored
                 | CallSem::PureIntrinsic(_)
+                | CallSem::FloatIntrinsic(_)
         );
     Ok(CallInfo {
         sem,
@@ -288,6 +314,17 @@ pub fn set_op_encoded(op: Op) -> bool {
 
 fn int_ok(ty: &Type) -> bool {
     matches!(ty, Type::Int(w) if (1..=64).contains(w))
+}
+
+/// R-FLOAT-SMT: a scalar `half`, `bfloat`, `float` or `double`, whose value
+/// the encoding holds as its bit pattern.
+pub(crate) fn float_ok(ty: &Type) -> bool {
+    FloatTy::of(ty).is_some()
+}
+
+/// An integer or float value of the encoding (a bit-vector).
+fn scalar_ok(ty: &Type) -> bool {
+    int_ok(ty) || float_ok(ty)
 }
 
 /// Rule C-OPS / C-INTR: the argument and result types a modelled call needs
@@ -322,6 +359,18 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             _ => false,
         },
         CallSem::Tid => int_ok(res),
+        // The interpreter computes these on floats of one format.
+        CallSem::FloatIntrinsic(_) => {
+            float_ok(res)
+                && !c.args.is_empty()
+                && c.args.iter().all(|a| &a.ty == res)
+                && semantics::machine::float::intrinsic(
+                    &format!("llvm.{}", sem_base(sem)),
+                    &[],
+                    &vec![semantics::machine::Val::Poison; c.args.len()],
+                )
+                .is_some_and(|r| r.is_ok())
+        }
         CallSem::PureIntrinsic(p) => {
             // The value operands have the result's type; cttz, ctlz and
             // abs end with an `i1` flag.
@@ -343,6 +392,13 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             "with types {}, which do not fit a {meaning}",
             shown()
         ))
+    }
+}
+
+fn sem_base(sem: &CallSem) -> &str {
+    match sem {
+        CallSem::FloatIntrinsic(b) => b,
+        _ => "",
     }
 }
 
@@ -411,7 +467,12 @@ fn operand_ok(op: &Operand) -> bool {
 /// P-MEM-PTR).
 fn const_ok(c: &Const) -> bool {
     match c {
-        Const::Int { .. } | Const::Poison | Const::Undef | Const::Null | Const::Global(_) => true,
+        Const::Int { .. }
+        | Const::Float(_)
+        | Const::Poison
+        | Const::Undef
+        | Const::Null
+        | Const::Global(_) => true,
         Const::Expr(e) => matches!(
             &**e,
             semantics::ir::ConstExpr::Cast {
@@ -427,7 +488,7 @@ fn const_ok(c: &Const) -> bool {
 /// R-MEM-SMT: an integer of the encoding's widths or a pointer (of a
 /// module with a data layout).
 fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
-    int_ok(ty) || ptr_ok(ty, mem)
+    scalar_ok(ty) || ptr_ok(ty, mem)
 }
 
 fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
@@ -465,7 +526,7 @@ pub fn prepare_inlined<'m>(
             at: "the module".into(),
             span: None,
         })?;
-    if !(func.ret_ty == Type::Void || int_ok(&func.ret_ty)) {
+    if !(func.ret_ty == Type::Void || scalar_ok(&func.ret_ty)) {
         return Err(Unsupported {
             construct: format!("kernel returning {}", type_name(&func.ret_ty)),
             at: format!("@{kernel}"),
@@ -498,7 +559,7 @@ pub fn prepare_inlined<'m>(
             let info = match &inst.kind {
                 InstKind::Call(c) => {
                     let info = classify_call(m, c, oob_ub).map_err(|e| bad(&e))?;
-                    if !(matches!(c.ty, Type::Void | Type::Token) || int_ok(&c.ty)) {
+                    if !(matches!(c.ty, Type::Void | Type::Token) || scalar_ok(&c.ty)) {
                         return Err(bad("call with a non-integer result"));
                     }
                     if info.sem == CallSem::Stream && c.ty != Type::Void {
@@ -510,7 +571,7 @@ pub fn prepare_inlined<'m>(
                     // (P-INPUT); it is no value of the encoding.
                     let register = intrinsics::is_register_read(&info.callee);
                     if c.args.iter().any(|a| {
-                        !(int_ok(&a.ty) && operand_ok(&a.value)
+                        !(scalar_ok(&a.ty) && operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
                         return Err(bad("call argument that is not an integer"));
@@ -530,6 +591,31 @@ pub fn prepare_inlined<'m>(
                     }
                     if !operand_ok(lhs) || !operand_ok(rhs) {
                         return Err(bad("icmp of a pointer constant the encoding lacks"));
+                    }
+                    None
+                }
+                InstKind::Binary {
+                    op, ty, lhs, rhs, ..
+                } if float_ok(ty) => {
+                    if !matches!(
+                        op,
+                        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
+                    ) || !operand_ok(lhs)
+                        || !operand_ok(rhs)
+                    {
+                        return Err(bad(&format!("{} on {}", op.mnemonic(), type_name(ty))));
+                    }
+                    None
+                }
+                InstKind::FNeg { ty, value, .. } | InstKind::FCmp { ty, lhs: value, .. }
+                    if !float_ok(ty) || !operand_ok(value) =>
+                {
+                    return Err(bad(&format!("float operation on {}", type_name(ty))));
+                }
+                InstKind::FNeg { .. } => None,
+                InstKind::FCmp { pred, rhs, .. } => {
+                    if !operand_ok(rhs) || !super::encode::fcmp_pred_known(&pred.0) {
+                        return Err(bad(&format!("fcmp {}", pred.0)));
                     }
                     None
                 }
@@ -580,7 +666,7 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Load { ty, ptr, .. } => {
-                    if !(int_ok(ty) || wide_ptr(ty, &mem)) {
+                    if !(scalar_ok(ty) || wide_ptr(ty, &mem)) {
                         return Err(bad(&format!("load of {}", type_name(ty))));
                     }
                     if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
@@ -589,7 +675,7 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Store { value, ptr, .. } => {
-                    if !(int_ok(&value.ty) || wide_ptr(&value.ty, &mem))
+                    if !(scalar_ok(&value.ty) || wide_ptr(&value.ty, &mem))
                         || !operand_ok(&value.value)
                     {
                         return Err(bad(&format!("store of {}", type_name(&value.ty))));
@@ -617,6 +703,30 @@ pub fn prepare_inlined<'m>(
                     }
                     if let Err(e) = gep_steps(&mem, m, source_ty, indices) {
                         return Err(bad(&format!("getelementptr ({e})")));
+                    }
+                    None
+                }
+                InstKind::Cast { op, from, to, .. } if float_ok(&from.ty) || float_ok(to) => {
+                    let (ff, ft) = (FloatTy::of(&from.ty), FloatTy::of(to));
+                    let fits = match (op, ff, ft) {
+                        (CastOp::FPTrunc, Some(a), Some(b)) => b.bits() < a.bits(),
+                        (CastOp::FPExt, Some(a), Some(b)) => b.bits() > a.bits(),
+                        (CastOp::FPToSI | CastOp::FPToUI, Some(_), None) => int_ok(to),
+                        (CastOp::SIToFP | CastOp::UIToFP, None, Some(_)) => int_ok(&from.ty),
+                        (CastOp::BitCast, _, _) => {
+                            scalar_ok(&from.ty)
+                                && scalar_ok(to)
+                                && super::encode::width(&from.ty) == super::encode::width(to)
+                        }
+                        _ => false,
+                    };
+                    if !fits || !operand_ok(&from.value) {
+                        return Err(bad(&format!(
+                            "{} from {} to {}",
+                            cast_name(*op),
+                            type_name(&from.ty),
+                            type_name(to)
+                        )));
                     }
                     None
                 }
@@ -869,7 +979,8 @@ impl CallSem {
             | CallSem::UniformInput
             | CallSem::Stream
             | CallSem::Ignored
-            | CallSem::PureIntrinsic(_) => false,
+            | CallSem::PureIntrinsic(_)
+            | CallSem::FloatIntrinsic(_) => false,
             CallSem::UnknownConv { effect: true } => observe != Observe::Values,
             _ => observe == Observe::Sets,
         }

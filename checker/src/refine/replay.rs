@@ -68,6 +68,12 @@ fn cval(v: &Val) -> CVal {
             };
             CVal::Int { width: w, value }
         }
+        // R-FLOAT-SMT: a float is observed as its bit pattern, as the
+        // encoding holds it.
+        Val::Float { ty, bits } => cval(&Val::Int {
+            bits: ty.bits(),
+            v: *bits as u128,
+        }),
         _ => CVal::Poison,
     }
 }

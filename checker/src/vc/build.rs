@@ -214,6 +214,25 @@ impl Terms {
         if let Some(t) = self.fold(op, args) {
             return t;
         }
+        // R-FLOAT-SMT: IEEE addition, multiplication, equality and the
+        // product of fma are commutative bit for bit once NaN results are
+        // canonical, so their operands are put in id order: `x + y` and
+        // `y + x` become one term, which the solver need not prove equal
+        // by bit-blasting two adders.
+        if let Op::Fp(
+            super::float::FpOp::Add
+            | super::float::FpOp::Mul
+            | super::float::FpOp::Eq
+            | super::float::FpOp::Fma,
+            _,
+        ) = op
+        {
+            if args[1] < args[0] {
+                let mut sorted = args.to_vec();
+                sorted.swap(0, 1);
+                return self.try_app(op, &sorted).expect("sort checked above");
+            }
+        }
         self.try_app(op, args).expect("sort checked above")
     }
 

@@ -30,10 +30,7 @@ impl Builder<'_, '_> {
         let args: Vec<V> = call
             .args
             .iter()
-            .map(|a| {
-                let w = width(&a.ty);
-                self.operand(&a.value, w, th)
-            })
+            .map(|a| self.typed(&a.value, &a.ty, th))
             .collect();
         let rw = width(&call.ty);
         let unset = match &call.ty {
@@ -153,6 +150,9 @@ impl Builder<'_, '_> {
                 Some(self.int(bits))
             }
             CallSem::PureIntrinsic(op) => Some(self.pure_intrinsic(op, rw, &args)),
+            CallSem::FloatIntrinsic(ref base) => {
+                Some(self.float_intrinsic(base, &call.flags, &call.ty, &args))
+            }
             CallSem::Pure if call.ty != Type::Void => {
                 Some(self.input_call(th, info, rw, &args, true))
             }

@@ -4,6 +4,7 @@
 //! visit where the instruction has some. The interpreter's counterpart is
 //! `semantics::machine::step`.
 
+use semantics::ir::float::FloatTy;
 use semantics::ir::{
     BinOp, BlockId, CastOp, ICmpPred, Inst as IrInst, InstKind, Operand, Type, TypedOperand,
 };
@@ -40,6 +41,29 @@ impl Builder<'_, '_> {
     ) -> Option<V> {
         Some(match &inst.kind {
             InstKind::AtomicRmw { value, .. } => return self.atomicrmw(th, ii, value),
+            InstKind::Binary {
+                op,
+                flags,
+                ty,
+                lhs,
+                rhs,
+            } if FloatTy::of(ty).is_some() => self.fbinary(th, *op, flags, ty, lhs, rhs),
+            InstKind::FNeg { flags, ty, value } => self.fneg(th, flags, ty, value),
+            InstKind::FCmp {
+                flags,
+                pred,
+                ty,
+                lhs,
+                rhs,
+            } => self.fcmp(th, &pred.0, flags, ty, lhs, rhs),
+            InstKind::Cast {
+                op,
+                flags,
+                from,
+                to,
+            } if FloatTy::of(&from.ty).is_some() || FloatTy::of(to).is_some() => {
+                self.fcast(th, *op, flags, from, to)
+            }
             InstKind::Phi { ty, incoming, .. } => self.phi(th, enc.bw, ty, incoming),
             InstKind::Binary {
                 op,
@@ -126,7 +150,7 @@ impl Builder<'_, '_> {
         let mut v = self.poison(w);
         if th.s > 0 {
             for (op, pred) in incoming {
-                let ov = self.operand_before(op, w, th);
+                let ov = self.typed_before(op, ty, th);
                 let pt = self.bv(bw, pred.0 as u128);
                 let c = self.t.eq(th.blk[th.s - 1], pt);
                 v = self.ite_v(c, &ov, &v);
@@ -184,10 +208,9 @@ impl Builder<'_, '_> {
         on_true: &TypedOperand,
         on_false: &TypedOperand,
     ) -> V {
-        let w = width(&on_true.ty);
         let c = self.operand(&cond.value, 1, th);
-        let x = self.operand(&on_true.value, w, th);
-        let y = self.operand(&on_false.value, w, th);
+        let x = self.typed(&on_true.value, &on_true.ty, th);
+        let y = self.typed(&on_false.value, &on_false.ty, th);
         let (cb, cp) = self.bits_of(&c, 1);
         let one = self.bv(1, 1);
         let ct = self.t.eq(cb, one);

@@ -44,6 +44,7 @@
 //! | [`sets`] | results over communicating sets, D-ORDER's rank function | `machine/sched.rs` |
 //! | [`ops`] | one function per C-OPS operation over a set | `machine/collective.rs` |
 //! | [`pure`] | pure integer intrinsics (P-THREAD) | `machine/collective.rs::per_thread` |
+//! | [`float`] | float instructions and intrinsics (R-FLOAT-SMT) | `machine/float.rs` |
 //! | [`launch`] | the launch's inputs, reachable (step, block) pairs (P-LAUNCH) | `machine/launch.rs` |
 
 use std::collections::HashMap;
@@ -51,6 +52,7 @@ use std::collections::HashMap;
 use semantics::ir::Type;
 
 mod calls;
+mod float;
 mod inst;
 mod keys;
 mod launch;
@@ -60,6 +62,7 @@ mod pure;
 mod sets;
 mod thread;
 
+pub use float::fcmp_pred_known;
 pub use launch::Launch;
 pub use memory::{MByte, PW};
 
@@ -222,10 +225,15 @@ pub(crate) struct Builder<'a, 'p> {
     bad: Option<Unsupported>,
 }
 
-fn width(ty: &Type) -> u32 {
+/// The bit-vector width of a value of IR type `ty`: integers by their
+/// width, floats by their format's (R-FLOAT-SMT), pointers [`PW`].
+pub(crate) fn width(ty: &Type) -> u32 {
     match ty {
         Type::Ptr(_) => PW,
-        _ => ty.int_bits().unwrap_or(32),
+        _ => semantics::ir::float::FloatTy::of(ty)
+            .map(|f| f.bits())
+            .or_else(|| ty.int_bits())
+            .unwrap_or(32),
     }
 }
 

@@ -486,10 +486,7 @@ impl Builder<'_, '_> {
                 }
             }
             TermKind::Ret(v) => {
-                let ret = v.as_ref().map(|tv| {
-                    let w = width(&tv.ty);
-                    self.operand(&tv.value, w, th)
-                });
+                let ret = v.as_ref().map(|tv| self.typed(&tv.value, &tv.ty, th));
                 Exit {
                     succ: None,
                     ub: fls,
@@ -593,6 +590,11 @@ impl Builder<'_, '_> {
             (Operand::Const(Const::Int { value, .. }), _) => {
                 let bits = self.bv(w, *value as u128);
                 self.int(bits)
+            }
+            (Operand::Const(Const::Float(text)), _) => {
+                // Float literals are read with their type (`typed`).
+                self.unsupported(format!("float constant {text} read as an i{w}"));
+                self.poison(w)
             }
             (Operand::Const(c), _) if w == super::PW => match self.ptr_constant(c) {
                 Some(bits) => self.int(bits),
