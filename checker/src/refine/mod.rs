@@ -145,6 +145,9 @@ pub struct Cex {
     /// poison), and the shown source execution's.
     pub memory: Vec<(String, Vec<Option<u8>>)>,
     pub source_memory: Option<Vec<(String, Vec<Option<u8>>)>>,
+    /// R-FREEZE-SMT: the values the target's `freeze` choices take (signed),
+    /// which replay adds to the interpreter's input domain.
+    pub frozen: Vec<i128>,
 }
 
 /// The verdict (STYLE 3).
@@ -391,10 +394,14 @@ impl Checker<'_, '_> {
 
     /// The launch of `n` threads: ids `0..n`, or free in `0..W` for C-PAIR.
     fn launch(&self, terms: &mut Terms, n: usize) -> Launch {
-        match self.free_ids {
+        let mut l = match self.free_ids {
             Some(w) => Launch::free_ids(terms, self.src, n, w),
             None => Launch::new(terms, self.src, n),
-        }
+        };
+        // R-FREEZE-SMT: a frozen poison ranges over the input domain when
+        // there is one (the interpreter's `int_domain`).
+        l.freeze_domain = self.opts.input_domain.clone();
+        l
     }
 
     fn report_last(&mut self) {
@@ -585,7 +592,12 @@ impl Checker<'_, '_> {
         if !self.src.has_anchor {
             let s =
                 encode(&mut terms, self.src, &launch, k, "S0", obs).map_err(RefineError::source)?;
-            self.learn(&mut terms, &mut prop, &s, &t, None);
+            // R-FREEZE-SMT: without `freeze` the source has no choices and
+            // this copy decides; with it, the copy's frozen values follow
+            // the target's of the same name, thread and step (0 where the
+            // target has none), one strategy among those the check learns.
+            let tie = (!s.freeze.is_empty()).then(|| freeze_tie(&mut terms, &s, &t));
+            self.learn(&mut terms, &mut prop, &s, &t, tie);
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
             // the target's anchors of the same name made (F-21).
@@ -882,6 +894,14 @@ impl Checker<'_, '_> {
             buffers,
             memory: obs::concrete_memory(terms, t, m),
             source_memory,
+            frozen: t
+                .freeze
+                .iter()
+                .map(|f| {
+                    let w = terms.sort(f.var).bv_width().unwrap_or(32);
+                    signed_of(w, obs::ev_bits(terms, m, f.var))
+                })
+                .collect(),
         })
     }
 }
@@ -953,6 +973,32 @@ fn total_visits(terms: &mut Terms, t: &Enc) -> TermId {
 }
 
 /// The launch's input values in `m`, by name (signed).
+/// R-FREEZE-SMT: a strategy for the source copy `s`'s frozen values: the
+/// target's frozen value of the same name, thread and step, else the bits
+/// the poison operand computed (a transform that drops `nsw` and the
+/// `freeze` keeps the wrapped value).
+fn freeze_tie(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
+    let eqs: Vec<TermId> = s
+        .freeze
+        .iter()
+        .map(|f| {
+            let w = terms.sort(f.var).bv_width();
+            let other = t
+                .freeze
+                .iter()
+                .find(|g| {
+                    g.name == f.name
+                        && g.t == f.t
+                        && g.s == f.s
+                        && terms.sort(g.var).bv_width() == w
+                })
+                .map(|g| g.var);
+            terms.eq(f.var, other.unwrap_or(f.bits))
+        })
+        .collect();
+    terms.and(&eqs)
+}
+
 fn launch_inputs(terms: &mut Terms, launch: &Launch, m: &Model) -> Vec<(String, i128)> {
     launch
         .vars

@@ -754,7 +754,16 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
-                InstKind::Freeze(_) => return Err(bad("freeze")),
+                // R-FREEZE-SMT: an integer freeze is a choice of the
+                // encoding; a float or pointer one the interpreter picks
+                // from its input domain converted or as a fresh buffer,
+                // which replay could not follow.
+                InstKind::Freeze(op) => {
+                    if !int_ok(&op.ty) || !operand_ok(&op.value) {
+                        return Err(bad(&format!("freeze of {}", type_name(&op.ty))));
+                    }
+                    None
+                }
                 InstKind::AtomicRmw { op, ptr, value, .. } => {
                     if has_access {
                         return Err(bad(

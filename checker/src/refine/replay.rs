@@ -261,7 +261,17 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         } else {
             ShuffleOob::Poison
         },
-        int_domain: vec![0, 1, 2],
+        // R-FREEZE-SMT: the interpreter's `freeze` picks from this domain,
+        // so it holds the values the target's frozen poison took.
+        int_domain: {
+            let mut d = vec![0, 1, 2];
+            for x in &cex.frozen {
+                if !d.contains(x) {
+                    d.push(*x);
+                }
+            }
+            d
+        },
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
         reduce: true,

@@ -107,8 +107,57 @@ impl Builder<'_, '_> {
             } => self.select(th, cond, on_true, on_false),
             InstKind::Cast { op, from, to, .. } => self.cast(th, *op, from, to),
             InstKind::Call(call) => self.call(enc, th, ii, call, inst.result),
+            InstKind::Freeze(op) => self.freeze(enc, th, ii, op, inst.result),
             _ => V::Void,
         })
+    }
+
+    /// Rule R-FREEZE-SMT (LangRef `freeze`, the interpreter's
+    /// `machine::step`): a non-poison operand passes through; a poison one
+    /// becomes an arbitrary but fixed value of this dynamic instance, a
+    /// fresh choice variable per (thread, step) (in the target, part of
+    /// the execution the solver proposes; in the source, a choice the
+    /// CEGIS check searches, existential). Under a bounded input domain
+    /// the choice ranges over it, as the interpreter's does.
+    fn freeze(
+        &mut self,
+        enc: &mut Enc,
+        th: &ThreadSt,
+        ii: usize,
+        op: &TypedOperand,
+        res: Option<semantics::ir::ValueId>,
+    ) -> V {
+        let w = width(&op.ty);
+        let v = self.operand(&op.value, w, th);
+        let (b, p) = self.bits_of(&v, w);
+        let (t, s) = (th.t, th.s);
+        let c = self.fresh(&format!("frz.t{t}.s{s}.i{ii}"), Sort::BitVec(w));
+        enc.choices.push(c);
+        if let Some(dom) = self.launch.freeze_domain.clone() {
+            let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom };
+            let alts: Vec<TermId> = vals
+                .iter()
+                .map(|x| {
+                    let k = self.bv(w, *x as u128);
+                    self.t.eq(c, k)
+                })
+                .collect();
+            let any = self.t.or(&alts);
+            enc.valid.push(any);
+        }
+        let name = res.map_or_else(
+            || format!("freeze{ii}"),
+            |r| self.p.func.value(r).name.to_string(),
+        );
+        enc.freeze.push(super::Frozen {
+            name,
+            t,
+            s,
+            var: c,
+            bits: b,
+        });
+        let bits = self.t.ite(p, c, b);
+        self.int(bits)
     }
 
     /// Memory abstraction (prog::AtomicInfo): an `atomicrmw` is an observed

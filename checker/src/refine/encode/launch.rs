@@ -27,6 +27,10 @@ pub struct Launch {
     /// patterns) and their formats, for `--input-domain`-style bounds
     /// (P-INPUT: a float input ranges over the integer domain converted).
     pub floats: Vec<(TermId, semantics::ir::float::FloatTy)>,
+    /// R-FREEZE-SMT: the values a `freeze` of poison may take when inputs
+    /// are bounded to a domain (as the interpreter's `int_domain`);
+    /// `None`: every value.
+    pub freeze_domain: Option<Vec<i128>>,
 }
 
 impl Launch {
@@ -82,6 +86,7 @@ impl Launch {
             side: Vec::new(),
             buffers,
             floats,
+            freeze_domain: None,
         }
     }
 

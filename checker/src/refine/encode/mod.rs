@@ -180,10 +180,28 @@ pub struct Enc {
     /// R-MEM: final contents of the observed objects, by the interpreter's
     /// object name (valid when [`Enc::conflict`] is false).
     pub memory: Vec<(String, Vec<(TermId, TermId)>)>,
+    /// R-FREEZE-SMT: the choice variable of each `freeze` per (thread,
+    /// step): the frozen value's name, thread, step, variable (also in
+    /// [`Enc::choices`]), and the operand's bits (what a poison operand
+    /// would have computed: a wrapped sum for `add nsw`).
+    pub freeze: Vec<Frozen>,
     /// R-MEM-SMT: some byte of a shared object is written by one thread
     /// and accessed by another (the per-thread views are then not the
     /// memory model's values).
     pub conflict: TermId,
+}
+
+/// R-FREEZE-SMT: one `freeze` choice of an encoding.
+#[derive(Clone, Debug)]
+pub struct Frozen {
+    /// The frozen value's name (`%f` without `%`).
+    pub name: String,
+    pub t: usize,
+    pub s: usize,
+    /// The choice variable.
+    pub var: TermId,
+    /// The operand's bits.
+    pub bits: TermId,
 }
 
 /// A dynamic instance of a convergent operation: (thread, step, op).

@@ -196,6 +196,7 @@ impl Builder<'_, '_> {
             atom_count: Vec::new(),
             memory: Vec::new(),
             conflict: self.t.fls(),
+            freeze: Vec::new(),
         };
         let mut views = Vec::new();
         for t in 0..n {
