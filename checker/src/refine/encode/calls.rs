@@ -163,6 +163,17 @@ impl Builder<'_, '_> {
                 self.stream_call(th, info, args);
                 None
             }
+            // P-ASSUME: `llvm.assume` of false or poison is UB (the
+            // interpreter's `machine::calls::exec_call`).
+            CallSem::Ignored if info.callee == "llvm.assume" => {
+                if let Some(a) = args.first() {
+                    let (b, p) = self.bits_of(a, 1);
+                    let zero = self.bv(1, 0);
+                    let f = self.t.eq(b, zero);
+                    th.visit.ub = self.t.or(&[th.visit.ub, f, p]);
+                }
+                None
+            }
             _ => None,
         }
     }
