@@ -30,7 +30,9 @@
 //!    SCC and recursing into `D' \ {y}` with start `y` yields a finite tree
 //!    of choices whose leaves ("combinations") include every hierarchy some
 //!    DFS produces: *completeness* of step 1 is exactly the necessary
-//!    condition just stated, applied at every level.
+//!    condition just stated, applied at every level. (The reachability
+//!    half of the condition always holds for an entry of a maximal SCC:
+//!    see `candidate_tree`.)
 //! 2. *Realisability.* Choices in different SCCs are not independent (two
 //!    sibling SCCs each reachable through a branch that also reaches a
 //!    non-header of the other admit only two of the four combinations), so
@@ -57,18 +59,20 @@
 //! and returns at once. Otherwise the candidate tree is walked lazily (its
 //! size is the product of the entry counts of the irreducible regions, so
 //! only as many combinations as needed for `limit` are examined), and each
-//! witness search is about quadratic in the blocks that reach a constrained
-//! cycle (one reachability query per DFS step), branching only at blocks
-//! whose subtree reaches a constrained cycle. Search bounds
+//! witness search costs about the size of the function: it decides the
+//! subtrees of cut points (blocks that dominate everything they reach)
+//! first, deepest first, and every walk stops at them, so a step costs the
+//! part of the function between cut points (see `Cuts`); it branches only
+//! at blocks whose subtree reaches a constrained cycle. Search bounds
 //! (`MAX_COMBINATIONS`, `SEARCH_BUDGET`) make the worst case finite; hitting
 //! one is reported by [`all_hierarchies_checked`] (`complete: false`), never
 //! silently. Checked against brute force over all successor permutations in
 //! `tests/cycle_hierarchies.rs`; timed in `tests/cycles_scale.rs`.
 
 use super::cycles::CycleInfo;
+use super::witness::{Cuts, Found, Witness};
 use super::Cfg;
-use crate::ir::BlockId;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// At most this many combinations of the candidate tree are examined; beyond
 /// it the result is marked incomplete (never reached by the tests' CFGs).
@@ -76,12 +80,12 @@ const MAX_COMBINATIONS: usize = 1 << 16;
 
 /// One cycle of a candidate combination.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Spec {
-    header: usize,
+pub(super) struct Spec {
+    pub(super) header: usize,
     /// Sorted.
-    blocks: Vec<usize>,
+    pub(super) blocks: Vec<usize>,
     /// Whether the header was one of several candidates (a DFS constraint).
-    constrained: bool,
+    pub(super) constrained: bool,
 }
 
 /// Every cycle hierarchy the CFG admits over all DFS orders, deduplicated
@@ -126,7 +130,8 @@ pub fn all_hierarchies_checked(cfg: &Cfg, limit: usize) -> Hierarchies {
     let mut out = vec![llvm];
     let reach = reachable_from(cfg, 0, &vec![true; cfg.len()]);
     let region: Vec<usize> = (0..cfg.len()).filter(|&b| reach[b]).collect();
-    let tree = candidate_tree(cfg, &region, &reach, &reach, 0);
+    let tree = candidate_tree(cfg, &region, &region, 0);
+    let cuts = Cuts::new(cfg);
     let mut examined = 0usize;
     let mut visit = |combo: &[Spec]| -> bool {
         if out.len() >= limit {
@@ -143,7 +148,7 @@ pub fn all_hierarchies_checked(cfg: &Cfg, limit: usize) -> Hierarchies {
         if seen.contains(&key) {
             return true;
         }
-        let orders = match Witness::new(cfg, combo).find() {
+        let orders = match Witness::new(cfg, &cuts, combo).find() {
             Found::Yes(orders) => orders,
             Found::No => return true,
             Found::OutOfBudget => {
@@ -208,16 +213,20 @@ fn reachable_from(cfg: &Cfg, s: usize, allowed: &[bool]) -> Vec<bool> {
 }
 
 /// Non-trivial SCCs (more than one block, or a self loop) of the subgraph
-/// induced by `members` (iterative Tarjan), each sorted.
-fn sccs(cfg: &Cfg, list: &[usize], members: &[bool]) -> Vec<Vec<usize>> {
-    let n = cfg.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
+/// induced by the sorted block list `list` (iterative Tarjan), each sorted.
+/// Works in time linear in the list and its edges (plus a logarithmic
+/// lookup per edge), not in the function: it runs once per cycle of every
+/// candidate tree.
+fn sccs(cfg: &Cfg, list: &[usize]) -> Vec<Vec<usize>> {
+    let local = |b: usize| list.binary_search(&b).ok();
+    let k = list.len();
+    let mut index = vec![usize::MAX; k];
+    let mut low = vec![0usize; k];
+    let mut on_stack = vec![false; k];
     let mut stack: Vec<usize> = Vec::new();
     let mut out = Vec::new();
     let mut counter = 0;
-    for &root in list {
+    for root in 0..k {
         if index[root] != usize::MAX {
             continue;
         }
@@ -228,14 +237,13 @@ fn sccs(cfg: &Cfg, list: &[usize], members: &[bool]) -> Vec<Vec<usize>> {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&(v, i)) = call.last() {
-            if i < cfg.succs[v].len() {
+            if i < cfg.succs[list[v]].len() {
                 if let Some(top) = call.last_mut() {
                     top.1 += 1;
                 }
-                let w = cfg.succs[v][i].0;
-                if !members[w] {
+                let Some(w) = local(cfg.succs[list[v]][i].0) else {
                     continue;
-                }
+                };
                 if index[w] == usize::MAX {
                     index[w] = counter;
                     low[w] = counter;
@@ -255,12 +263,13 @@ fn sccs(cfg: &Cfg, list: &[usize], members: &[bool]) -> Vec<Vec<usize>> {
                     let mut comp = Vec::new();
                     while let Some(x) = stack.pop() {
                         on_stack[x] = false;
-                        comp.push(x);
+                        comp.push(list[x]);
                         if x == v {
                             break;
                         }
                     }
-                    let nontrivial = comp.len() > 1 || cfg.succs[v].iter().any(|t| t.0 == v);
+                    let nontrivial =
+                        comp.len() > 1 || cfg.succs[list[v]].iter().any(|t| t.0 == list[v]);
                     if nontrivial {
                         comp.sort_unstable();
                         out.push(comp);
@@ -289,52 +298,44 @@ struct Node {
 }
 
 /// The candidate tree (step 1 of the module documentation) for the
-/// non-trivial SCCs of `list` (members `in_sub`) inside the region
-/// `in_region` entered first at `s`.
-fn candidate_tree(
-    cfg: &Cfg,
-    list: &[usize],
-    in_sub: &[bool],
-    in_region: &[bool],
-    s: usize,
-) -> Node {
-    let n = cfg.len();
+/// non-trivial SCCs of the sorted block list `list` inside the region
+/// `region` (sorted) entered first at `s`.
+///
+/// The candidates of an SCC `D` not containing `s` are its entries from
+/// `region \ D`: the documentation's condition also asks the outside
+/// predecessor `u` to be reachable from `s` avoiding `D`, but that always
+/// holds. `D` is a maximal strongly connected set of `region` minus `s`'s
+/// block (at the top level, of the reachable blocks), and `region` is
+/// strongly connected from `s`; if every path from `s` to `u` inside
+/// `region` passed through `D`, the part after its last visit of `D`
+/// would lead from `D` to `u` (avoiding `s`, which no such path revisits
+/// without meeting `D` again), and `u -> D` would put `u` in `D`. Checking
+/// it anyway cost a walk of the whole function per irreducible cycle
+/// (quadratic on long functions); a candidate no DFS can take would only be
+/// rejected by the witness search.
+fn candidate_tree(cfg: &Cfg, list: &[usize], region: &[usize], s: usize) -> Node {
     let mut sccs_out = Vec::new();
-    for d in sccs(cfg, list, in_sub) {
-        let mut in_d = vec![false; n];
-        for &b in &d {
-            in_d[b] = true;
-        }
-        let entries: Vec<usize> = d
-            .iter()
-            .copied()
-            .filter(|&y| cfg.preds[y].iter().any(|u| in_region[u.0] && !in_d[u.0]))
-            .collect();
-        let candidates: Vec<usize> = if in_d[s] {
+    for d in sccs(cfg, list) {
+        let in_d = |b: usize| d.binary_search(&b).is_ok();
+        let in_region = |b: usize| region.binary_search(&b).is_ok();
+        let candidates: Vec<usize> = if in_d(s) {
             vec![s]
-        } else if entries.len() == 1 {
-            // Some DFS visits D first, and only at an entry.
-            entries
         } else {
-            let outside: Vec<bool> = (0..n).map(|b| in_region[b] && !in_d[b]).collect();
-            let reach = reachable_from(cfg, s, &outside);
             d.iter()
                 .copied()
-                .filter(|&y| cfg.preds[y].iter().any(|u| outside[u.0] && reach[u.0]))
+                .filter(|&y| cfg.preds[y].iter().any(|u| in_region(u.0) && !in_d(u.0)))
                 .collect()
         };
         let options = candidates
             .iter()
             .map(|&y| {
                 let rest: Vec<usize> = d.iter().copied().filter(|&b| b != y).collect();
-                let mut in_rest = in_d.clone();
-                in_rest[y] = false;
-                (y, candidate_tree(cfg, &rest, &in_rest, &in_d, y))
+                (y, candidate_tree(cfg, &rest, &d, y))
             })
             .collect();
         sccs_out.push(SccChoice {
-            blocks: d,
             constrained: candidates.len() > 1,
+            blocks: d,
             options,
         });
     }
@@ -406,289 +407,4 @@ fn for_each_combination<'t>(
         pending.push(slice);
     }
     cont
-}
-
-/// Upper bound on subtree evaluations per combination in the witness search;
-/// beyond it the combination is left undecided and the result is marked
-/// incomplete (never reached by 40-block CFGs; see the tests).
-const SEARCH_BUDGET: usize = 200_000;
-
-/// Outcome of the witness search for one combination.
-enum Found {
-    Yes(Vec<Vec<BlockId>>),
-    No,
-    OutOfBudget,
-}
-
-/// The witness search of step 2: a DFS whose first visit of every
-/// constrained cycle is its chosen header.
-///
-/// Only *relevant* blocks matter: those that reach a non-header block of a
-/// constrained cycle (`risky`). Headers and all constrained cycles are
-/// relevant (a cycle's blocks reach each other), relevant blocks are closed
-/// under predecessors, and a subtree rooted at an irrelevant block never
-/// visits a relevant one. So visited sets are tracked on relevant blocks
-/// only, successors outside them are explored last in any order, and the
-/// memo key of a subtree is its root plus the visited relevant blocks it can
-/// reach (the rest cannot influence it).
-struct Witness<'a> {
-    cfg: &'a Cfg,
-    words: usize,
-    /// Constrained cycles: (header, blocks as a bit set).
-    constraints: Vec<(usize, Vec<u64>)>,
-    /// Indices into `constraints` of the cycles containing each block.
-    containing: Vec<Vec<usize>>,
-    /// Non-header blocks of constrained cycles.
-    risky: Vec<u64>,
-    /// Blocks that reach a risky block.
-    relevant: Vec<u64>,
-    /// Whether the subtree of a block discovered in a (projected) visited
-    /// state can meet every constraint; with the successor order that does.
-    memo: HashMap<(usize, Vec<u32>), Option<Vec<usize>>>,
-    evaluations: usize,
-}
-
-fn bit(set: &[u64], b: usize) -> bool {
-    set[b / 64] >> (b % 64) & 1 == 1
-}
-fn set_bit(set: &mut [u64], b: usize) {
-    set[b / 64] |= 1 << (b % 64);
-}
-
-impl<'a> Witness<'a> {
-    fn new(cfg: &'a Cfg, combo: &[Spec]) -> Witness<'a> {
-        let n = cfg.len();
-        let words = n.div_ceil(64);
-        let mut constraints = Vec::new();
-        let mut containing = vec![Vec::new(); n];
-        let mut risky = vec![0u64; words];
-        for s in combo.iter().filter(|s| s.constrained) {
-            let mut set = vec![0u64; words];
-            for &b in &s.blocks {
-                set_bit(&mut set, b);
-                containing[b].push(constraints.len());
-                if b != s.header {
-                    set_bit(&mut risky, b);
-                }
-            }
-            constraints.push((s.header, set));
-        }
-        let mut relevant = risky.clone();
-        let mut stack: Vec<usize> = (0..n).filter(|&b| bit(&risky, b)).collect();
-        while let Some(v) = stack.pop() {
-            for p in &cfg.preds[v] {
-                if !bit(&relevant, p.0) {
-                    set_bit(&mut relevant, p.0);
-                    stack.push(p.0);
-                }
-            }
-        }
-        Witness {
-            cfg,
-            words,
-            constraints,
-            containing,
-            risky,
-            relevant,
-            memo: HashMap::new(),
-            evaluations: 0,
-        }
-    }
-
-    /// Runs the search (on a thread with a large stack for big CFGs: the
-    /// recursion is as deep as the DFS tree).
-    fn find(self) -> Found {
-        if self.cfg.len() <= 1_000 {
-            return self.find_inline();
-        }
-        let stack = 64 * 1024 * 1024 + self.cfg.len() * 2048;
-        std::thread::scope(|scope| {
-            match std::thread::Builder::new()
-                .stack_size(stack)
-                .spawn_scoped(scope, move || self.find_inline())
-            {
-                Ok(h) => h.join().unwrap_or(Found::OutOfBudget),
-                Err(_) => Found::OutOfBudget,
-            }
-        })
-    }
-
-    /// Successor lists (in LLVM's order, explored last-first) of a DFS that
-    /// realises the combination, if one exists.
-    fn find_inline(mut self) -> Found {
-        let empty = vec![0u64; self.words];
-        match self.subtree_ok(0, &empty) {
-            None => return Found::OutOfBudget,
-            Some(false) => return Found::No,
-            Some(true) => {}
-        }
-        // Replay the DFS with the recorded orders.
-        let n = self.cfg.len();
-        let mut succs: Vec<Vec<BlockId>> = self.cfg.succs.clone();
-        let mut visited = vec![0u64; self.words];
-        let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        let mut explored: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let discover =
-            |w: usize, visited: &mut Vec<u64>, stack: &mut Vec<(usize, Vec<usize>, usize)>| {
-                let mut order = match self.memo.get(&(w, self.key(w, visited))) {
-                    Some(Some(o)) => o.clone(),
-                    _ => Vec::new(),
-                };
-                for s in distinct(&self.cfg.succs[w]) {
-                    if !order.contains(&s) {
-                        order.push(s);
-                    }
-                }
-                set_bit(visited, w);
-                stack.push((w, order, 0));
-            };
-        discover(0, &mut visited, &mut stack);
-        while let Some(top) = stack.last_mut() {
-            let (w, i) = (top.0, top.2);
-            if i < top.1.len() {
-                let s = top.1[i];
-                top.2 += 1;
-                if !bit(&visited, s) {
-                    explored[w].push(s);
-                    discover(s, &mut visited, &mut stack);
-                }
-            } else {
-                stack.pop();
-            }
-        }
-        for (w, ex) in explored.iter().enumerate() {
-            // Exploration order first, then the rest; reversed because
-            // LLVM's DFS takes the last successor first.
-            let mut seq: Vec<BlockId> = ex.iter().map(|&s| BlockId(s)).collect();
-            let mut used = vec![false; ex.len()];
-            for t in &self.cfg.succs[w] {
-                match ex.iter().position(|&s| s == t.0) {
-                    Some(k) if !used[k] => used[k] = true,
-                    _ => seq.push(*t),
-                }
-            }
-            seq.reverse();
-            succs[w] = seq;
-        }
-        Found::Yes(succs)
-    }
-
-    /// Relevant blocks reachable from `w` through relevant blocks not in
-    /// `avoid` (`w` included when relevant).
-    fn reach(&self, w: usize, avoid: Option<&[u64]>) -> Vec<u64> {
-        let mut r = vec![0u64; self.words];
-        if !bit(&self.relevant, w) {
-            return r;
-        }
-        set_bit(&mut r, w);
-        let mut stack = vec![w];
-        while let Some(v) = stack.pop() {
-            for t in &self.cfg.succs[v] {
-                let t = t.0;
-                if bit(&self.relevant, t) && !bit(&r, t) && !avoid.is_some_and(|a| bit(a, t)) {
-                    set_bit(&mut r, t);
-                    stack.push(t);
-                }
-            }
-        }
-        r
-    }
-
-    /// Memo key of the subtree of `w` in state `visited`: the visited
-    /// relevant blocks that `w` can reach at all.
-    fn key(&self, w: usize, visited: &[u64]) -> Vec<u32> {
-        let universe = self.reach(w, None);
-        let mut k = Vec::new();
-        for (i, (u, v)) in universe.iter().zip(visited).enumerate() {
-            let mut x = u & v;
-            while x != 0 {
-                let b = x.trailing_zeros() as usize;
-                k.push((i * 64 + b) as u32);
-                x &= x - 1;
-            }
-        }
-        k
-    }
-
-    /// Can the DFS subtree of `w`, discovered when `visited` are visited,
-    /// meet every constraint? `None` when the budget is exhausted.
-    fn subtree_ok(&mut self, w: usize, visited: &[u64]) -> Option<bool> {
-        let reach = self.reach(w, Some(visited));
-        if reach.iter().zip(&self.risky).all(|(r, k)| r & k == 0) {
-            return Some(true);
-        }
-        let key = (w, self.key(w, visited));
-        if let Some(r) = self.memo.get(&key) {
-            return Some(r.is_some());
-        }
-        self.evaluations += 1;
-        if self.evaluations > SEARCH_BUDGET {
-            return None;
-        }
-        // Discovering `w` first in a constrained cycle it is not the header of
-        // breaks the combination.
-        let bad = self.containing[w].iter().any(|&c| {
-            let (h, set) = &self.constraints[c];
-            *h != w && set.iter().zip(visited).all(|(s, v)| s & v == 0)
-        });
-        let result = if bad {
-            None
-        } else {
-            let mut v1 = visited.to_vec();
-            set_bit(&mut v1, w);
-            let mut order_memo: HashMap<Vec<u64>, Option<Vec<usize>>> = HashMap::new();
-            self.order_search(w, v1, &mut order_memo)?
-        };
-        let ok = result.is_some();
-        self.memo.insert(key, result);
-        Some(ok)
-    }
-
-    /// An order for the relevant successors of `w` not yet in `visited`
-    /// under which every explored subtree meets the constraints (outer
-    /// `None`: budget exhausted).
-    fn order_search(
-        &mut self,
-        w: usize,
-        visited: Vec<u64>,
-        memo: &mut HashMap<Vec<u64>, Option<Vec<usize>>>,
-    ) -> Option<Option<Vec<usize>>> {
-        let remaining: Vec<usize> = distinct(&self.cfg.succs[w])
-            .into_iter()
-            .filter(|&s| bit(&self.relevant, s) && !bit(&visited, s))
-            .collect();
-        if remaining.is_empty() {
-            return Some(Some(Vec::new()));
-        }
-        if let Some(r) = memo.get(&visited) {
-            return Some(r.clone());
-        }
-        let mut found = None;
-        for &s in &remaining {
-            if !self.subtree_ok(s, &visited)? {
-                continue;
-            }
-            let r = self.reach(s, Some(&visited));
-            let next: Vec<u64> = visited.iter().zip(&r).map(|(a, b)| a | b).collect();
-            if let Some(rest) = self.order_search(w, next, memo)? {
-                let mut o = vec![s];
-                o.extend(rest);
-                found = Some(o);
-                break;
-            }
-        }
-        memo.insert(visited, found.clone());
-        Some(found)
-    }
-}
-
-/// Successors without duplicates, first occurrence order.
-fn distinct(succs: &[BlockId]) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::with_capacity(succs.len());
-    for s in succs {
-        if !out.contains(&s.0) {
-            out.push(s.0);
-        }
-    }
-    out
 }

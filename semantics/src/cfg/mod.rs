@@ -5,7 +5,7 @@
 //! |-------------------------------------------|-------------------|---------------|
 //! | dominators, post-dominators (semi-NCA)    | [`dom`]           | iterative data-flow, `tests/dom_oracle.rs` |
 //! | LLVM's cycle hierarchy (GenericCycleInfo) | [`cycles`]        | opt-22 `print<cycles>`, `tests/cycles_opt.rs`, `tests/cycles_corpus.rs` |
-//! | every hierarchy over all DFS orders (D-HIER) | [`hierarchies`] | brute force over successor orders, `tests/cycle_hierarchies.rs` |
+//! | every hierarchy over all DFS orders (D-HIER) | [`hierarchies`] (the DFS witness search in `witness`) | brute force over successor orders, `tests/cycle_hierarchies.rs` |
 //!
 //! Cost: dominators and [`CycleInfo::compute`] are near-linear in blocks and
 //! edges plus the size of the output (each cycle lists its nested blocks, so
@@ -88,6 +88,7 @@ impl Cfg {
 pub mod cycles;
 pub mod dom;
 pub mod hierarchies;
+mod witness;
 
 pub use cycles::{all_hierarchies, Cycle, CycleId, CycleInfo};
 pub use dom::DomTree;
