@@ -31,6 +31,10 @@ pub enum CallSem {
     Loop,
     /// P-LAUNCH thread id.
     Tid,
+    /// P-LAUNCH: another thread-geometry read (sizes, group and subgroup
+    /// ids) of dimension `dim`, determined by the launch: one group and
+    /// one subgroup of N threads, 1-D (`intrinsics::Geometry::index`).
+    Geometry { what: Index, dim: u32 },
     /// C-OPS: an operation of the intrinsic table over the communicating
     /// set, with the table's operand positions (the interpreter's
     /// `machine::collective` reads the same row): a ballot, vote,
@@ -217,9 +221,29 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         Some(Op::Index(Index::LocalId | Index::GlobalId | Index::Lane, dim)) => match dim {
             Dim::None | Dim::Fixed(0) => CallSem::Tid,
             Dim::Arg(k) if const_int(call, k) == Some(0) => CallSem::Tid,
-            _ => return not_encoded("a thread-geometry read of dimension 1 or 2"),
+            Dim::Fixed(d) => CallSem::Geometry {
+                what: Index::LocalId,
+                dim: u32::from(d),
+            },
+            Dim::Arg(k) => match const_int(call, k) {
+                Some(d) => CallSem::Geometry {
+                    what: Index::LocalId,
+                    dim: d.clamp(0, i128::from(u32::MAX)) as u32,
+                },
+                None => return not_encoded("a thread-geometry read of a variable dimension"),
+            },
         },
-        Some(Op::Index(..)) => return not_encoded("this thread-geometry read"),
+        Some(Op::Index(what, dim)) => CallSem::Geometry {
+            what,
+            dim: match dim {
+                Dim::None => 0,
+                Dim::Fixed(d) => u32::from(d),
+                Dim::Arg(k) => match const_int(call, k) {
+                    Some(d) => d.clamp(0, i128::from(u32::MAX)) as u32,
+                    None => return not_encoded("a thread-geometry read of a variable dimension"),
+                },
+            },
+        },
         Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
             oob_ub: matches!(op, Op::Shuffle { .. })
@@ -278,6 +302,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         || !matches!(
             sem,
             CallSem::Tid
+                | CallSem::Geometry { .. }
                 | CallSem::Pure
                 | CallSem::UniformInput
                 | CallSem::Stream
@@ -358,7 +383,7 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             Op::ActiveMask => int_ok(res),
             _ => false,
         },
-        CallSem::Tid => int_ok(res),
+        CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),
         // The interpreter computes these on floats of one format.
         CallSem::FloatIntrinsic(_) => {
             float_ok(res)
@@ -983,7 +1008,11 @@ impl CallSem {
     pub fn observed(&self, observe: super::encode::Observe) -> bool {
         use super::encode::Observe;
         match self {
-            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
+            CallSem::Entry
+            | CallSem::Anchor
+            | CallSem::Loop
+            | CallSem::Tid
+            | CallSem::Geometry { .. } => false,
             CallSem::Pure
             | CallSem::UniformInput
             | CallSem::Stream
