@@ -76,3 +76,29 @@ fn sizes_and_ids_have_the_launch_values() {
     assert_eq!(both(&s, &t), "counterexample");
     assert_eq!(verdict(&s, &t, vec![2]), "refines");
 }
+
+/// C-OPS: OpenCL `sub_group_broadcast` reads the value of the member at a
+/// lane as an index shuffle does (the interpreter's `read_lane`), so
+/// broadcasting lane 0 equals the first-lane read when lane 0 is active,
+/// and both formalizations agree.
+#[test]
+fn subgroup_broadcast_is_encoded() {
+    let decls = "declare i32 @_Z19sub_group_broadcastjj(i32, i32) convergent
+declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent";
+    let prog = |body: &str| {
+        format!(
+            "define void @k(i32 %x) convergent {{
+entry:
+{body}
+  call void @use(i32 %r)
+  ret void
+}}
+{decls}"
+        )
+    };
+    let s = prog("  %r = call i32 @_Z19sub_group_broadcastjj(i32 %x, i32 0)");
+    let t = prog("  %r = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %x)");
+    assert_eq!(both(&s, &t), "refines");
+    let t2 = prog("  %r = call i32 @_Z19sub_group_broadcastjj(i32 %x, i32 1)");
+    assert_eq!(both(&s, &t2), "counterexample");
+}

@@ -246,7 +246,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         },
         Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
-            oob_ub: matches!(op, Op::Shuffle { .. })
+            oob_ub: matches!(op, Op::Shuffle { .. } | Op::Broadcast { .. })
                 && match str_attr(m, decl_attrs, "convcheck-out-of-range") {
                     Some(v) => v == "ub",
                     None => oob_ub,
@@ -329,6 +329,7 @@ pub fn set_op_encoded(op: Op) -> bool {
             | Op::MatchAny { .. }
             | Op::ActiveMask
             | Op::Shuffle { scale: 1, .. }
+            | Op::Broadcast { .. }
             | Op::Reduce {
                 scan: Scan::None,
                 scope: Scope::Subgroup,
@@ -374,7 +375,7 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             Op::First { arg: a } | Op::Reduce { arg: a, .. } => {
                 int_ok(res) && arg(a as usize) == Some(res)
             }
-            Op::Shuffle { val, idx, .. } => {
+            Op::Shuffle { val, idx, .. } | Op::Broadcast { val, lane: idx } => {
                 int_ok(res)
                     && arg(val as usize) == Some(res)
                     && arg(idx as usize).is_some_and(int_ok)
