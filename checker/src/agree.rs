@@ -8,7 +8,10 @@
 //! Both sides use the same bounds: [`THREADS`] threads, the kernel's
 //! argument `%x` ranging over [`DOMAIN`] per thread. The interpreter's
 //! verdict: on every launch, every target behaviour's observation (R-OBS)
-//! is one of the source's, or the source has UB (R-REF). The checker's
+//! is one of the source's, or the source has UB (R-REF); a thread cut by
+//! the interpreter's bound is read as never ending and compared by its
+//! events (R-PREFIX), a reading checked at twice the bound, and launches
+//! on which no source execution ends are not compared. The checker's
 //! verdict is `refines` or a counterexample (whose replay must agree); any
 //! other verdict (unknown, vacuous) is an error, not an agreement.
 
@@ -190,6 +193,54 @@ fn interp_refines_memory(
     interp_verdict(src, tgt, Some(buffers))
 }
 
+/// Some thread of `e` was cut by the step bound.
+fn has_cut(e: &semantics::machine::launch::Execution) -> bool {
+    use semantics::machine::state::ThreadEnd;
+    e.threads
+        .iter()
+        .any(|t| matches!(t.end, Some(ThreadEnd::Cut) | None))
+}
+
+/// R-PREFIX on the interpreter's side: exploring `m` with twice the step
+/// bound gives the same observations (block traces aside) as `x`, so the
+/// threads cut at the bound made no observable progress in between; on
+/// the generated family (loops that finish within a few iterations or
+/// spin forever) this is exactly "they never end".
+fn stable(
+    m: &Module,
+    opts: &MOptions,
+    x: &semantics::machine::Exploration,
+    observe: Observe,
+) -> Result<(), String> {
+    let longer = MOptions {
+        max_steps: opts.max_steps * 2,
+        ..opts.clone()
+    };
+    let y = explore(m, &longer).map_err(|e| e.to_string())?;
+    let obs = |x: &semantics::machine::Exploration| -> Vec<Vec<CThread>> {
+        x.behaviours
+            .iter()
+            .map(|b| {
+                let mut p = project(m, &b.execution, observe);
+                for t in &mut p {
+                    t.blocks.clear();
+                }
+                p
+            })
+            .collect()
+    };
+    let (a, b) = (obs(x), obs(&y));
+    if a.iter().all(|o| b.contains(o)) && b.iter().all(|o| a.contains(o)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the observations at step bound {} and {} differ: a thread cut by the bound \
+             is not stuck",
+            opts.max_steps, longer.max_steps
+        ))
+    }
+}
+
 /// Both interpreter verdicts: over every launch of `%x`, every target
 /// behaviour's observations (R-OBS) are some source behaviour's (or the
 /// source has UB on the launch); with `buffers`, the kernels run on them
@@ -220,6 +271,21 @@ fn interp_verdict(
         let tx = explore(tgt, &opts).map_err(|e| format!("target: {e}"))?;
         if !sx.complete || !tx.complete {
             return Err(format!("exploration incomplete on launch {xs:?}"));
+        }
+        // R-BOUND, as the checker: a launch on which no source execution
+        // ends in every thread is not compared.
+        if !sx.behaviours.iter().any(|b| !has_cut(&b.execution)) {
+            continue;
+        }
+        // R-PREFIX: a thread cut by the interpreter's bound is read as
+        // never ending, compared with its events so far (`same_observation`
+        // equates two cut ends). That reading is checked, not assumed: the
+        // same launch at twice the bound must show the same observations.
+        for (side, m, x) in [("source", src, &sx), ("target", tgt, &tx)] {
+            if x.behaviours.iter().any(|b| has_cut(&b.execution)) {
+                stable(m, &opts, x, observe)
+                    .map_err(|e| format!("{side} on launch {xs:?}: {e}"))?;
+            }
         }
         let sobs: Vec<(Vec<CThread>, Option<Memory>)> = sx
             .behaviours

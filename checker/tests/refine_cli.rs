@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use checker::cli::Exit;
 use checker::cmd::refine::{
-    parse_threads, run, Args, CheckArgs, ObserveArg, ShuffleOobArg, StrategiesArg, UncontrolledArg,
+    parse_threads, run, Args, CheckArgs, HierarchyArg, ObserveArg, ShuffleOobArg, StrategiesArg,
+    UncontrolledArg,
 };
 
 fn ex(stem: &str, role: &str) -> PathBuf {
@@ -29,6 +30,7 @@ fn args(stem: &str) -> Args {
             timeout: 30,
             strategies: StrategiesArg::Canonical,
             no_replay: false,
+            hierarchy: HierarchyArg::All,
         },
         time_limit: 300,
         dump_smt: None,

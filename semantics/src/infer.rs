@@ -64,13 +64,13 @@ fn fresh_name(f: &Function, base: &str) -> Name {
             .any(|v| matches!(&v.name, Name::Named(x) if x == n))
     };
     if !taken(base) {
-        return Name::Named(base.to_string());
+        return Name::Named(base.into());
     }
     let mut k = 1;
     while taken(&format!("{base}.{k}")) {
         k += 1;
     }
-    Name::Named(format!("{base}.{k}"))
+    Name::Named(format!("{base}.{k}").into())
 }
 
 /// Inserts `inst` (defining a new token value named `name`) at `index` of
@@ -93,7 +93,7 @@ fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Ca
         index,
         Inst {
             result: Some(id),
-            kind: InstKind::Call(call),
+            kind: InstKind::Call(Box::new(call)),
             meta: Default::default(),
             span: Span::default(),
         },
@@ -108,7 +108,7 @@ fn intrinsic_call(name: &str, token: Option<ValueId>) -> Call {
         cconv: None,
         ret_attrs: Vec::new(),
         ty: Type::Token,
-        callee: Operand::Const(Const::Global(name.to_string())),
+        callee: Operand::constant(Const::Global(name.to_string())),
         args: Vec::new(),
         fn_attrs: Vec::new(),
         bundles: token.map(ctrl_bundle).into_iter().collect(),

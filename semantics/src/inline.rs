@@ -252,7 +252,7 @@ impl Work<'_> {
             k += 1;
         }
         taken.insert(cand.clone());
-        Name::Named(cand)
+        Name::Named(cand.into())
     }
 
     /// Replaces the recursive call at instruction `i` of block `b` by a
@@ -261,7 +261,7 @@ impl Work<'_> {
     fn cut(&mut self, b: usize, i: usize) {
         let inst = self.f.blocks[b].insts[i].clone();
         if let Some(res) = inst.result {
-            substitute(&mut self.f, res, &Operand::Const(Const::Poison));
+            substitute(&mut self.f, res, &Operand::constant(Const::Poison));
         }
         let mut taken: HashSet<String> = self.f.blocks.iter().map(|x| name_text(&x.name)).collect();
         let rest_name = self.fresh_value_name(&mut taken, "recursion.rest");
@@ -460,7 +460,7 @@ impl Work<'_> {
                     kind,
                     meta: crate::ir::InstMeta {
                         attachments: x.meta.attachments.clone(),
-                        dbg_records: Vec::new(),
+                        dbg_records: Default::default(),
                     },
                     span: x.span,
                 });
@@ -527,7 +527,7 @@ impl Work<'_> {
             let mut old_term = old_term;
             if let Some(res) = res {
                 // The returned operand replaces the call's result everywhere.
-                let rv = rv.unwrap_or(Operand::Const(Const::Poison));
+                let rv = rv.unwrap_or(Operand::constant(Const::Poison));
                 substitute(&mut self.f, res, &rv);
                 for x in tail.iter_mut() {
                     substitute_inst(&mut x.kind, res, &rv);
@@ -552,13 +552,13 @@ impl Work<'_> {
                     insts.push(Inst {
                         result: Some(res),
                         kind: InstKind::Phi {
-                            flags: Vec::new(),
+                            flags: Vec::new().into(),
                             ty: ret_ty.clone(),
                             incoming: rets
                                 .iter()
                                 .map(|(rb, rv)| {
                                     (
-                                        rv.clone().unwrap_or(Operand::Const(Const::Poison)),
+                                        rv.clone().unwrap_or(Operand::constant(Const::Poison)),
                                         BlockId(*rb),
                                     )
                                 })
@@ -571,7 +571,7 @@ impl Work<'_> {
                 }
                 Some(res) => {
                     // No return: the tail is unreachable; the result is poison.
-                    let p = Operand::Const(Const::Poison);
+                    let p = Operand::constant(Const::Poison);
                     substitute(&mut self.f, res, &p);
                     for x in tail.iter_mut() {
                         substitute_inst(&mut x.kind, res, &p);

@@ -5,7 +5,7 @@
 //! ones get a located error, never a panic; the interpreter evaluates them.
 
 use semantics::ir::print::print_module;
-use semantics::ir::{Const, ConstExpr, Operand};
+use semantics::ir::{Const, ConstExpr};
 use semantics::machine::state::ThreadEnd;
 use semantics::machine::{explore, ArgValues, Options, Outcome, Val};
 use semantics::parse_module;
@@ -64,7 +64,7 @@ fn constant_expressions_parse_and_print_as_written() {
     assert!(matches!(
         &store.kind,
         semantics::ir::InstKind::Store { ptr, .. }
-            if matches!(&ptr.value, Operand::Const(Const::Expr(_)))
+            if matches!(ptr.value.as_const(), Some(Const::Expr(_)))
     ));
 }
 

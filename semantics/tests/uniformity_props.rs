@@ -130,7 +130,7 @@ proptest! {
                     if let InstKind::Phi { incoming, .. } = &inst.kind {
                         let first = &incoming[0].0;
                         let merges_different = incoming.iter().any(|(o, _)| o != first && inst.result.map(Operand::Local).as_ref() != Some(o));
-                        if merges_different && !matches!(first, Operand::Const(semantics::ir::Const::Undef)) {
+                        if merges_different && !matches!(first.as_const(), Some(semantics::ir::Const::Undef)) {
                             prop_assert!(a.div_insts[j.0][k], "U-PHI: phi at join {} of divergent branch {} is uniform", j.0, b.0);
                         }
                     }

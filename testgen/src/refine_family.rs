@@ -129,6 +129,27 @@ pub struct Prog {
     pub with_loop: bool,
     /// The convergent operations and where they are placed.
     pub ops: Vec<(OpKind, Place)>,
+    /// A loop that never ends for some inputs (R-PREFIX), after the
+    /// operations of its place.
+    pub spin: Option<Spin>,
+}
+
+/// A loop that threads with `%x == value` never leave (a dead counter
+/// runs in it; no convergent operation, no event), placed at the end of
+/// the entry block, the arm or the join block: the shape of a miscompile
+/// that keeps some threads in a loop forever (issue 12 item 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spin {
+    pub place: Place,
+    pub value: i32,
+}
+
+/// The spin loop closing block `pred` (`%x == value` stays forever), then
+/// the block `after.{pred}` that continues it.
+fn spin_ll(pred: &str, value: i32) -> String {
+    format!(
+        "  br label %spin.{pred}\nspin.{pred}:\n  %s.{pred} = phi i32 [ 0, %{pred} ], [ %s.next.{pred}, %spin.{pred} ]\n  %s.next.{pred} = add i32 %s.{pred}, 1\n  %stay.{pred} = icmp eq i32 %x, {value}\n  br i1 %stay.{pred}, label %spin.{pred}, label %after.{pred}\nafter.{pred}:\n"
+    )
 }
 
 /// The program as LLVM IR (a module with the kernel `@k(i32 %x)`).
@@ -193,10 +214,14 @@ pub fn render(p: &Prog) -> String {
             }
         }
     };
+    let spin_at = |pl: Place| p.spin.filter(|sp| sp.place == pl).map(|sp| sp.value);
     for (k, pl) in &p.ops {
         if *pl == Place::Entry {
             emit(&mut s, *k, "tok");
         }
+    }
+    if let Some(v) = spin_at(Place::Entry) {
+        s += &spin_ll("entry", v);
     }
     s += "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
     for (k, pl) in &p.ops {
@@ -204,14 +229,24 @@ pub fn render(p: &Prog) -> String {
             emit(&mut s, *k, "tok");
         }
     }
+    if let Some(v) = spin_at(Place::Arm) {
+        s += &spin_ll("arm", v);
+    }
     s += "  br label %join\njoin:\n";
     for (k, pl) in &p.ops {
         if *pl == Place::Join {
             emit(&mut s, *k, "tok");
         }
     }
+    let mut last = "join";
+    if let Some(v) = spin_at(Place::Join) {
+        s += &spin_ll("join", v);
+        last = "after.join";
+    }
     if p.with_loop {
-        s += "  br label %loop\nloop:\n  %i = phi i32 [ 0, %join ], [ %i.next, %loop ]\n";
+        s += &format!(
+            "  br label %loop\nloop:\n  %i = phi i32 [ 0, %{last} ], [ %i.next, %loop ]\n"
+        );
         if p.controlled {
             s += "  %h = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %tok) ]\n";
         }
@@ -286,6 +321,7 @@ fn with_kinds(kind: impl Strategy<Value = OpKind>, max_ops: usize) -> impl Strat
                 controlled,
                 with_loop,
                 ops,
+                spin: None,
             }
         })
 }
@@ -367,4 +403,150 @@ pub fn arb_mutation() -> impl Strategy<Value = (usize, Option<Place>)> {
             Just(None)
         ],
     )
+}
+
+/// A spin loop (R-PREFIX) or none, as a strategy.
+pub fn arb_spin() -> impl Strategy<Value = Option<Spin>> {
+    let place = prop_oneof![Just(Place::Entry), Just(Place::Arm), Just(Place::Join)];
+    prop_oneof![
+        1 => Just(None),
+        3 => (place, 0i32..3).prop_map(|(place, value)| Some(Spin { place, value })),
+    ]
+}
+
+/// Pairs for R-PREFIX (MC-07 with loops that never end for some inputs):
+/// a program with a spin loop or none, and a target that moves one
+/// operation (as [`mutate`]) and has its own spin loop or none.
+pub fn arb_spin_pair(max_ops: usize) -> impl Strategy<Value = (Prog, Prog)> {
+    (arb_prog(max_ops), arb_spin(), arb_mutation(), arb_spin()).prop_map(
+        |(mut p, s1, (i, to), s2)| {
+            p.spin = s1;
+            let mut q = mutate(&p, i, to);
+            q.spin = s2;
+            (p, q)
+        },
+    )
+}
+
+/// The control flow of an [`IrrProg`] (D-HIER): a loop whose header `%H`
+/// tests a flag that is `%c` on entry and false afterwards, or that loop
+/// after jump threading of its entry edge (entry branches to `%A` / `%B`
+/// directly, an irreducible cycle with two hierarchies), with the entry
+/// branch written either way round (which one LLVM's DFS takes as header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Reducible,
+    Threaded,
+    ThreadedSwapped,
+}
+
+/// Where an operation of an [`IrrProg`] is: the arms `%A`, `%B`, the latch
+/// `%L` or the exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IrrPlace {
+    A,
+    B,
+    L,
+    Exit,
+}
+
+/// A program with a possibly irreducible cycle and uncontrolled convergent
+/// operations (their D-MAX keys depend on the hierarchy): MC-07 where the
+/// interpreter enumerates every hierarchy (issue 12 item 8).
+#[derive(Clone, Debug)]
+pub struct IrrProg {
+    pub shape: Shape,
+    /// Threads with `%x` odd run the loop twice, the others once.
+    pub ops: Vec<(OpKind, IrrPlace)>,
+}
+
+/// The program as LLVM IR (kernel `@k(i32 %x)`; `Add` and `Barrier` only).
+pub fn render_irr(p: &IrrProg) -> String {
+    let mut n = 0;
+    let mut ops_at = |pl: IrrPlace| {
+        let mut s = String::new();
+        for (k, at) in &p.ops {
+            if *at != pl {
+                continue;
+            }
+            n += 1;
+            s += &match k {
+                OpKind::Barrier => "  call void @convergent.operation()\n".to_string(),
+                _ => format!(
+                    "  %r{n} = call i32 @subgroupAdd(i32 %x)\n  call void @use(i32 %r{n})\n"
+                ),
+            };
+        }
+        s
+    };
+    let (a, b, l, exit) = (
+        ops_at(IrrPlace::A),
+        ops_at(IrrPlace::B),
+        ops_at(IrrPlace::L),
+        ops_at(IrrPlace::Exit),
+    );
+    let mut s = String::from(
+        "define void @k(i32 %x) {\nentry:\n  %c = icmp slt i32 %x, 1\n  %odd = and i32 %x, 1\n  %n = add i32 %odd, 1\n",
+    );
+    match p.shape {
+        Shape::Reducible => {
+            s += "  br label %H\nH:\n  %i = phi i32 [ 0, %entry ], [ %i.next, %L ]\n  %f = phi i1 [ %c, %entry ], [ false, %L ]\n  br i1 %f, label %A, label %B\n";
+            s += &format!("A:\n{a}  br label %L\nB:\n{b}  br label %L\n");
+            s += "L:\n";
+        }
+        Shape::Threaded | Shape::ThreadedSwapped => {
+            if p.shape == Shape::Threaded {
+                s += "  br i1 %c, label %A, label %B\n";
+            } else {
+                s += "  %nc = xor i1 %c, true\n  br i1 %nc, label %B, label %A\n";
+            }
+            s += "H:\n  br label %B\n";
+            s += &format!("A:\n{a}  br label %L\n");
+            s +=
+                &format!("B:\n  %i.b = phi i32 [ 0, %entry ], [ %i.next, %H ]\n{b}  br label %L\n");
+            s += "L:\n  %i = phi i32 [ 0, %A ], [ %i.b, %B ]\n";
+        }
+    }
+    s += &l;
+    s += "  %i.next = add i32 %i, 1\n  %more = icmp ult i32 %i.next, %n\n  br i1 %more, label %H, label %exit\n";
+    s += &format!("exit:\n{exit}  ret void\n}}\n\n");
+    s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
+    s += "declare void @convergent.operation() convergent nounwind\n";
+    s += "declare void @use(i32)\n";
+    s
+}
+
+/// Pairs for MC-07 with irreducible cycles: a program and a target with
+/// another (or the same) shape, one operation possibly moved.
+pub fn arb_irr_pair() -> impl Strategy<Value = (IrrProg, IrrProg)> {
+    let shape = prop_oneof![
+        Just(Shape::Reducible),
+        Just(Shape::Threaded),
+        Just(Shape::ThreadedSwapped)
+    ];
+    let place = prop_oneof![
+        Just(IrrPlace::A),
+        Just(IrrPlace::B),
+        Just(IrrPlace::L),
+        Just(IrrPlace::Exit)
+    ];
+    let kind = prop_oneof![Just(OpKind::Add), Just(OpKind::Barrier)];
+    (
+        shape.clone(),
+        shape,
+        prop::collection::vec((kind, place.clone()), 1..=2),
+        prop::option::of((0usize..2, place)),
+    )
+        .prop_map(|(s1, s2, ops, mv)| {
+            let p = IrrProg { shape: s1, ops };
+            let mut q = IrrProg {
+                shape: s2,
+                ops: p.ops.clone(),
+            };
+            if let Some((i, to)) = mv {
+                let i = i % q.ops.len();
+                q.ops[i].1 = to;
+            }
+            (p, q)
+        })
 }

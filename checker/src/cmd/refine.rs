@@ -14,6 +14,7 @@ use semantics::ir::Module;
 
 use crate::cli::{CliError, Exit};
 use crate::refine::encode::Observe;
+use crate::refine::hier::HierarchyMode;
 use crate::refine::report::{render_json, render_text, Report};
 use crate::refine::{
     check, Options, PairResult, RefineError, Side, Strategies, Uncontrolled, Verdict,
@@ -147,6 +148,19 @@ pub struct CheckArgs {
     /// output then says the counterexample is not replayed.
     #[arg(long)]
     pub no_replay: bool,
+    /// Cycle hierarchies (D-HIER): `all` checks every hierarchy of the
+    /// target against some hierarchy of the source (irreducible CFGs have
+    /// one per choice of entry); `llvm` uses LLVM's alone.
+    #[arg(long, value_enum, default_value = "all")]
+    pub hierarchy: HierarchyArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HierarchyArg {
+    /// LLVM's cycle hierarchy alone.
+    Llvm,
+    /// Every cycle hierarchy of each program (D-HIER).
+    All,
 }
 
 impl Default for CheckArgs {
@@ -189,6 +203,10 @@ impl CheckArgs {
                 StrategiesArg::Plain => Strategies::Plain,
                 StrategiesArg::Canonical => Strategies::Canonical,
                 StrategiesArg::Mirror => Strategies::Mirror,
+            },
+            hierarchy: match self.hierarchy {
+                HierarchyArg::Llvm => HierarchyMode::Llvm,
+                HierarchyArg::All => HierarchyMode::All,
             },
             ..Options::default()
         }

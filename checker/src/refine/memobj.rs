@@ -223,10 +223,8 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
             }
             let count = match count {
                 None => 1,
-                Some(c) => match c.value {
-                    semantics::ir::Operand::Const(Const::Int { value, .. }) if value >= 0 => {
-                        value as u64
-                    }
+                Some(c) => match c.value.as_int() {
+                    Some(value) if value >= 0 => value as u64,
                     _ => return Err("alloca with a variable count".into()),
                 },
             };

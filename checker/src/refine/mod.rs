@@ -20,6 +20,7 @@
 
 pub mod cutoff;
 pub mod encode;
+pub mod hier;
 pub mod memobj;
 pub mod obs;
 mod pipeline;
@@ -102,6 +103,9 @@ pub struct Options {
     /// `--dump-smt DIR`: every solver query is also written to DIR as an
     /// SMT-LIB file ([`crate::smt::Session`]), for replay with `z3`.
     pub dump_smt: Option<std::path::PathBuf>,
+    /// D-HIER: every cycle hierarchy of each program, or LLVM's alone
+    /// (`--hierarchy`).
+    pub hierarchy: hier::HierarchyMode,
 }
 
 impl Default for Options {
@@ -120,6 +124,7 @@ impl Default for Options {
             interrupt: None,
             cutoff: None,
             dump_smt: None,
+            hierarchy: hier::HierarchyMode::All,
         }
     }
 }
@@ -155,8 +160,8 @@ pub struct Cex {
 pub enum Verdict {
     /// Every target behaviour within the bounds is a source behaviour (or
     /// the source has UB). `cut`: per thread count at which some target
-    /// executions were cut by the step bound (and not compared), one launch
-    /// on which that happens. (Executions over full-range inputs are too
+    /// executions were cut by the step bound, one launch on which that
+    /// happens (compared only when every cut thread is stuck, R-PREFIX). (Executions over full-range inputs are too
     /// many to count; an example launch tells the user which inputs a
     /// larger `--max-steps` would cover.)
     Refines {
@@ -536,9 +541,18 @@ impl Checker<'_, '_> {
                 "C-PAIR: thread ids distinct, below W",
             );
         }
-        for c in t.cut.clone() {
+        // R-PREFIX: a target execution is compared when every thread ends
+        // or provably never ends (its prefix is then its observation);
+        // others are cut by the bound and set aside (R-BOUND).
+        for (c, st) in t.cut.clone().into_iter().zip(t.stuck.clone()) {
             let nc = terms.not(c);
-            add(&mut terms, &mut prop, nc, "target execution complete");
+            let final_ = terms.or(&[nc, st]);
+            add(
+                &mut terms,
+                &mut prop,
+                final_,
+                "target execution complete or stuck",
+            );
         }
         if let Some(dom) = &self.opts.input_domain {
             for (_, v) in &launch.vars {
@@ -590,14 +604,31 @@ impl Checker<'_, '_> {
             "some source execution completes within the bound",
         );
         if !self.src.has_anchor {
-            let s =
-                encode(&mut terms, self.src, &launch, k, "S0", obs).map_err(RefineError::source)?;
-            // R-FREEZE-SMT: without `freeze` the source has no choices and
-            // this copy decides; with it, the copy's frozen values follow
-            // the target's of the same name, thread and step (0 where the
-            // target has none), one strategy among those the check learns.
-            let tie = (!s.freeze.is_empty()).then(|| freeze_tie(&mut terms, &s, &t));
-            self.learn(&mut terms, &mut prop, &s, &t, tie);
+            // No anchors: the source's choices are its hierarchy (D-HIER)
+            // and its frozen values (R-FREEZE-SMT), so one copy per
+            // hierarchy decides the question when it has no `freeze`; with
+            // one, the copy's frozen values follow the target's of the same
+            // name, thread and step (else the operand's bits), one strategy
+            // among those the check learns.
+            for h in 0..self.src.hiers.len() {
+                let name = if h == 0 {
+                    "S0".to_string()
+                } else {
+                    format!("S0h{h}")
+                };
+                let s = encode(&mut terms, self.src, &launch, k, &name, obs)
+                    .map_err(RefineError::source)?;
+                let pick = s.hierarchy.map(|sel| {
+                    let ht = terms.bv_const(encode::CW, h as u128);
+                    terms.eq(sel, ht)
+                });
+                let tie = (!s.freeze.is_empty()).then(|| freeze_tie(&mut terms, &s, &t));
+                let choice = match (pick, tie) {
+                    (Some(a), Some(b)) => Some(terms.and(&[a, b])),
+                    (a, b) => a.or(b),
+                };
+                self.learn(&mut terms, &mut prop, &s, &t, choice);
+            }
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
             // the target's anchors of the same name made (F-21).
@@ -680,7 +711,8 @@ impl Checker<'_, '_> {
             if let Some((s, base)) = unmatched {
                 // No source execution matches: is one cut by the bound?
                 let mut c = base.clone();
-                c.push(terms.or(&s.cut));
+                let open = open_cut(&mut terms, &s);
+                c.push(open);
                 let conds = c
                     .into_iter()
                     .map(|x| Condition::new(x, "source cut"))
@@ -933,6 +965,21 @@ fn mirror_anchors(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
         }
     }
     terms.and(&cs)
+}
+
+/// R-PREFIX: some thread of `e` is cut by the bound without being stuck
+/// (it might still end, or do more, with more steps).
+fn open_cut(terms: &mut Terms, e: &Enc) -> TermId {
+    let xs: Vec<TermId> = e
+        .cut
+        .iter()
+        .zip(&e.stuck)
+        .map(|(c, st)| {
+            let ns = terms.not(*st);
+            terms.and(&[*c, ns])
+        })
+        .collect();
+    terms.or(&xs)
 }
 
 /// Every input of more than 4 bits within [-8, 8] (signed).

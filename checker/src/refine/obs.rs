@@ -67,7 +67,15 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
     let ub_t = terms.or(&t.ub);
     let mut conj = vec![terms.not(ub_t)];
     for th in 0..n {
-        conj.push(terms.not(s.cut[th]));
+        // R-PREFIX: both threads end, with matching return values (below),
+        // or both provably never end; a source thread cut by the bound
+        // otherwise matches nothing (the checker answers unknown then).
+        let ns = terms.not(s.cut[th]);
+        let nt = terms.not(t.cut[th]);
+        let rv = val_match(terms, &s.ret[th], &t.ret[th]);
+        let ended = terms.and(&[ns, nt, rv]);
+        let hang = terms.and(&[s.stuck[th], t.stuck[th]]);
+        conj.push(terms.or(&[ended, hang]));
         // External calls, in order.
         conj.push(terms.eq(s.ext_count[th], t.ext_count[th]));
         for es in &s.ext[th] {
@@ -113,7 +121,6 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
                 conj.push(terms.implies(pre, ok));
             }
         }
-        conj.push(val_match(terms, &s.ret[th], &t.ret[th]));
     }
     conj.push(memory_match(terms, s, t));
     let eq = terms.and(&conj);

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use semantics::ir::Module;
 
 use super::cutoff::{self, Cutoff};
+use super::hier::{self, HierarchyMode};
 use super::prog::{self, Prepared};
 use super::{
     replay, Cex, Checker, Options, Outcome2, Progress, RefineError, Side, Uncontrolled, UnknownWhy,
@@ -184,6 +185,33 @@ pub fn check_pair<'a>(
             })
         }
     };
+    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
+    // `--hierarchy llvm`, as prepared).
+    let (mut ps, mut pt) = (ps, pt);
+    if opts.hierarchy == HierarchyMode::All {
+        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
+            match hier::hierarchies(p.func, HierarchyMode::All) {
+                Ok(hs) => p.hiers = hs,
+                Err(too_many) => {
+                    let why = UnknownWhy::Hierarchies {
+                        role,
+                        found: too_many.found,
+                        complete: too_many.complete,
+                        limit: hier::HIERARCHY_LIMIT,
+                    };
+                    return Ok(PairResult::Checked {
+                        outcome: Outcome2 {
+                            verdict: Verdict::Unknown(why),
+                            iterations: Vec::new(),
+                            cutoff: None,
+                        },
+                        replay: None,
+                        inlined: None,
+                    });
+                }
+            }
+        }
+    }
     // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
     // free ids, then the asked counts above W.
     let pair_opts = Options {

@@ -123,6 +123,9 @@ pub struct Prepared<'m> {
     pub cycles: CycleInfo,
     /// Per block, the enclosing cycles' headers, outermost first (D-MAX).
     pub enclosing: Vec<Vec<(usize, BlockId)>>,
+    /// D-HIER: the hierarchies the encoding keys uncontrolled operations
+    /// by (LLVM's alone unless the pipeline sets every one, [`super::hier`]).
+    pub hiers: Vec<super::hier::Hier>,
     /// Whether the kernel has an `anchor` (D-ORDER constraints are needed).
     pub has_anchor: bool,
     /// Per block, per instruction: the `atomicrmw` meaning (memory
@@ -797,8 +800,8 @@ pub fn prepare_inlined<'m>(
                              abstraction has no memory)",
                         ));
                     }
-                    let global = match &ptr.value {
-                        Operand::Const(semantics::ir::Const::Global(g))
+                    let global = match ptr.value.as_const() {
+                        Some(semantics::ir::Const::Global(g))
                             if m.globals.iter().any(|x| &x.name == g) =>
                         {
                             g.clone()
@@ -849,30 +852,17 @@ pub fn prepare_inlined<'m>(
         .collect();
     let cfg = Cfg::from_function(func);
     let cycles = CycleInfo::compute(&cfg);
-    let enclosing = (0..func.blocks.len())
-        .map(|b| {
-            let mut cs: Vec<(usize, BlockId)> = cycles
-                .cycles_containing(BlockId(b))
-                .into_iter()
-                .map(|c| (c.0, cycles.cycle(c).header()))
-                .collect();
-            // Outermost first: an outer cycle contains more blocks.
-            cs.sort_by_key(|(c, _)| {
-                std::cmp::Reverse(
-                    (0..func.blocks.len())
-                        .filter(|x| cycles.contains(semantics::cfg::CycleId(*c), BlockId(*x)))
-                        .count(),
-                )
-            });
-            cs
-        })
-        .collect();
+    let enclosing = super::hier::enclosing(func, &cycles);
     let class = origins.map_or_else(HashMap::new, |o| classes(func, &calls, o));
     Ok(Prepared {
         module: m,
         func,
         calls,
         uniform_param,
+        hiers: vec![super::hier::Hier {
+            cycles: cycles.clone(),
+            enclosing: enclosing.clone(),
+        }],
         cycles,
         enclosing,
         has_anchor,
@@ -910,7 +900,7 @@ pub fn gep_steps(
             Type::Named(n) => m
                 .types
                 .iter()
-                .find(|t| &t.name == n)
+                .find(|t| *t.name == **n)
                 .and_then(|t| t.ty.clone())
                 .ok_or_else(|| format!("opaque type %{n}"))?,
             other => other.clone(),
@@ -918,8 +908,8 @@ pub fn gep_steps(
         match &resolved {
             Type::Struct { fields, .. } => {
                 let (offs, _, _) = dl.struct_layout(&resolved, m).map_err(|e| e.0)?;
-                let f = match idx.value {
-                    Operand::Const(Const::Int { value, .. }) => usize::try_from(value)
+                let f = match idx.value.as_int() {
+                    Some(value) => usize::try_from(value)
                         .ok()
                         .filter(|f| *f < fields.len())
                         .ok_or("struct index out of range")?,
@@ -1058,8 +1048,5 @@ impl Prepared<'_> {
 
 /// The value of operand `k` when it is an integer constant.
 fn const_int(call: &Call, k: u8) -> Option<i128> {
-    match call.args.get(k as usize).map(|a| &a.value) {
-        Some(Operand::Const(Const::Int { value, .. })) => Some(*value),
-        _ => None,
-    }
+    call.args.get(k as usize).and_then(|a| a.value.as_int())
 }

@@ -170,13 +170,14 @@ fn strip_values(ts: &[CThread]) -> Vec<CThread> {
         .collect()
 }
 
-/// The interpreter's target execution `got` is the solver's `want`: the
-/// same block traces, ends and events, except that a thread ending in UB
-/// may stop its events at the instruction with UB, whereas the encoding
-/// records the whole block visit (P-ASSUME, division UB: the events after
-/// the faulting instruction in its block); refinement never compares a UB
-/// target's observation (R-REF), only replay does.
-fn same_target(got: &[CThread], want: &[CThread]) -> bool {
+/// The interpreter's run `got` reproduces the encoding's `want`: equal
+/// traces, events and ends, except that a thread the encoding shows cut
+/// (stuck, R-PREFIX) runs on in the interpreter, whose larger bound cuts
+/// it later: its encoded blocks are a prefix of the interpreter's; and a
+/// thread ending in UB may stop its events at the faulting instruction,
+/// whereas the encoding records the whole block visit (P-ASSUME, division
+/// UB); refinement never compares a UB target's observation (R-REF).
+fn same_run(got: &[CThread], want: &[CThread]) -> bool {
     got.len() == want.len()
         && got.iter().zip(want).all(|(g, w)| {
             if w.end == CEnd::Ub {
@@ -184,6 +185,11 @@ fn same_target(got: &[CThread], want: &[CThread]) -> bool {
                     && g.blocks == w.blocks
                     && w.calls.starts_with(&g.calls)
                     && w.conv.starts_with(&g.conv)
+            } else if w.end == CEnd::Cut {
+                g.end == CEnd::Cut
+                    && g.blocks.starts_with(&w.blocks)
+                    && g.calls == w.calls
+                    && g.conv == w.conv
             } else {
                 g == w
             }
@@ -501,7 +507,7 @@ fn replay_inner(
     let found = tex.behaviours.iter().find(|b| {
         let got = project(tgt, &b.execution, opts.observe);
         let got = if uf { strip_values(&got) } else { got };
-        same_target(&got, &want) && (uf || interp_memory(&b.execution, cex) == cex.memory)
+        same_run(&got, &want) && (uf || interp_memory(&b.execution, cex) == cex.memory)
     });
     let Some(found) = found else {
         return Err(format!(

@@ -137,11 +137,12 @@ fn threads_text(ts: &[usize]) -> String {
 pub fn bounds_text(o: &Options) -> String {
     format!(
         "threads {}, at most {} block visits per thread, integer inputs over their full range \
-         (one launch group); --observe {}, --uncontrolled {}",
+         (one launch group); --observe {}, --uncontrolled {}, --hierarchy {}",
         threads_text(&o.threads),
         o.max_steps,
         observe_name(o.observe),
-        unc_name(o.uncontrolled)
+        unc_name(o.uncontrolled),
+        o.hierarchy.as_str()
     )
 }
 
@@ -206,7 +207,7 @@ fn end_text(e: &CEnd) -> String {
         CEnd::Returned(None) => "returns".into(),
         CEnd::Returned(Some(v)) => format!("returns {v}"),
         CEnd::Ub => "undefined behaviour".into(),
-        CEnd::Cut => "cut by the step bound".into(),
+        CEnd::Cut => "runs past the step bound".into(),
     }
 }
 
@@ -271,6 +272,14 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
         "target execution (the behaviour the source cannot show):"
     );
     s.push_str(&traces(r.tgt_module, &r.kernel, &c.target));
+    if c.target.iter().any(|t| t.end == CEnd::Cut) {
+        let _ = writeln!(
+            s,
+            "  (R-PREFIX: a target thread that runs past the bound is stuck: from some step on \
+             it repeats blocks without convergent operations or events, with the same values, \
+             so it never ends and its prefix is its whole observation)"
+        );
+    }
     if let Some(src) = &c.source {
         let _ = writeln!(s, "a source execution on the same launch:");
         s.push_str(&traces(r.src_module, &r.kernel, src));
@@ -284,7 +293,7 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
                 s,
                 "target, converged instances in columns (interpreter replay):"
             );
-            s.push_str(&table(r.tgt_module, &r.kernel, &rp.target));
+            s.push_str(&table(r.tgt_module, &r.kernel, &shorten(&rp.target)));
             if let Some(se) = &rp.source {
                 let _ = writeln!(s, "source, converged instances in columns (interpreter):");
                 s.push_str(&table(r.src_module, &r.kernel, se));
@@ -313,6 +322,30 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
             let _ = writeln!(s, "replay (R-CEX): not replayed (--no-replay)");
         }
     }
+}
+
+/// For the table: the traces of threads the interpreter cut (stuck ones,
+/// R-PREFIX, which it runs to its much larger bound) shortened to a few
+/// visits past the longest thread that ended.
+fn shorten(e: &semantics::machine::launch::Execution) -> semantics::machine::launch::Execution {
+    use semantics::machine::state::ThreadEnd;
+    let cut =
+        |t: &semantics::machine::launch::ThreadRecord| matches!(t.end, Some(ThreadEnd::Cut) | None);
+    let keep = e
+        .threads
+        .iter()
+        .filter(|t| !cut(t))
+        .map(|t| t.trace.len())
+        .max()
+        .unwrap_or(0)
+        .max(8)
+        + 2;
+    let mut e = e.clone();
+    for t in e.threads.iter_mut().filter(|t| cut(t)) {
+        let last_event = t.events.iter().map(|ev| ev.pos + 1).max().unwrap_or(0);
+        t.trace.truncate(keep.max(last_event));
+    }
+    e
 }
 
 /// The text report.
@@ -348,7 +381,8 @@ pub fn render_text(r: &Report) -> String {
             } else {
                 let _ = writeln!(
                     s,
-                    "executions cut by the step bound: some, not compared (a larger --max-steps covers them), e.g."
+                    "executions cut by the step bound: some, compared only where every cut thread is stuck \
+                     and some source execution ends (R-PREFIX; a larger --max-steps covers the others), e.g."
                 );
                 for c in cut {
                     let inputs: Vec<String> = c

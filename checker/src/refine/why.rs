@@ -29,6 +29,14 @@ pub enum UnknownWhy {
     /// was interrupted (Ctrl-C). `finished`: the thread counts decided
     /// (refines within bounds) before.
     Stopped { stop: Stop, finished: Vec<usize> },
+    /// D-HIER (`--hierarchy all`): a program has more cycle hierarchies
+    /// than the encoding takes (`found` so far; `complete`: that is all).
+    Hierarchies {
+        role: &'static str,
+        found: usize,
+        complete: bool,
+        limit: usize,
+    },
 }
 
 impl UnknownWhy {
@@ -73,6 +81,17 @@ impl fmt::Display for UnknownWhy {
                 f,
                 "a counterexample under the memory abstraction (atomicrmw results as inputs) \
                  is not replayable with real memory: {detail}"
+            ),
+            UnknownWhy::Hierarchies {
+                role,
+                found,
+                complete,
+                limit,
+            } => write!(
+                f,
+                "{role}: {}{found} cycle hierarchies, limit {limit} (D-HIER; `--hierarchy llvm` \
+                 checks LLVM's alone)",
+                if *complete { "" } else { "at least " }
             ),
             UnknownWhy::Stopped { stop, finished } => {
                 write!(f, "{stop}; ")?;

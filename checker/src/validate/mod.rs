@@ -113,7 +113,7 @@ fn calls(f: &semantics::ir::Function) -> Vec<&semantics::ir::Call> {
         .iter()
         .flat_map(|b| &b.insts)
         .filter_map(|i| match &i.kind {
-            InstKind::Call(c) => Some(c),
+            InstKind::Call(c) => Some(&**c),
             _ => None,
         })
         .collect()

@@ -269,7 +269,7 @@ mod tests {
         );
         assert!(check("llvm.ctpop.i32", &Type::Float, &[Type::Float]).is_err());
         let pair = Type::Struct {
-            fields: vec![Type::Int(1), Type::Int(64)],
+            fields: vec![Type::Int(1), Type::Int(64)].into(),
             packed: false,
         };
         assert!(check("llvm.amdgcn.if.i64", &pair, &[Type::Int(1)]).is_ok());

@@ -208,7 +208,7 @@ impl DataLayout {
     ) -> Result<(Vec<u64>, u64, u64), LayoutError> {
         let (fields, packed) = match ty {
             Type::Struct { fields, packed } => (fields.clone(), *packed),
-            Type::Named(n) => match m.types.iter().find(|t| &t.name == n) {
+            Type::Named(n) => match m.types.iter().find(|t| *t.name == **n) {
                 Some(super::TypeDef { ty: Some(t), .. }) => return self.struct_layout(t, m),
                 _ => return Err(LayoutError(format!("opaque type %{n}"))),
             },
@@ -244,7 +244,7 @@ mod tests {
     fn defaults_match_llvm() {
         let dl = DataLayout::default();
         let s = |fields: Vec<Type>| Type::Struct {
-            fields,
+            fields: fields.into(),
             packed: false,
         };
         let (off, size, _) = dl
@@ -276,7 +276,7 @@ mod tests {
         assert_eq!(dl.pointer_size(1), 8);
         assert_eq!(dl.pointer_size(7), 20);
         let s = Type::Struct {
-            fields: vec![Type::Int(8), Type::Int(64)],
+            fields: vec![Type::Int(8), Type::Int(64)].into(),
             packed: false,
         };
         assert_eq!(dl.struct_layout(&s, &m()).unwrap().0, vec![0, 8]);

@@ -22,6 +22,9 @@ pub use metadata::{DbgRecord, InstMeta, MdAttachment, MdDef, MdValue};
 
 use std::fmt;
 
+pub use compact_str::CompactString;
+use thin_vec::ThinVec;
+
 /// A source position: 1-based line and column in the file the module was
 /// parsed from. Spans are provenance only: two spans always compare equal,
 /// so structural equality of modules ignores where things were written.
@@ -50,10 +53,13 @@ impl fmt::Display for Span {
 }
 
 /// A local name as written: `%name` or `%N`. Quoted names (`%"a b"`) are
-/// stored unquoted; the printer re-quotes when needed.
+/// stored unquoted; the printer re-quotes when needed. Names of up to 24
+/// bytes are stored inline ([`CompactString`]): a function holds one per
+/// block and value, and a heap string each doubled the memory of long
+/// functions (issue 17 item 8).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Name {
-    Named(String),
+    Named(CompactString),
     Numbered(u32),
 }
 
@@ -100,11 +106,12 @@ pub enum Type {
     },
     /// `{ T, ... }` or `<{ T, ... }>`
     Struct {
-        fields: Vec<Type>,
+        fields: ThinVec<Type>,
         packed: bool,
     },
-    /// `%name` referring to a `%name = type ...` definition.
-    Named(String),
+    /// `%name` referring to a `%name = type ...` definition (a boxed
+    /// `str`, so that a type takes 24 bytes).
+    Named(Box<str>),
     /// Legacy typed pointer `T addrspace(N)*`, kept as written.
     TypedPtr {
         pointee: Box<Type>,
@@ -113,7 +120,7 @@ pub enum Type {
     /// `ret (params) ` function type, as in an explicit call type.
     Func {
         ret: Box<Type>,
-        params: Vec<Type>,
+        params: ThinVec<Type>,
         varargs: bool,
     },
     Label,
@@ -265,13 +272,34 @@ pub struct TypedConst {
 pub enum Operand {
     /// An argument or instruction result of the enclosing function.
     Local(ValueId),
-    Const(Const),
+    /// A constant, boxed so that an operand takes 16 bytes (most operands
+    /// are locals; issue 17 item 8). Build one with [`Operand::constant`].
+    Const(Box<Const>),
     /// Inline metadata as a call argument (`metadata !"x"`, `metadata i32 0`),
-    /// kept as raw text; only intrinsics take it.
-    Metadata(String),
+    /// kept as raw text; only intrinsics take it. Boxed twice (rare) so
+    /// that an operand takes 16 bytes.
+    Metadata(Box<String>),
 }
 
 impl Operand {
+    /// The operand for constant `c`.
+    pub fn constant(c: Const) -> Operand {
+        Operand::Const(Box::new(c))
+    }
+    /// The integer, when the operand is an integer constant.
+    pub fn as_int(&self) -> Option<i128> {
+        match self.as_const() {
+            Some(Const::Int { value, .. }) => Some(*value),
+            _ => None,
+        }
+    }
+    /// The constant, when the operand is one.
+    pub fn as_const(&self) -> Option<&Const> {
+        match self {
+            Operand::Const(c) => Some(c),
+            _ => None,
+        }
+    }
     pub fn as_local(&self) -> Option<ValueId> {
         match self {
             Operand::Local(v) => Some(*v),
@@ -474,14 +502,14 @@ pub enum InstKind {
     /// and the type (`nuw`, `nsw`, `exact`, `disjoint`, fast-math flags).
     Binary {
         op: BinOp,
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         ty: Type,
         lhs: Operand,
         rhs: Operand,
     },
     /// `fneg [fmf] T %x`
     FNeg {
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         ty: Type,
         value: Operand,
     },
@@ -493,7 +521,7 @@ pub enum InstKind {
         rhs: Operand,
     },
     FCmp {
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         pred: FCmpPred,
         ty: Type,
         lhs: Operand,
@@ -501,23 +529,24 @@ pub enum InstKind {
     },
     Cast {
         op: CastOp,
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         from: TypedOperand,
         to: Type,
     },
     Select {
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         cond: TypedOperand,
         on_true: TypedOperand,
         on_false: TypedOperand,
     },
     Freeze(TypedOperand),
     Phi {
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         ty: Type,
         incoming: Vec<(Operand, BlockId)>,
     },
-    Call(Call),
+    /// Boxed: a call site is large and most instructions are not calls.
+    Call(Box<Call>),
     Alloca {
         ty: Type,
         count: Option<TypedOperand>,
@@ -528,14 +557,14 @@ pub enum InstKind {
         volatile: bool,
         ty: Type,
         ptr: TypedOperand,
-        atomic: Option<Atomic>,
+        atomic: Option<Box<Atomic>>,
         align: Option<u64>,
     },
     Store {
         volatile: bool,
         value: TypedOperand,
         ptr: TypedOperand,
-        atomic: Option<Atomic>,
+        atomic: Option<Box<Atomic>>,
         align: Option<u64>,
     },
     AtomicRmw {
@@ -543,7 +572,7 @@ pub enum InstKind {
         op: RmwOp,
         ptr: TypedOperand,
         value: TypedOperand,
-        atomic: Atomic,
+        atomic: Box<Atomic>,
         align: Option<u64>,
     },
     CmpXchg {
@@ -552,12 +581,12 @@ pub enum InstKind {
         ptr: TypedOperand,
         cmp: TypedOperand,
         new: TypedOperand,
-        atomic: Atomic,
+        atomic: Box<Atomic>,
         align: Option<u64>,
     },
     /// `getelementptr [inbounds|nuw|nusw ...] T, ptr %p, i64 %i, ...`
     Gep {
-        flags: Vec<String>,
+        flags: ThinVec<String>,
         source_ty: Type,
         base: TypedOperand,
         indices: Vec<TypedOperand>,
@@ -611,8 +640,8 @@ pub struct Call {
 impl Call {
     /// The callee's name when it is a direct call `@name`.
     pub fn callee_name(&self) -> Option<&str> {
-        match &self.callee {
-            Operand::Const(Const::Global(n)) => Some(n),
+        match self.callee.as_const() {
+            Some(Const::Global(n)) => Some(n),
             _ => None,
         }
     }
@@ -645,7 +674,7 @@ pub enum TermKind {
         ty: Type,
         cond: Operand,
         default: BlockId,
-        cases: Vec<(Const, BlockId)>,
+        cases: ThinVec<(Const, BlockId)>,
     },
     Ret(Option<TypedOperand>),
     Unreachable,

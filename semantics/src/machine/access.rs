@@ -500,7 +500,11 @@ pub(super) fn gep(
             let resolved = match &ty {
                 Type::Named(_) => {
                     let (offs, _, _) = dl.struct_layout(&ty, md).map_err(err)?;
-                    let fields = match md.types.iter().find(|t| Type::Named(t.name.clone()) == ty) {
+                    let fields = match md
+                        .types
+                        .iter()
+                        .find(|t| Type::Named(t.name.as_str().into()) == ty)
+                    {
                         Some(crate::ir::TypeDef {
                             ty: Some(Type::Struct { fields, .. }),
                             ..

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::cfg::{Cfg, CycleInfo};
 use crate::intrinsics::{self, Ctrl, Op};
-use crate::ir::{Attr, BlockId, Call, Const, Function, InstKind, Module, Operand};
+use crate::ir::{Attr, BlockId, Call, Const, Function, InstKind, Module};
 
 use super::state::Loc;
 
@@ -362,7 +362,7 @@ fn direct_callees(module: &Module, f: &Function) -> Vec<usize> {
     for b in &f.blocks {
         for inst in &b.insts {
             if let InstKind::Call(c) = &inst.kind {
-                if let Operand::Const(Const::Global(name)) = &c.callee {
+                if let Some(Const::Global(name)) = c.callee.as_const() {
                     if let Some(g) = module
                         .functions
                         .iter()

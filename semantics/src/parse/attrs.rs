@@ -177,22 +177,31 @@ impl Parser<'_> {
                                 .and_then(|t| t.strip_suffix(')'))
                                 .unwrap_or(&text)
                                 .to_string();
-                            out.push(Attr::Paren { name: w, args });
+                            out.push(Attr::Paren {
+                                name: w.into_string(),
+                                args,
+                            });
                         }
                         Tok::Punct('=') if ctx == AttrCtx::Group => {
                             self.bump();
                             self.bump();
                             let value: u64 = self.uint()?;
-                            out.push(Attr::Int { name: w, value });
+                            out.push(Attr::Int {
+                                name: w.into_string(),
+                                value,
+                            });
                         }
                         Tok::Int(_) if w == "align" => {
                             self.bump();
                             let value: u64 = self.uint()?;
-                            out.push(Attr::Int { name: w, value });
+                            out.push(Attr::Int {
+                                name: w.into_string(),
+                                value,
+                            });
                         }
                         _ => {
                             self.bump();
-                            out.push(Attr::Word(w));
+                            out.push(Attr::Word(w.into_string()));
                         }
                     }
                 }

@@ -65,7 +65,7 @@ impl Parser<'_> {
         let explicit_label = label.is_some();
         let (id, name) = st.fb.def_block(self, label, span)?;
         let mut insts = Vec::new();
-        let mut dbg_records = Vec::new();
+        let mut dbg_records = thin_vec::ThinVec::new();
         loop {
             let at = self.span();
             match self.peek().clone() {
@@ -88,7 +88,7 @@ impl Parser<'_> {
                 _ => None,
             };
             let op_at = self.span();
-            let Some(op) = self.word().map(str::to_string) else {
+            let Some(op) = self.word().map(crate::ir::CompactString::from) else {
                 return Err(self.expected("an instruction opcode"));
             };
             if let Some(kind) = self.terminator(st, &op)? {
@@ -96,7 +96,7 @@ impl Parser<'_> {
                     return Err(self.err_at(at, "terminators do not produce a named value"));
                 }
                 let meta = InstMeta {
-                    attachments: self.md_attachments()?,
+                    attachments: self.md_attachments()?.into(),
                     dbg_records,
                 };
                 // A block's list grows by doubling from 4; most blocks hold
@@ -118,7 +118,7 @@ impl Parser<'_> {
             }
             let (kind, rty) = self.instruction(st, &op, op_at)?;
             let meta = InstMeta {
-                attachments: self.md_attachments()?,
+                attachments: self.md_attachments()?.into(),
                 dbg_records: std::mem::take(&mut dbg_records),
             };
             let result = match rty {
@@ -215,7 +215,7 @@ impl Parser<'_> {
                     ty,
                     cond,
                     default,
-                    cases,
+                    cases: cases.into(),
                 }
             }
             "unreachable" => {
@@ -273,7 +273,7 @@ impl Parser<'_> {
                 self.bump();
                 st.fb.use_value(self, n, ty, at)
             }
-            _ => Ok(Operand::Const(self.parse_const(ty)?)),
+            _ => Ok(Operand::constant(self.parse_const(ty)?)),
         }
     }
 

@@ -138,7 +138,7 @@ impl Parser<'_> {
             return Ok((
                 InstKind::Binary {
                     op: bop,
-                    flags,
+                    flags: flags.into(),
                     ty: ty.clone(),
                     lhs,
                     rhs,
@@ -154,7 +154,7 @@ impl Parser<'_> {
             return Ok((
                 InstKind::Cast {
                     op: cop,
-                    flags,
+                    flags: flags.into(),
                     from,
                     to: to.clone(),
                 },
@@ -168,7 +168,7 @@ impl Parser<'_> {
                 let value = self.operand_of(st, &ty, false)?;
                 (
                     InstKind::FNeg {
-                        flags,
+                        flags: flags.into(),
                         ty: ty.clone(),
                         value,
                     },
@@ -212,7 +212,7 @@ impl Parser<'_> {
                 let rty = bool_like(&ty);
                 (
                     InstKind::FCmp {
-                        flags,
+                        flags: flags.into(),
                         pred,
                         ty,
                         lhs,
@@ -231,7 +231,7 @@ impl Parser<'_> {
                 let rty = on_true.ty.clone();
                 (
                     InstKind::Select {
-                        flags,
+                        flags: flags.into(),
                         cond,
                         on_true,
                         on_false,
@@ -262,7 +262,7 @@ impl Parser<'_> {
                 }
                 (
                     InstKind::Phi {
-                        flags,
+                        flags: flags.into(),
                         ty: ty.clone(),
                         incoming,
                     },
@@ -292,7 +292,7 @@ impl Parser<'_> {
                         volatile,
                         ty: ty.clone(),
                         ptr,
-                        atomic,
+                        atomic: atomic.map(Box::new),
                         align,
                     },
                     Some(ty),
@@ -315,7 +315,7 @@ impl Parser<'_> {
                         volatile,
                         value,
                         ptr,
-                        atomic,
+                        atomic: atomic.map(Box::new),
                         align,
                     },
                     None,
@@ -340,7 +340,7 @@ impl Parser<'_> {
                         op: rop,
                         ptr,
                         value,
-                        atomic,
+                        atomic: Box::new(atomic),
                         align,
                     },
                     Some(rty),
@@ -357,7 +357,7 @@ impl Parser<'_> {
                 let atomic = self.atomic(true)?;
                 let align = self.opt_align()?;
                 let rty = Type::Struct {
-                    fields: vec![cmp.ty.clone(), Type::Int(1)],
+                    fields: vec![cmp.ty.clone(), Type::Int(1)].into(),
                     packed: false,
                 };
                 (
@@ -367,7 +367,7 @@ impl Parser<'_> {
                         ptr,
                         cmp,
                         new,
-                        atomic,
+                        atomic: Box::new(atomic),
                         align,
                     },
                     Some(rty),
@@ -523,9 +523,10 @@ impl Parser<'_> {
             .iter()
             .map(|i| {
                 let v = match (&i.ty, &i.value) {
-                    (Type::Int(_), Operand::Const(crate::ir::Const::Int { value, .. })) => {
-                        Some(*value)
-                    }
+                    (Type::Int(_), Operand::Const(c)) => match **c {
+                        crate::ir::Const::Int { value, .. } => Some(value),
+                        _ => None,
+                    },
                     _ => None,
                 };
                 (&i.ty, v)
@@ -536,7 +537,7 @@ impl Parser<'_> {
         let rty = super::types::gep_result_type(&base.ty, indices.iter().map(|i| &i.ty));
         Ok((
             InstKind::Gep {
-                flags,
+                flags: flags.into(),
                 source_ty,
                 base,
                 indices,
@@ -564,7 +565,7 @@ impl Parser<'_> {
             Tok::Global(g) => {
                 self.bump();
                 self.note_global_use(g.clone(), callee_at);
-                Operand::Const(crate::ir::Const::Global(g))
+                Operand::constant(crate::ir::Const::Global(g))
             }
             Tok::Local(n) => {
                 self.bump();
@@ -575,7 +576,7 @@ impl Parser<'_> {
             Tok::Word(w) if w == "asm" => return Err(self.unsupported("inline asm")),
             // Constant callees (`null`, `undef`, ...); constant expressions
             // and inline asm are rejected inside `parse_const`.
-            _ => Operand::Const(self.parse_const(&Type::Ptr(0))?),
+            _ => Operand::constant(self.parse_const(&Type::Ptr(0))?),
         };
         self.expect_punct('(')?;
         let mut args = Vec::new();
@@ -590,7 +591,7 @@ impl Parser<'_> {
                     args.push(CallArg {
                         ty: aty,
                         attrs: Vec::new(),
-                        value: Operand::Metadata(text),
+                        value: Operand::Metadata(Box::new(text)),
                     });
                 } else {
                     let attrs = self.attrs(AttrCtx::Param)?;
@@ -609,7 +610,7 @@ impl Parser<'_> {
         }
         // LLParser's "invalid intrinsic signature": an intrinsic's call has
         // its signature (issue 12 item 9), reported at the callee.
-        if let Operand::Const(crate::ir::Const::Global(g)) = &callee {
+        if let Some(crate::ir::Const::Global(g)) = callee.as_const() {
             let vararg = matches!(&ty, Type::Func { varargs: true, .. });
             if g.starts_with("llvm.") && !vararg {
                 let ret = match &ty {
@@ -649,7 +650,7 @@ impl Parser<'_> {
             t => t.clone(),
         };
         Ok((
-            InstKind::Call(Call {
+            InstKind::Call(Box::new(Call {
                 tail,
                 flags,
                 cconv,
@@ -659,7 +660,7 @@ impl Parser<'_> {
                 args,
                 fn_attrs,
                 bundles,
-            }),
+            })),
             Some(rty),
         ))
     }

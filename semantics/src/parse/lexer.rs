@@ -5,13 +5,14 @@
 //! keywords. Every token carries its 1-based line and column; the lexer
 //! never panics, malformed input becomes an error token position.
 
-use crate::ir::{Name, Span};
+use crate::ir::{CompactString, Name, Span};
 
 /// One lexical token.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
-    /// Identifier or keyword: `define`, `i32`, `nuw`, `x`, `true`.
-    Word(String),
+    /// Identifier or keyword: `define`, `i32`, `nuw`, `x`, `true` (inline
+    /// up to 24 bytes: no allocation per token).
+    Word(CompactString),
     /// A label definition `name:`, `"quoted":` or `5:`.
     Label(Name),
     /// `%name`, `%"quoted"`, `%5`.
@@ -31,7 +32,7 @@ pub enum Tok {
     /// `c"text"`.
     CStr(Vec<u8>),
     /// Decimal integer literal as written (with optional `-`).
-    Int(String),
+    Int(CompactString),
     /// Floating literal as written (decimal or `0x...` hex form).
     Float(String),
     /// `= , ( ) [ ] { } < > * : | !`
@@ -171,20 +172,20 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn label_chars(&mut self) -> String {
+    fn label_chars(&mut self) -> CompactString {
         let s = self.pos;
         while is_label_char(self.peek(0)) {
             self.pos += 1;
         }
-        String::from_utf8_lossy(&self.src[s..self.pos]).into_owned()
+        CompactString::from_utf8_lossy(&self.src[s..self.pos])
     }
 
-    fn utf8(&self, bytes: Vec<u8>, at: usize) -> Result<String, LexError> {
-        String::from_utf8(bytes).map_err(|_| self.err(at, "name is not valid UTF-8"))
+    fn utf8(&self, bytes: Vec<u8>, at: usize) -> Result<CompactString, LexError> {
+        CompactString::from_utf8(bytes).map_err(|_| self.err(at, "name is not valid UTF-8"))
     }
 
     /// After a sigil: a quoted name, a number, or an identifier.
-    fn sigil_name(&mut self, at: usize, what: &str) -> Result<(String, bool), LexError> {
+    fn sigil_name(&mut self, at: usize, what: &str) -> Result<(CompactString, bool), LexError> {
         let c = self.peek(0);
         if c == b'"' {
             let q = self.quoted()?;
@@ -198,10 +199,7 @@ impl<'a> Lexer<'a> {
             if is_label_char(self.peek(0)) {
                 return Err(self.err(at, format!("invalid {what} name")));
             }
-            return Ok((
-                String::from_utf8_lossy(&self.src[s..self.pos]).into_owned(),
-                true,
-            ));
+            return Ok((CompactString::from_utf8_lossy(&self.src[s..self.pos]), true));
         }
         if is_ident_start(c) {
             return Ok((self.label_chars(), false));
@@ -251,7 +249,7 @@ impl<'a> Lexer<'a> {
             b'@' => {
                 self.pos += 1;
                 let (s, _) = self.sigil_name(start, "global")?;
-                Tok::Global(s)
+                Tok::Global(s.into_string())
             }
             b'!' => {
                 self.pos += 1;
@@ -283,7 +281,7 @@ impl<'a> Lexer<'a> {
                 } else if self.peek(0).is_ascii_alphabetic() {
                     let w = self.label_chars();
                     if w.starts_with("dbg_") {
-                        Tok::DbgRecord(w)
+                        Tok::DbgRecord(w.into_string())
                     } else {
                         return Err(self.err(start, format!("unknown token '#{w}'")));
                     }
@@ -344,7 +342,7 @@ impl<'a> Lexer<'a> {
                 e += 1;
             }
             if self.src.get(e) == Some(&b':') {
-                let w = String::from_utf8_lossy(&self.src[start..e]).into_owned();
+                let w = CompactString::from_utf8_lossy(&self.src[start..e]);
                 self.pos = e + 1;
                 if w.bytes().all(|b| b.is_ascii_digit()) {
                     let n = w
@@ -408,9 +406,9 @@ impl<'a> Lexer<'a> {
         if c == b'+' {
             return Err(self.err(start, "integer constants may not start with '+'"));
         }
-        Ok(Tok::Int(
-            String::from_utf8_lossy(&self.src[start..self.pos]).into_owned(),
-        ))
+        Ok(Tok::Int(CompactString::from_utf8_lossy(
+            &self.src[start..self.pos],
+        )))
     }
 }
 
@@ -434,7 +432,7 @@ impl Tok {
     pub fn text(&self) -> String {
         use crate::ir::print::{quote_bytes, quote_name};
         match self {
-            Tok::Word(w) => w.clone(),
+            Tok::Word(w) => w.to_string(),
             Tok::Label(n) => format!("{}:", quote_name(n)),
             Tok::Local(n) => format!("%{}", quote_name(n)),
             Tok::Global(g) => format!("@{}", crate::ir::print::quote_global(g)),
@@ -444,7 +442,8 @@ impl Tok {
             Tok::MetaStr(s) => format!("!{}", quote_bytes(s)),
             Tok::Str(s) => quote_bytes(s),
             Tok::CStr(s) => format!("c{}", quote_bytes(s)),
-            Tok::Int(s) | Tok::Float(s) => s.clone(),
+            Tok::Int(s) => s.to_string(),
+            Tok::Float(s) => s.clone(),
             Tok::Punct(c) => c.to_string(),
             Tok::Ellipsis => "...".to_string(),
             Tok::Eof => String::new(),

@@ -533,7 +533,7 @@ impl<'s> Parser<'s> {
                         "no_sanitize_address"
                         | "no_sanitize_hwaddress"
                         | "sanitize_memtag"
-                        | "sanitize_address_dyninit" => trailer.push(w),
+                        | "sanitize_address_dyninit" => trailer.push(w.into_string()),
                         _ => {
                             return Err(self.unsupported_at(
                                 at,

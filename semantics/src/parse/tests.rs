@@ -249,8 +249,11 @@ fn metadata_and_debug_records_are_kept() {
     );
     match &f.blocks[0].insts[1].kind {
         InstKind::Call(c) => {
-            assert_eq!(c.args[0].value, Operand::Metadata("!\"s\"".into()));
-            assert_eq!(c.args[1].value, Operand::Metadata("i32 0".into()));
+            assert_eq!(
+                c.args[0].value,
+                Operand::Metadata(Box::new("!\"s\"".into()))
+            );
+            assert_eq!(c.args[1].value, Operand::Metadata(Box::new("i32 0".into())));
             assert_eq!(c.args[0].ty, Type::Metadata);
         }
         k => panic!("expected a call, got {k:?}"),
@@ -331,8 +334,8 @@ fn splat_expands_and_typed_pointers_are_kept() {
         }
     );
     match &f.blocks[0].term.kind {
-        TermKind::Ret(Some(v)) => match &v.value {
-            Operand::Const(Const::Vector(items)) => assert_eq!(items.len(), 2),
+        TermKind::Ret(Some(v)) => match v.value.as_const() {
+            Some(Const::Vector(items)) => assert_eq!(items.len(), 2),
             o => panic!("expected a vector constant, got {o:?}"),
         },
         t => panic!("expected ret, got {t:?}"),

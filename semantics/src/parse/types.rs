@@ -94,7 +94,7 @@ impl Parser<'_> {
                 if self.type_seen.insert(name.clone()) {
                     self.type_uses.push((name.clone(), at));
                 }
-                Type::Named(name)
+                Type::Named(name.into())
             }
             Tok::Punct('[') => {
                 self.bump();
@@ -113,7 +113,7 @@ impl Parser<'_> {
                     let fields = self.struct_fields(depth)?;
                     self.expect_punct('>')?;
                     Type::Struct {
-                        fields,
+                        fields: fields.into(),
                         packed: true,
                     }
                 } else {
@@ -133,7 +133,7 @@ impl Parser<'_> {
                 }
             }
             Tok::Punct('{') => Type::Struct {
-                fields: self.struct_fields(depth)?,
+                fields: self.struct_fields(depth)?.into(),
                 packed: false,
             },
             _ => return Err(self.expected("a type")),
@@ -184,7 +184,7 @@ impl Parser<'_> {
                 }
                 ty = Type::Func {
                     ret: Box::new(ty),
-                    params,
+                    params: params.into(),
                     varargs,
                 };
             } else {
@@ -670,7 +670,7 @@ impl Parser<'_> {
     /// A named type's definition (one level), other types as they are.
     pub fn resolve_named(&self, ty: &Type) -> Option<Type> {
         match ty {
-            Type::Named(n) => self.named_types.get(n).cloned().flatten(),
+            Type::Named(n) => self.named_types.get(&**n).cloned().flatten(),
             t => Some(t.clone()),
         }
     }

@@ -66,7 +66,7 @@ pub struct Analysis<'a> {
     /// and its reusable state.
     prop: JoinPropagator,
     /// Users of each value, one entry per use, in LLVM's use-list order.
-    users: Vec<Vec<InstRef>>,
+    users: UseLists,
     /// Divergent arguments (rule U-SOURCE).
     pub div_args: Vec<bool>,
     /// Divergent non-terminator instructions, per block; an instruction
@@ -74,11 +74,16 @@ pub struct Analysis<'a> {
     pub div_insts: Vec<Vec<bool>>,
     /// Blocks whose terminator is divergent (rule U-BRANCH).
     pub div_term: Vec<bool>,
-    /// Why each instruction (per block; the terminator last) was first
-    /// marked divergent.
-    why: Vec<Vec<Option<Reason>>>,
-    /// Always-uniform instructions (rule U-SOURCE), never marked.
-    uniform_override: Vec<Vec<bool>>,
+    /// Where each block's instructions start in the flat per-instruction
+    /// tables below (terminators included, one slot each): one allocation
+    /// per table instead of one per block (issue 17 item 8).
+    slot_start: Vec<u32>,
+    /// Why each instruction (the terminator last in its block) was first
+    /// marked divergent, at its slot.
+    why: Vec<Option<Reason>>,
+    /// Always-uniform instructions (rule U-SOURCE), never marked, at their
+    /// slots.
+    uniform_override: Vec<bool>,
     /// Divergent instructions whose consequences are not yet propagated.
     worklist: Vec<InstRef>,
     /// Cycles with a divergent exit (rule U-EXIT), in discovery order.
@@ -130,6 +135,14 @@ impl<'a> Analysis<'a> {
         let facts = CycleFacts::new(cfg, ci);
         let prop = JoinPropagator::new(&facts, &ModifiedPostOrder::compute_with(&facts));
         let users = use_lists(func);
+        let mut slot_start = Vec::with_capacity(func.blocks.len() + 1);
+        let mut slots = 0u32;
+        for b in &func.blocks {
+            slot_start.push(slots);
+            slots += u32::try_from(b.insts.len() + 1)
+                .expect("U-FIX: a function has fewer than 2^32 instructions");
+        }
+        slot_start.push(slots);
         let mut a = Analysis {
             module,
             func,
@@ -146,16 +159,9 @@ impl<'a> Analysis<'a> {
                 .map(|b| vec![false; b.insts.len()])
                 .collect(),
             div_term: vec![false; func.blocks.len()],
-            why: func
-                .blocks
-                .iter()
-                .map(|b| vec![None; b.insts.len() + 1])
-                .collect(),
-            uniform_override: func
-                .blocks
-                .iter()
-                .map(|b| vec![false; b.insts.len()])
-                .collect(),
+            why: vec![None; slots as usize],
+            uniform_override: vec![false; slots as usize],
+            slot_start,
             worklist: Vec::new(),
             divergent_exit_cycles: Vec::new(),
             assumed_divergent: Vec::new(),
@@ -175,7 +181,8 @@ impl<'a> Analysis<'a> {
                 } else if sources::is_always_uniform(module, func, inst)
                     && !(mode == Mode::Sound && sources::uniform_only_by_attribute(module, inst))
                 {
-                    a.uniform_override[b.0][i] = true;
+                    let s = a.slot(r);
+                    a.uniform_override[s] = true;
                 }
             }
         }
@@ -185,6 +192,11 @@ impl<'a> Analysis<'a> {
             }
         }
         a
+    }
+
+    /// The slot of `r` in the flat per-instruction tables.
+    fn slot(&self, r: InstRef) -> usize {
+        self.slot_start[r.block.0] as usize + r.index
     }
 
     fn is_terminator(&self, r: InstRef) -> bool {
@@ -204,22 +216,24 @@ impl<'a> Analysis<'a> {
         if self.is_terminator(r) {
             if !self.div_term[r.block.0] {
                 self.div_term[r.block.0] = true;
-                self.why[r.block.0][r.index] = Some(why);
+                let s = self.slot(r);
+                self.why[s] = Some(why);
                 self.worklist.push(r);
             }
             return;
         }
-        if self.uniform_override[r.block.0][r.index] || self.div_insts[r.block.0][r.index] {
+        let s = self.slot(r);
+        if self.uniform_override[s] || self.div_insts[r.block.0][r.index] {
             return;
         }
         self.div_insts[r.block.0][r.index] = true;
-        self.why[r.block.0][r.index] = Some(why);
+        self.why[s] = Some(why);
         self.worklist.push(r);
     }
 
     /// Why `r` was first marked divergent (`None` if it is uniform).
     pub fn reason(&self, r: InstRef) -> Option<Reason> {
-        self.why[r.block.0][r.index]
+        self.why[self.slot(r)]
     }
 
     /// Whether value `v` is divergent at its definition.
@@ -233,8 +247,8 @@ impl<'a> Analysis<'a> {
     /// `pushUsers`: every user of the value defined by `v` becomes
     /// divergent (rule U-FIX: data dependence).
     fn push_users(&mut self, v: ValueId) {
-        for k in 0..self.users[v.0].len() {
-            let u = self.users[v.0][k];
+        for k in self.users.range(v) {
+            let u = self.users.list[k];
             self.mark_divergent(u, Reason::Operand(v));
         }
     }
@@ -473,8 +487,8 @@ impl<'a> Analysis<'a> {
                     continue;
                 };
                 let def = InstRef { block: b, index: i };
-                for k in 0..self.users[v.0].len() {
-                    let u = self.users[v.0][k];
+                for k in self.users.range(v) {
+                    let u = self.users.list[k];
                     if self.facts.contains(cycle, u.block) {
                         continue;
                     }
@@ -599,12 +613,26 @@ fn inst_operands(k: &InstKind) -> Vec<&Operand> {
     }
 }
 
+/// Users of every value in one list (compressed rows): the users of
+/// value `v` are `list[start[v]..start[v + 1]]`.
+struct UseLists {
+    start: Vec<u32>,
+    list: Vec<InstRef>,
+}
+
+impl UseLists {
+    /// The positions in `list` of `v`'s users.
+    fn range(&self, v: ValueId) -> std::ops::Range<usize> {
+        self.start[v.0] as usize..self.start[v.0 + 1] as usize
+    }
+}
+
 /// LLVM's use lists after parsing textual IR: a use is prepended to its
 /// value's list when created, so uses written after the definition come in
 /// reverse textual order; uses written before it (forward references,
 /// patched when the definition is parsed) come after them, in textual
 /// order. Arguments are defined before every use.
-fn use_lists(f: &Function) -> Vec<Vec<InstRef>> {
+fn use_lists(f: &Function) -> UseLists {
     // Textual position of each instruction (terminators included).
     let mut block_start = Vec::with_capacity(f.blocks.len());
     let mut all: Vec<InstRef> = Vec::new();
@@ -622,25 +650,52 @@ fn use_lists(f: &Function) -> Vec<Vec<InstRef>> {
             ValueDef::Inst { block, index } => Some(block_start[block.0] + index),
         })
         .collect();
-    let mut before: Vec<Vec<InstRef>> = vec![Vec::new(); f.values.len()];
-    let mut after: Vec<Vec<InstRef>> = vec![Vec::new(); f.values.len()];
-    for (p, &r) in all.iter().enumerate() {
-        for op in operands_of(f, r) {
-            if let Some(v) = op.as_local() {
-                match def_pos[v.0] {
-                    Some(d) if p <= d => before[v.0].push(r),
-                    _ => after[v.0].push(r),
+    // Each use of `v` at position `p`: written before the definition or not.
+    let for_each_use = |visit: &mut dyn FnMut(usize, InstRef, bool)| {
+        for (p, &r) in all.iter().enumerate() {
+            for op in operands_of(f, r) {
+                if let Some(v) = op.as_local() {
+                    visit(v.0, r, matches!(def_pos[v.0], Some(d) if p <= d));
                 }
             }
         }
+    };
+    let n = f.values.len();
+    let (mut after, mut before) = (vec![0u32; n], vec![0u32; n]);
+    for_each_use(&mut |v, _, is_before| {
+        if is_before {
+            before[v] += 1;
+        } else {
+            after[v] += 1;
+        }
+    });
+    let mut start = Vec::with_capacity(n + 1);
+    let mut total = 0u32;
+    for v in 0..n {
+        start.push(total);
+        total += after[v] + before[v];
     }
-    after
-        .into_iter()
-        .zip(before)
-        .map(|(mut a, b)| {
-            a.reverse();
-            a.extend(b);
-            a
-        })
-        .collect()
+    start.push(total);
+    // Uses after the definition fill each row from the end of its first
+    // part backwards (reverse textual order), uses before it fill the rest
+    // forwards.
+    let mut next_after: Vec<u32> = (0..n).map(|v| start[v] + after[v]).collect();
+    let mut next_before = next_after.clone();
+    let mut list = vec![
+        InstRef {
+            block: BlockId(0),
+            index: 0
+        };
+        total as usize
+    ];
+    for_each_use(&mut |v, r, is_before| {
+        if is_before {
+            list[next_before[v] as usize] = r;
+            next_before[v] += 1;
+        } else {
+            next_after[v] -= 1;
+            list[next_after[v] as usize] = r;
+        }
+    });
+    UseLists { start, list }
 }

@@ -181,13 +181,13 @@ pub fn instrument(m: &Module, fi: usize) -> (Module, Vec<Vec<ValueId>>) {
             obs.push(v);
             calls.push(Inst {
                 result: None,
-                kind: InstKind::Call(Call {
+                kind: InstKind::Call(Box::new(Call {
                     tail: None,
                     flags: vec![],
                     cconv: None,
                     ret_attrs: vec![],
                     ty: Type::Void,
-                    callee: Operand::Const(Const::Global(format!("{OBSERVE}{bits}"))),
+                    callee: Operand::constant(Const::Global(format!("{OBSERVE}{bits}"))),
                     args: vec![CallArg {
                         ty: Type::Int(bits),
                         attrs: vec![],
@@ -195,7 +195,7 @@ pub fn instrument(m: &Module, fi: usize) -> (Module, Vec<Vec<ValueId>>) {
                     }],
                     fn_attrs: vec![],
                     bundles: vec![],
-                }),
+                })),
                 meta: Default::default(),
                 span: Span::default(),
             });

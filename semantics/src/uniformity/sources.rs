@@ -180,7 +180,7 @@ pub fn is_constant(op: &Operand) -> bool {
 pub fn is_undef(op: &Operand) -> bool {
     matches!(
         op,
-        Operand::Const(Const::Undef) | Operand::Const(Const::Poison)
+        Operand::Const(c) if matches!(**c, Const::Undef | Const::Poison)
     )
 }
 

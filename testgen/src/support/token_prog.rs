@@ -350,7 +350,7 @@ impl TokenProg {
         for k in 0..self.cfg.num_i1 {
             params.push(param(Type::Int(1), values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("c{k}")),
+                name: Name::Named(format!("c{k}").into()),
                 ty: Type::Int(1),
                 def: ValueDef::Arg(k),
             });
@@ -358,7 +358,7 @@ impl TokenProg {
         for k in 0..self.cfg.num_i32 {
             params.push(param(Type::Int(32), values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("s{k}")),
+                name: Name::Named(format!("s{k}").into()),
                 ty: Type::Int(32),
                 def: ValueDef::Arg(self.cfg.num_i1 + k),
             });
@@ -368,7 +368,7 @@ impl TokenProg {
         let first_token_value = values.len();
         for (t, &(b, i)) in defs.iter().enumerate() {
             values.push(ValueInfo {
-                name: Name::Named(format!("{name}.t{t}")),
+                name: Name::Named(format!("{name}.t{t}").into()),
                 ty: Type::Token,
                 def: ValueDef::Inst {
                     block: BlockId(b),
@@ -405,7 +405,7 @@ impl TokenProg {
                 c.args = args;
                 insts.push(Inst {
                     result,
-                    kind: InstKind::Call(c),
+                    kind: InstKind::Call(Box::new(c)),
                     meta: Default::default(),
                     span: Span::default(),
                 });
@@ -443,7 +443,7 @@ impl TokenProg {
                 },
             };
             blocks.push(Block {
-                name: Name::Named(format!("b{b}")),
+                name: Name::Named(format!("b{b}").into()),
                 explicit_label: true,
                 insts,
                 term: Terminator {
@@ -489,7 +489,7 @@ fn id_arg(id: i128) -> Vec<CallArg> {
     vec![CallArg {
         ty: Type::Int(32),
         attrs: Vec::new(),
-        value: Operand::Const(Const::Int {
+        value: Operand::constant(Const::Int {
             value: id,
             bool_syntax: false,
         }),
@@ -512,7 +512,7 @@ fn call(callee: &str, ty: Type, bundles: Vec<Bundle>) -> Call {
         cconv: None,
         ret_attrs: Vec::new(),
         ty,
-        callee: Operand::Const(Const::Global(callee.to_string())),
+        callee: Operand::constant(Const::Global(callee.to_string())),
         args: Vec::new(),
         fn_attrs: Vec::new(),
         bundles,

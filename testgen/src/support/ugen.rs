@@ -57,13 +57,13 @@ pub fn declarations() -> Vec<Function> {
 }
 
 fn call(name: &str, args: Vec<Operand>) -> InstKind {
-    InstKind::Call(Call {
+    InstKind::Call(Box::new(Call {
         tail: None,
         flags: vec![],
         cconv: None,
         ret_attrs: vec![],
         ty: Type::Int(32),
-        callee: Operand::Const(Const::Global(name.into())),
+        callee: Operand::constant(Const::Global(name.into())),
         args: args
             .into_iter()
             .map(|value| CallArg {
@@ -74,7 +74,7 @@ fn call(name: &str, args: Vec<Operand>) -> InstKind {
             .collect(),
         fn_attrs: vec![],
         bundles: vec![],
-    })
+    }))
 }
 
 /// The IR of `u`, as the parser would build it from `u.to_llvm()`.
@@ -84,7 +84,7 @@ pub fn build(u: &UFunc) -> Function {
     let mut params = Vec::new();
     for (i, &r) in u.inreg.iter().enumerate() {
         values.push(ValueInfo {
-            name: Name::Named(format!("a{i}")),
+            name: Name::Named(format!("a{i}").into()),
             ty: Type::Int(32),
             def: ValueDef::Arg(i),
         });
@@ -125,7 +125,7 @@ pub fn build(u: &UFunc) -> Function {
             };
             map.insert(dst, ValueId(values.len()));
             values.push(ValueInfo {
-                name: Name::Named(format!("v{dst}")),
+                name: Name::Named(format!("v{dst}").into()),
                 ty,
                 def: ValueDef::Inst {
                     block: BlockId(bi),
@@ -138,7 +138,7 @@ pub fn build(u: &UFunc) -> Function {
         match o {
             UOp::Arg(i) => Operand::Local(ValueId(*i)),
             UOp::Val(v) => Operand::Local(map[v]),
-            UOp::Const(c) => Operand::Const(Const::Int {
+            UOp::Const(c) => Operand::constant(Const::Int {
                 value: *c as i128,
                 bool_syntax: false,
             }),
@@ -165,7 +165,7 @@ pub fn build(u: &UFunc) -> Function {
                             Some(map[dst]),
                             InstKind::Binary {
                                 op: BinOp::Add,
-                                flags: vec![],
+                                flags: vec![].into(),
                                 ty: Type::Int(32),
                                 lhs: op(a),
                                 rhs: op(b),
@@ -181,7 +181,7 @@ pub fn build(u: &UFunc) -> Function {
                         UInst::Phi { dst, incoming } => (
                             Some(map[dst]),
                             InstKind::Phi {
-                                flags: vec![],
+                                flags: vec![].into(),
                                 ty: Type::Int(32),
                                 incoming: incoming
                                     .iter()
@@ -249,7 +249,7 @@ pub fn build(u: &UFunc) -> Function {
                 UTerm::Unreachable => TermKind::Unreachable,
             };
             Block {
-                name: Name::Named(format!("b{bi}")),
+                name: Name::Named(format!("b{bi}").into()),
                 explicit_label: true,
                 insts,
                 term: Terminator {

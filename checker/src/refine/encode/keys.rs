@@ -142,41 +142,66 @@ impl Builder<'_, '_> {
     /// Rule D-MAX-ITER: an uncontrolled operation (`--uncontrolled
     /// maximal`, D-MAX) is keyed by the iteration counters of its block's
     /// enclosing cycles, outermost first ([`Builder::cycle_counters`]).
+    /// Rule D-HIER: with several hierarchies the key is the concatenation
+    /// of each hierarchy's counters, those of the hierarchies the
+    /// execution's selector does not pick zeroed; all threads share the
+    /// selector, so two keys are equal iff they are under the picked one.
     fn key_max(&mut self, th: &ThreadSt) -> Vec<TermId> {
-        self.p.enclosing[th.visit.bi]
-            .iter()
-            .map(|(c, _)| th.cyc_after[c])
-            .collect()
+        let bi = th.visit.bi;
+        let hs = &self.p.hiers;
+        let Some(sel) = self.hsel else {
+            return hs[0].enclosing[bi]
+                .iter()
+                .map(|(c, _)| th.cyc_after[&(0, *c)])
+                .collect();
+        };
+        let mut key = Vec::new();
+        for (h, hier) in hs.iter().enumerate() {
+            let ht = self.cw(h);
+            let on = self.t.eq(sel, ht);
+            let zero = self.cw(0);
+            for (c, _) in &hier.enclosing[bi] {
+                key.push(self.t.ite(on, th.cyc_after[&(h, *c)], zero));
+            }
+        }
+        key
     }
 
-    /// Rule D-MAX-ITER: per cycle of LLVM's hierarchy, the thread's visits
-    /// of its header since it last entered the cycle, after this step's
-    /// block visit (a block outside the cycle resets the count).
-    pub(super) fn cycle_counters(&mut self, enc: &Enc, th: &ThreadSt) -> HashMap<usize, TermId> {
+    /// Rule D-MAX-ITER: per cycle of each hierarchy (D-HIER), the thread's
+    /// visits of its header since it last entered the cycle, after this
+    /// step's block visit (a block outside the cycle resets the count).
+    pub(super) fn cycle_counters(
+        &mut self,
+        enc: &Enc,
+        th: &ThreadSt,
+    ) -> HashMap<(usize, usize), TermId> {
         let p = self.p;
-        let mut all_cycles: Vec<usize> = p.enclosing.iter().flatten().map(|(c, _)| *c).collect();
-        all_cycles.sort();
-        all_cycles.dedup();
         let cur_blk = th.blk[th.s];
         let mut out = HashMap::new();
-        for c in all_cycles {
-            let old = th.cyc.get(&c).copied().unwrap_or_else(|| self.cw(0));
-            let header = p.cycles.cycle(semantics::cfg::CycleId(c)).header();
-            let mut val = self.cw(0);
-            for (bi, enclosing) in p.enclosing.iter().enumerate() {
-                if enclosing.iter().any(|(cc, _)| *cc == c) {
-                    let bt = self.bv(enc.bw, bi as u128);
-                    let at = self.t.eq(cur_blk, bt);
-                    let v = if bi == header.0 {
-                        let one = self.cw(1);
-                        self.t.bv_add(old, one)
-                    } else {
-                        old
-                    };
-                    val = self.t.ite(at, v, val);
+        for (h, hier) in p.hiers.iter().enumerate() {
+            let mut all_cycles: Vec<usize> =
+                hier.enclosing.iter().flatten().map(|(c, _)| *c).collect();
+            all_cycles.sort();
+            all_cycles.dedup();
+            for c in all_cycles {
+                let old = th.cyc.get(&(h, c)).copied().unwrap_or_else(|| self.cw(0));
+                let header = hier.cycles.cycle(semantics::cfg::CycleId(c)).header();
+                let mut val = self.cw(0);
+                for (bi, enclosing) in hier.enclosing.iter().enumerate() {
+                    if enclosing.iter().any(|(cc, _)| *cc == c) {
+                        let bt = self.bv(enc.bw, bi as u128);
+                        let at = self.t.eq(cur_blk, bt);
+                        let v = if bi == header.0 {
+                            let one = self.cw(1);
+                            self.t.bv_add(old, one)
+                        } else {
+                            old
+                        };
+                        val = self.t.ite(at, v, val);
+                    }
                 }
+                out.insert((h, c), val);
             }
-            out.insert(c, val);
         }
         out
     }

@@ -60,6 +60,7 @@ mod memory;
 mod ops;
 mod pure;
 mod sets;
+mod stuck;
 mod thread;
 
 pub use float::fcmp_pred_known;
@@ -145,6 +146,9 @@ pub struct Enc {
     pub ub: Vec<TermId>,
     /// Per thread: still running after k steps.
     pub cut: Vec<TermId>,
+    /// Per thread: cut, and provably never ending (R-PREFIX, [`stuck`]):
+    /// its observation so far is its whole observation.
+    pub stuck: Vec<TermId>,
     /// Per thread: the return value (meaningful when it returned).
     pub ret: Vec<V>,
     /// Nondeterministic choices (anchor keys, ranks): CEGIS fixes them.
@@ -189,6 +193,9 @@ pub struct Enc {
     /// and accessed by another (the per-thread views are then not the
     /// memory model's values).
     pub conflict: TermId,
+    /// D-HIER: the execution's hierarchy selector (an index into
+    /// `Prepared::hiers`), when the program has several; also in `choices`.
+    pub hierarchy: Option<TermId>,
 }
 
 /// R-FREEZE-SMT: one `freeze` choice of an encoding.
@@ -241,6 +248,8 @@ pub(crate) struct Builder<'a, 'p> {
     /// The first value whose width disagrees with its IR type: the encoding
     /// stops with it instead of building an ill-sorted term.
     bad: Option<Unsupported>,
+    /// D-HIER: the selector of the hierarchy (several hierarchies only).
+    hsel: Option<TermId>,
 }
 
 /// The bit-vector width of a value of IR type `ty`: integers by their
@@ -384,6 +393,7 @@ pub fn encode_with(
         results: HashMap::new(),
         here: (format!("@{}", p.func.name), None),
         bad: None,
+        hsel: None,
     };
     let enc = b.run();
     match b.bad {

@@ -62,10 +62,10 @@ pub(super) struct ThreadSt {
     pub anchor_vars: HashMap<usize, Vec<TermId>>,
     /// D-LOOP: the `loop` instances encoded so far.
     pub loop_hist: Vec<LoopVisit>,
-    /// D-MAX-ITER: per cycle id, header visits since the thread last
-    /// entered the cycle, before this step and after it.
-    pub cyc: HashMap<usize, TermId>,
-    pub cyc_after: HashMap<usize, TermId>,
+    /// D-MAX-ITER: per (hierarchy, cycle id), header visits since the
+    /// thread last entered the cycle, before this step and after it.
+    pub cyc: HashMap<(usize, usize), TermId>,
+    pub cyc_after: HashMap<(usize, usize), TermId>,
     /// The block visit being encoded.
     pub visit: Visit,
     /// R-MEM-SMT: the thread's view of each object before this step, and
@@ -178,6 +178,7 @@ impl Builder<'_, '_> {
             blk: Vec::new(),
             ub: Vec::new(),
             cut: Vec::new(),
+            stuck: Vec::new(),
             ret: Vec::new(),
             choices: Vec::new(),
             defs: Vec::new(),
@@ -197,10 +198,23 @@ impl Builder<'_, '_> {
             memory: Vec::new(),
             conflict: self.t.fls(),
             freeze: Vec::new(),
+            hierarchy: None,
         };
+        // D-HIER: one selector per execution when the program has several
+        // cycle hierarchies (a choice: CEGIS fixes it like an anchor's).
+        if p.hiers.len() > 1 {
+            let sel = self.fresh("hierarchy", crate::vc::Sort::BitVec(super::CW));
+            let count = self.cw(p.hiers.len());
+            let in_range = self.t.bv_ult(sel, count);
+            enc.choices.push(sel);
+            enc.valid.push(in_range);
+            enc.hierarchy = Some(sel);
+            self.hsel = Some(sel);
+        }
+        let quiet = super::stuck::Quiet::compute(p);
         let mut views = Vec::new();
         for t in 0..n {
-            views.push(self.thread(t, &mut enc));
+            views.push(self.thread(t, &mut enc, &quiet));
         }
         self.final_memory(&mut enc, views);
         self.define_results(&mut enc);
@@ -210,15 +224,26 @@ impl Builder<'_, '_> {
 
     /// Thread `t`: its initial state, K steps, and what the encoding keeps;
     /// returns its final memory view and write/read flags (R-MEM-SMT).
-    fn thread(&mut self, t: usize, enc: &mut Enc) -> ThreadMem {
+    fn thread(&mut self, t: usize, enc: &mut Enc, quiet: &super::stuck::Quiet) -> ThreadMem {
         let mut th = self.thread_start(t, enc);
         let possible = possible_blocks(self.p.func, self.k);
+        // R-PREFIX: the SSA values at the start of every step, for the
+        // lasso test.
+        let mut snaps = Vec::with_capacity(self.k + 1);
+        let mut counts = Vec::with_capacity(self.k + 1);
         for (s, possible) in possible.iter().enumerate().take(self.k) {
+            snaps.push(th.cur.clone());
+            counts.push([th.ext_cnt, th.cev_cnt]);
             self.step(enc, &mut th, s, possible);
         }
+        snaps.push(th.cur.clone());
+        counts.push([th.ext_cnt, th.cev_cnt]);
         let last = th.blk[self.k];
         let running = self.t.eq(last, th.none);
         let cut = self.t.not(running);
+        let lasso = self.stuck(quiet, &th.blk, &snaps, &counts);
+        let stuck = self.t.and(&[cut, lasso]);
+        enc.stuck.push(stuck);
         enc.blk.push(th.blk);
         enc.ub.push(th.ub_any);
         enc.cut.push(cut);
@@ -576,6 +601,10 @@ impl Builder<'_, '_> {
     /// use) is reported as unsupported and read as poison, so terms stay
     /// well-sorted.
     fn read(&mut self, op: &Operand, found: Option<Option<V>>, w: u32) -> V {
+        if let Some(value) = op.as_int() {
+            let bits = self.bv(w, value as u128);
+            return self.int(bits);
+        }
         match (op, found) {
             (Operand::Local(v), Some(Some(x))) => match self.width_of(&x) {
                 Some(got) if got != w => {
@@ -588,13 +617,9 @@ impl Builder<'_, '_> {
                 _ => x,
             },
             (Operand::Local(_), _) => self.poison(w),
-            (Operand::Const(Const::Int { value, .. }), _) => {
-                let bits = self.bv(w, *value as u128);
-                self.int(bits)
-            }
-            (Operand::Const(Const::Float(text)), _) => {
+            (Operand::Const(c), _) if matches!(**c, Const::Float(_)) => {
                 // Float literals are read with their type (`typed`).
-                self.unsupported(format!("float constant {text} read as an i{w}"));
+                self.unsupported(format!("float constant {c:?} read as an i{w}"));
                 self.poison(w)
             }
             (Operand::Const(c), _) if w == super::PW => match self.ptr_constant(c) {

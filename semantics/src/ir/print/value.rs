@@ -55,7 +55,7 @@ pub fn quote_str(s: &str) -> String {
 pub fn quote_name(n: &Name) -> String {
     match n {
         Name::Numbered(k) => k.to_string(),
-        Name::Named(s) if is_plain(s) => s.clone(),
+        Name::Named(s) if is_plain(s) => s.to_string(),
         Name::Named(s) => quote_str(s),
     }
 }

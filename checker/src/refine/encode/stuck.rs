@@ -1,0 +1,247 @@
+//! Rule R-PREFIX: when a thread cut by the step bound provably never ends.
+//!
+//! A thread is *stuck* at the bound K when its visits from some step j < K
+//! to K form a lasso: the block at step K is the block at step j, every
+//! visit j..K-1 is to a *quiet* block (no convergent operation, no
+//! observable event, no store or other memory effect, no `freeze`, no call
+//! other than deterministic pure ones), and every SSA value those blocks
+//! can depend on (the relevant slice below) holds the same bits and poison
+//! flag at the start of step K as at the start of step j. A quiet visit is
+//! a deterministic function of the block, those values and the thread's
+//! memory view (which quiet visits do not change; R-MEM-SMT: no other
+//! thread writes it), so the thread repeats the visits j..K-1 forever: it
+//! never returns, never has undefined behaviour (it would have had it
+//! already), never joins another communicating set and never produces
+//! another event. Its prefix is its whole observation, so the checker can
+//! compare it (R-PREFIX) instead of setting it aside (R-BOUND).
+//!
+//! The relevant values of a lasso are those of its blocks: per quiet
+//! block, the backward slice of what decides its control flow and
+//! undefined behaviour: the terminator's condition and the operands of
+//! every instruction that is not a pure computation (divisions and
+//! remainders can be UB, loads read addresses, calls take arguments),
+//! closed under the operands of pure instructions (phis included) whose
+//! results are relevant. Values defined outside the lasso do not change in
+//! it. A counter that only feeds itself (`%i.next = add %i, 1` with no
+//! other use in the lasso) is not relevant, so `while (c) i++;` is stuck
+//! when `c` holds.
+
+use std::collections::{HashMap, HashSet};
+
+use semantics::ir::{BinOp, Function, InstKind, Operand, ValueDef, ValueId};
+use semantics::uniformity::analysis::{operands_of, InstRef};
+
+use super::{Builder, V};
+use crate::refine::prog::{CallSem, Prepared};
+use crate::vc::TermId;
+
+/// The quiet blocks of a kernel and the values each one's visits depend
+/// on.
+pub(crate) struct Quiet {
+    /// Per quiet block: the block and its relevant values.
+    pub blocks: Vec<(usize, Vec<ValueId>)>,
+}
+
+/// Whether block `bi` is quiet: its visits have no effect beyond its SSA
+/// values and are deterministic.
+fn quiet_block(p: &Prepared, bi: usize) -> bool {
+    let f = p.func;
+    // The loop that stands for recursion deeper than the inlining depth
+    // (`semantics::inline`) is a truncation, not a real loop: a thread in
+    // it is cut, never stuck.
+    if f.blocks[bi].name.to_string().starts_with("recursion.cut") {
+        return false;
+    }
+    f.blocks[bi]
+        .insts
+        .iter()
+        .enumerate()
+        .all(|(ii, inst)| match &inst.kind {
+            InstKind::Call(_) => p.call(bi, ii).is_some_and(|c| {
+                !c.convergent
+                    && !c.callee.starts_with("llvm.mem")
+                    && !c.callee.starts_with("llvm.lifetime")
+                    && matches!(
+                        c.sem,
+                        CallSem::Tid
+                            | CallSem::Pure
+                            | CallSem::UniformInput
+                            | CallSem::Ignored
+                            | CallSem::PureIntrinsic(_)
+                    )
+            }),
+            InstKind::Load {
+                volatile, atomic, ..
+            } => !volatile && atomic.is_none(),
+            InstKind::Store { .. }
+            | InstKind::AtomicRmw { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::Alloca { .. }
+            | InstKind::Freeze(_) => false,
+            _ => true,
+        })
+        && !matches!(
+            f.blocks[bi].term.kind,
+            semantics::ir::TermKind::Ret(_) | semantics::ir::TermKind::Unreachable
+        )
+}
+
+/// A pure computation: its result is a function of its operands and it
+/// cannot be undefined behaviour.
+fn pure_inst(kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Binary { op, .. } => {
+            !matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem)
+        }
+        InstKind::FNeg { .. }
+        | InstKind::ICmp { .. }
+        | InstKind::FCmp { .. }
+        | InstKind::Cast { .. }
+        | InstKind::Select { .. }
+        | InstKind::Phi { .. }
+        | InstKind::Gep { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. } => true,
+        _ => false,
+    }
+}
+
+fn locals<'a>(ops: Vec<&'a Operand>) -> impl Iterator<Item = ValueId> + 'a {
+    ops.into_iter().filter_map(|o| match o {
+        Operand::Local(v) => Some(*v),
+        _ => None,
+    })
+}
+
+impl Quiet {
+    /// The quiet blocks of `p`'s kernel.
+    pub fn compute(p: &Prepared) -> Quiet {
+        let f = p.func;
+        let blocks = (0..f.blocks.len())
+            .filter(|b| quiet_block(p, *b))
+            .map(|b| (b, relevant(f, b)))
+            .collect();
+        Quiet { blocks }
+    }
+}
+
+/// The values the visits of block `b` depend on (see the module doc).
+fn relevant(f: &Function, b: usize) -> Vec<ValueId> {
+    let mut rel: HashSet<ValueId> = HashSet::new();
+    let mut work: Vec<ValueId> = Vec::new();
+    {
+        let block = &f.blocks[b];
+        for ii in 0..=block.insts.len() {
+            let r = InstRef {
+                block: semantics::ir::BlockId(b),
+                index: ii,
+            };
+            let root = ii == block.insts.len() || !pure_inst(&block.insts[ii].kind);
+            if root {
+                work.extend(locals(operands_of(f, r)));
+            }
+        }
+    }
+    // Defining instruction of each value.
+    let mut def: HashMap<ValueId, InstRef> = HashMap::new();
+    for (vi, info) in f.values.iter().enumerate() {
+        if let ValueDef::Inst { block, index } = info.def {
+            def.insert(ValueId(vi), InstRef { block, index });
+        }
+    }
+    while let Some(v) = work.pop() {
+        if !rel.insert(v) {
+            continue;
+        }
+        if let Some(r) = def.get(&v) {
+            let kind = &f.block(r.block).insts[r.index].kind;
+            if pure_inst(kind) {
+                work.extend(locals(operands_of(f, *r)));
+            }
+        }
+    }
+    let mut out: Vec<ValueId> = rel.into_iter().collect();
+    out.sort_by_key(|v| v.0);
+    out
+}
+
+impl Builder<'_, '_> {
+    /// Rule R-PREFIX: the thread is stuck at the bound (a lasso of quiet
+    /// visits with equal relevant values, see the module doc). `blk` holds
+    /// the block terms of steps 0..=K, `snaps` the SSA values at the start
+    /// of each of them and `counts` the thread's event counts there.
+    pub(super) fn stuck(
+        &mut self,
+        quiet: &Quiet,
+        blk: &[TermId],
+        snaps: &[HashMap<ValueId, V>],
+        counts: &[[TermId; 2]],
+    ) -> TermId {
+        let k = self.k;
+        let bw = self.t.sort(blk[0]).bv_width().unwrap_or(1);
+        let nq = quiet.blocks.len();
+        // at[s][i]: the thread is in quiet block i at step s.
+        let at: Vec<Vec<TermId>> = (0..=k)
+            .map(|s| {
+                (0..nq)
+                    .map(|i| {
+                        let bt = self.t.bv_const(bw, quiet.blocks[i].0 as u128);
+                        self.t.eq(blk[s], bt)
+                    })
+                    .collect()
+            })
+            .collect();
+        let is_quiet: Vec<TermId> = at.iter().map(|row| self.t.or(row)).collect();
+        let mut alts = Vec::new();
+        for j in 0..k {
+            let mut c = vec![self.t.eq(blk[j], blk[k])];
+            c.extend(&is_quiet[j..k]);
+            // Quiet blocks make no events; said again on the event counts
+            // (external and observed convergent), in case a quiet kind
+            // ever gets one.
+            for (a, b) in counts[j].iter().zip(&counts[k]) {
+                c.push(self.t.eq(*a, *b));
+            }
+            for (i, (_, rel)) in quiet.blocks.iter().enumerate() {
+                if rel.is_empty() {
+                    continue;
+                }
+                let visits: Vec<TermId> = (j..k).map(|s| at[s][i]).collect();
+                let visited = self.t.or(&visits);
+                let same: Vec<TermId> = rel
+                    .iter()
+                    .map(|v| self.same_value(snaps[j].get(v), snaps[k].get(v)))
+                    .collect();
+                let same = self.t.and(&same);
+                c.push(self.t.implies(visited, same));
+            }
+            alts.push(self.t.and(&c));
+        }
+        self.t.or(&alts)
+    }
+
+    /// Two values of one SSA variable are equal (bits and poison flag; a
+    /// token's key and definition step).
+    fn same_value(&mut self, a: Option<&V>, b: Option<&V>) -> TermId {
+        match (a, b) {
+            (Some(V::Int { bits: a, poison: p }), Some(V::Int { bits: b, poison: q }))
+                if self.t.sort(*a) == self.t.sort(*b) =>
+            {
+                let eb = self.t.eq(*a, *b);
+                let ep = self.t.eq(*p, *q);
+                self.t.and(&[eb, ep])
+            }
+            (Some(V::Tok { key: x, def: d }), Some(V::Tok { key: y, def: e })) => {
+                let ek = super::keys_eq(self.t, x, y);
+                let ed = self.t.eq(*d, *e);
+                self.t.and(&[ek, ed])
+            }
+            (Some(V::Void), Some(V::Void)) | (None, None) => self.t.tru(),
+            // A value the lasso cannot compare: never stuck.
+            _ => self.t.fls(),
+        }
+    }
+}
