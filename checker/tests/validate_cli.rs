@@ -204,7 +204,7 @@ fn unreadable_or_unparsable_file_is_bad_input() {
 }
 
 const TWO: &str = "declare void @barrier() convergent
-declare float @fsub(float) convergent
+declare <2 x float> @fsub(<2 x float>) convergent
 
 define void @keep(i32 %x) {
 entry:
@@ -220,7 +220,7 @@ entry:
 
 define void @float(i32 %x) {
 entry:
-  %f = call float @fsub(float 1.0)
+  %f = call <2 x float> @fsub(<2 x float> zeroinitializer)
   ret void
 }
 

@@ -33,6 +33,7 @@
 
 pub mod cfg;
 pub mod defects;
+pub mod float_kernels;
 pub mod floats;
 pub mod graph;
 pub mod inputs;

@@ -176,6 +176,9 @@ pub struct Cex {
     /// Why the counterexample was not replayed on the interpreter when
     /// replay was asked (R-CEX), for the report.
     pub replay_note: Option<String>,
+    /// R-FREEZE-SMT: the values the target's `freeze` choices take (signed),
+    /// which replay adds to the interpreter's input domain.
+    pub frozen: Vec<i128>,
 }
 
 /// The verdict (STYLE 3).
@@ -430,10 +433,14 @@ impl Checker<'_, '_> {
 
     /// The launch of `n` threads: ids `0..n`, or free in `0..W` for C-PAIR.
     fn launch(&self, terms: &mut Terms, n: usize) -> Launch {
-        match self.free_ids {
+        let mut l = match self.free_ids {
             Some(w) => Launch::free_ids(terms, self.src, n, w),
             None => Launch::new(terms, self.src, n),
-        }
+        };
+        // R-FREEZE-SMT: a frozen poison ranges over the input domain when
+        // there is one (the interpreter's `int_domain`).
+        l.freeze_domain = self.opts.input_domain.clone();
+        l
     }
 
     fn report_last(&mut self) {
@@ -609,10 +616,16 @@ impl Checker<'_, '_> {
             for (_, v) in &launch.vars {
                 let w = terms.sort(*v).bv_width().unwrap_or(32);
                 let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
+                // P-INPUT: a float input ranges over the domain converted.
+                let fmt = launch.floats.iter().find(|(x, _)| x == v).map(|(_, f)| *f);
                 let alts: Vec<TermId> = vals
                     .iter()
                     .map(|x| {
-                        let c = terms.bv_const(w, (*x as u128) & ((1u128 << w) - 1));
+                        let bits = match fmt {
+                            Some(f) => f.from_int(*x < 0, x.unsigned_abs()) as u128,
+                            None => *x as u128,
+                        };
+                        let c = terms.bv_const(w, bits & ((1u128 << w) - 1));
                         terms.eq(*v, c)
                     })
                     .collect();
@@ -650,8 +663,12 @@ impl Checker<'_, '_> {
             "some source execution completes within the bound",
         );
         if !self.src.has_anchor {
-            // No anchors: the source's only choice is its hierarchy (D-HIER),
-            // so one copy per hierarchy decides the question.
+            // No anchors: the source's choices are its hierarchy (D-HIER)
+            // and its frozen values (R-FREEZE-SMT), so one copy per
+            // hierarchy decides the question when it has no `freeze`; with
+            // one, the copy's frozen values follow the target's of the same
+            // name, thread and step (else the operand's bits), one strategy
+            // among those the check learns.
             for h in 0..self.src.hiers.len() {
                 let name = if h == 0 {
                     "S0".to_string()
@@ -664,7 +681,12 @@ impl Checker<'_, '_> {
                     let ht = terms.bv_const(encode::CW, h as u128);
                     terms.eq(sel, ht)
                 });
-                self.learn(&mut terms, &mut prop, &s, &t, pick);
+                let tie = (!s.freeze.is_empty()).then(|| freeze_tie(&mut terms, &s, &t));
+                let choice = match (pick, tie) {
+                    (Some(a), Some(b)) => Some(terms.and(&[a, b])),
+                    (a, b) => a.or(b),
+                };
+                self.learn(&mut terms, &mut prop, &s, &t, choice);
             }
         } else if self.opts.strategies == Strategies::Mirror {
             // The mirror strategy: the source's anchors make the choices
@@ -1000,6 +1022,14 @@ impl Checker<'_, '_> {
             lifted: None,
             target_choices: scale::choice_values(terms, t, m),
             replay_note: None,
+            frozen: t
+                .freeze
+                .iter()
+                .map(|f| {
+                    let w = terms.sort(f.var).bv_width().unwrap_or(32);
+                    signed_of(w, obs::ev_bits(terms, m, f.var))
+                })
+                .collect(),
         })
     }
 }
@@ -1086,6 +1116,32 @@ fn total_visits(terms: &mut Terms, t: &Enc) -> TermId {
 }
 
 /// The launch's input values in `m`, by name (signed).
+/// R-FREEZE-SMT: a strategy for the source copy `s`'s frozen values: the
+/// target's frozen value of the same name, thread and step, else the bits
+/// the poison operand computed (a transform that drops `nsw` and the
+/// `freeze` keeps the wrapped value).
+fn freeze_tie(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
+    let eqs: Vec<TermId> = s
+        .freeze
+        .iter()
+        .map(|f| {
+            let w = terms.sort(f.var).bv_width();
+            let other = t
+                .freeze
+                .iter()
+                .find(|g| {
+                    g.name == f.name
+                        && g.t == f.t
+                        && g.s == f.s
+                        && terms.sort(g.var).bv_width() == w
+                })
+                .map(|g| g.var);
+            terms.eq(f.var, other.unwrap_or(f.bits))
+        })
+        .collect();
+    terms.and(&eqs)
+}
+
 fn launch_inputs(terms: &mut Terms, launch: &Launch, m: &Model) -> Vec<(String, i128)> {
     launch
         .vars

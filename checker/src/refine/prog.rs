@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
 use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope};
+use semantics::ir::float::FloatTy;
 use semantics::ir::{
-    Attr, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
-    ValueDef, ValueId,
+    Attr, BinOp, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp,
+    TermKind, Type, ValueDef, ValueId,
 };
 
 /// What a call does in the encoding.
@@ -30,6 +31,10 @@ pub enum CallSem {
     Loop,
     /// P-LAUNCH thread id.
     Tid,
+    /// P-LAUNCH: another thread-geometry read (sizes, group and subgroup
+    /// ids) of dimension `dim`, determined by the launch: one group and
+    /// one subgroup of N threads, 1-D (`intrinsics::Geometry::index`).
+    Geometry { what: Index, dim: u32 },
     /// C-OPS: an operation of the intrinsic table over the communicating
     /// set, with the table's operand positions (the interpreter's
     /// `machine::collective` reads the same row): a ballot, vote,
@@ -52,6 +57,10 @@ pub enum CallSem {
     Stream,
     /// No semantic effect (`llvm.assume`, lifetime, debug).
     Ignored,
+    /// P-FLOAT / R-FLOAT-SMT: a float intrinsic the interpreter computes
+    /// (`semantics::machine::float::intrinsic`), by base name (`fabs`,
+    /// `fma`, `minnum`, `floor`, ...).
+    FloatIntrinsic(String),
     /// P-THREAD: a pure integer intrinsic of the one table (`llvm.ctpop`,
     /// min/max, cttz/ctlz, abs, bit and byte reversal, funnel shifts,
     /// saturating add/sub), as the interpreter's.
@@ -190,6 +199,21 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         CallSem::Stream
     };
     let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
+    // P-FLOAT: the float intrinsics the interpreter evaluates on scalar
+    // floats (its `step` computes them before any call rule).
+    if semantics::machine::float::is_intrinsic(&callee) && float_ok(&call.ty) {
+        let base = callee
+            .strip_prefix("llvm.")
+            .and_then(|r| r.split('.').next())
+            .unwrap_or_default()
+            .to_string();
+        return Ok(CallInfo {
+            sem: CallSem::FloatIntrinsic(base),
+            convergent: false,
+            token: None,
+            callee,
+        });
+    }
     let row = intrinsics::lookup(&callee);
     let sem = match row.map(|b| b.op) {
         Some(Op::Ctrl(Ctrl::Entry)) => CallSem::Entry,
@@ -200,12 +224,32 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         Some(Op::Index(Index::LocalId | Index::GlobalId | Index::Lane, dim)) => match dim {
             Dim::None | Dim::Fixed(0) => CallSem::Tid,
             Dim::Arg(k) if const_int(call, k) == Some(0) => CallSem::Tid,
-            _ => return not_encoded("a thread-geometry read of dimension 1 or 2"),
+            Dim::Fixed(d) => CallSem::Geometry {
+                what: Index::LocalId,
+                dim: u32::from(d),
+            },
+            Dim::Arg(k) => match const_int(call, k) {
+                Some(d) => CallSem::Geometry {
+                    what: Index::LocalId,
+                    dim: d.clamp(0, i128::from(u32::MAX)) as u32,
+                },
+                None => return not_encoded("a thread-geometry read of a variable dimension"),
+            },
         },
-        Some(Op::Index(..)) => return not_encoded("this thread-geometry read"),
+        Some(Op::Index(what, dim)) => CallSem::Geometry {
+            what,
+            dim: match dim {
+                Dim::None => 0,
+                Dim::Fixed(d) => u32::from(d),
+                Dim::Arg(k) => match const_int(call, k) {
+                    Some(d) => d.clamp(0, i128::from(u32::MAX)) as u32,
+                    None => return not_encoded("a thread-geometry read of a variable dimension"),
+                },
+            },
+        },
         Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
-            oob_ub: matches!(op, Op::Shuffle { .. })
+            oob_ub: matches!(op, Op::Shuffle { .. } | Op::Broadcast { .. })
                 && match str_attr(m, decl_attrs, "convcheck-out-of-range") {
                     Some(v) => v == "ub",
                     None => oob_ub,
@@ -238,6 +282,11 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         }
         Some(Op::Opaque) => unknown.clone(),
         Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
+        // P-INPUT: another float intrinsic (`llvm.sin`, `llvm.exp`, ...) is an
+        // unknown call per its declaration, as in the interpreter
+        // (`machine::program::classify`): with `memory(none)` an
+        // uninterpreted function of (arguments, thread).
+        None if callee.starts_with("llvm.") && float_ok(&call.ty) => unknown.clone(),
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
         None => unknown.clone(),
     };
@@ -256,11 +305,13 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         || !matches!(
             sem,
             CallSem::Tid
+                | CallSem::Geometry { .. }
                 | CallSem::Pure
                 | CallSem::UniformInput
                 | CallSem::Stream
                 | CallSem::Ignored
                 | CallSem::PureIntrinsic(_)
+                | CallSem::FloatIntrinsic(_)
         );
     Ok(CallInfo {
         sem,
@@ -281,6 +332,7 @@ pub fn set_op_encoded(op: Op) -> bool {
             | Op::MatchAny { .. }
             | Op::ActiveMask
             | Op::Shuffle { scale: 1, .. }
+            | Op::Broadcast { .. }
             | Op::Reduce {
                 scan: Scan::None,
                 scope: Scope::Subgroup,
@@ -291,6 +343,17 @@ pub fn set_op_encoded(op: Op) -> bool {
 
 fn int_ok(ty: &Type) -> bool {
     matches!(ty, Type::Int(w) if (1..=64).contains(w))
+}
+
+/// R-FLOAT-SMT: a scalar `half`, `bfloat`, `float` or `double`, whose value
+/// the encoding holds as its bit pattern.
+pub(crate) fn float_ok(ty: &Type) -> bool {
+    FloatTy::of(ty).is_some()
+}
+
+/// An integer or float value of the encoding (a bit-vector).
+fn scalar_ok(ty: &Type) -> bool {
+    int_ok(ty) || float_ok(ty)
 }
 
 /// Rule C-OPS / C-INTR: the argument and result types a modelled call needs
@@ -315,7 +378,7 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             Op::First { arg: a } | Op::Reduce { arg: a, .. } => {
                 int_ok(res) && arg(a as usize) == Some(res)
             }
-            Op::Shuffle { val, idx, .. } => {
+            Op::Shuffle { val, idx, .. } | Op::Broadcast { val, lane: idx } => {
                 int_ok(res)
                     && arg(val as usize) == Some(res)
                     && arg(idx as usize).is_some_and(int_ok)
@@ -324,7 +387,19 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             Op::ActiveMask => int_ok(res),
             _ => false,
         },
-        CallSem::Tid => int_ok(res),
+        CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),
+        // The interpreter computes these on floats of one format.
+        CallSem::FloatIntrinsic(_) => {
+            float_ok(res)
+                && !c.args.is_empty()
+                && c.args.iter().all(|a| &a.ty == res)
+                && semantics::machine::float::intrinsic(
+                    &format!("llvm.{}", sem_base(sem)),
+                    &[],
+                    &vec![semantics::machine::Val::Poison; c.args.len()],
+                )
+                .is_some_and(|r| r.is_ok())
+        }
         CallSem::PureIntrinsic(p) => {
             // The value operands have the result's type; cttz, ctlz and
             // abs end with an `i1` flag.
@@ -346,6 +421,13 @@ fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             "with types {}, which do not fit a {meaning}",
             shown()
         ))
+    }
+}
+
+fn sem_base(sem: &CallSem) -> &str {
+    match sem {
+        CallSem::FloatIntrinsic(b) => b,
+        _ => "",
     }
 }
 
@@ -414,7 +496,12 @@ fn operand_ok(op: &Operand) -> bool {
 /// P-MEM-PTR).
 fn const_ok(c: &Const) -> bool {
     match c {
-        Const::Int { .. } | Const::Poison | Const::Undef | Const::Null | Const::Global(_) => true,
+        Const::Int { .. }
+        | Const::Float(_)
+        | Const::Poison
+        | Const::Undef
+        | Const::Null
+        | Const::Global(_) => true,
         Const::Expr(e) => matches!(
             &**e,
             semantics::ir::ConstExpr::Cast {
@@ -430,7 +517,7 @@ fn const_ok(c: &Const) -> bool {
 /// R-MEM-SMT: an integer of the encoding's widths or a pointer (of a
 /// module with a data layout).
 fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
-    int_ok(ty) || ptr_ok(ty, mem)
+    scalar_ok(ty) || ptr_ok(ty, mem)
 }
 
 fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
@@ -468,7 +555,7 @@ pub fn prepare_inlined<'m>(
             at: "the module".into(),
             span: None,
         })?;
-    if !(func.ret_ty == Type::Void || int_ok(&func.ret_ty)) {
+    if !(func.ret_ty == Type::Void || scalar_ok(&func.ret_ty)) {
         return Err(Unsupported {
             construct: format!("kernel returning {}", type_name(&func.ret_ty)),
             at: format!("@{kernel}"),
@@ -501,7 +588,7 @@ pub fn prepare_inlined<'m>(
             let info = match &inst.kind {
                 InstKind::Call(c) => {
                     let info = classify_call(m, c, oob_ub).map_err(|e| bad(&e))?;
-                    if !(matches!(c.ty, Type::Void | Type::Token) || int_ok(&c.ty)) {
+                    if !(matches!(c.ty, Type::Void | Type::Token) || scalar_ok(&c.ty)) {
                         return Err(bad("call with a non-integer result"));
                     }
                     if info.sem == CallSem::Stream && c.ty != Type::Void {
@@ -513,7 +600,7 @@ pub fn prepare_inlined<'m>(
                     // (P-INPUT); it is no value of the encoding.
                     let register = intrinsics::is_register_read(&info.callee);
                     if c.args.iter().any(|a| {
-                        !(int_ok(&a.ty) && operand_ok(&a.value)
+                        !(scalar_ok(&a.ty) && operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
                         return Err(bad("call argument that is not an integer"));
@@ -533,6 +620,31 @@ pub fn prepare_inlined<'m>(
                     }
                     if !operand_ok(lhs) || !operand_ok(rhs) {
                         return Err(bad("icmp of a pointer constant the encoding lacks"));
+                    }
+                    None
+                }
+                InstKind::Binary {
+                    op, ty, lhs, rhs, ..
+                } if float_ok(ty) => {
+                    if !matches!(
+                        op,
+                        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
+                    ) || !operand_ok(lhs)
+                        || !operand_ok(rhs)
+                    {
+                        return Err(bad(&format!("{} on {}", op.mnemonic(), type_name(ty))));
+                    }
+                    None
+                }
+                InstKind::FNeg { ty, value, .. } | InstKind::FCmp { ty, lhs: value, .. }
+                    if !float_ok(ty) || !operand_ok(value) =>
+                {
+                    return Err(bad(&format!("float operation on {}", type_name(ty))));
+                }
+                InstKind::FNeg { .. } => None,
+                InstKind::FCmp { pred, rhs, .. } => {
+                    if !operand_ok(rhs) || !super::encode::fcmp_pred_known(&pred.0) {
+                        return Err(bad(&format!("fcmp {}", pred.0)));
                     }
                     None
                 }
@@ -583,7 +695,7 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Load { ty, ptr, .. } => {
-                    if !(int_ok(ty) || wide_ptr(ty, &mem)) {
+                    if !(scalar_ok(ty) || wide_ptr(ty, &mem)) {
                         return Err(bad(&format!("load of {}", type_name(ty))));
                     }
                     if !ptr_ok(&ptr.ty, &mem) || !operand_ok(&ptr.value) {
@@ -592,7 +704,7 @@ pub fn prepare_inlined<'m>(
                     None
                 }
                 InstKind::Store { value, ptr, .. } => {
-                    if !(int_ok(&value.ty) || wide_ptr(&value.ty, &mem))
+                    if !(scalar_ok(&value.ty) || wide_ptr(&value.ty, &mem))
                         || !operand_ok(&value.value)
                     {
                         return Err(bad(&format!("store of {}", type_name(&value.ty))));
@@ -623,6 +735,30 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
+                InstKind::Cast { op, from, to, .. } if float_ok(&from.ty) || float_ok(to) => {
+                    let (ff, ft) = (FloatTy::of(&from.ty), FloatTy::of(to));
+                    let fits = match (op, ff, ft) {
+                        (CastOp::FPTrunc, Some(a), Some(b)) => b.bits() < a.bits(),
+                        (CastOp::FPExt, Some(a), Some(b)) => b.bits() > a.bits(),
+                        (CastOp::FPToSI | CastOp::FPToUI, Some(_), None) => int_ok(to),
+                        (CastOp::SIToFP | CastOp::UIToFP, None, Some(_)) => int_ok(&from.ty),
+                        (CastOp::BitCast, _, _) => {
+                            scalar_ok(&from.ty)
+                                && scalar_ok(to)
+                                && super::encode::width(&from.ty) == super::encode::width(to)
+                        }
+                        _ => false,
+                    };
+                    if !fits || !operand_ok(&from.value) {
+                        return Err(bad(&format!(
+                            "{} from {} to {}",
+                            cast_name(*op),
+                            type_name(&from.ty),
+                            type_name(to)
+                        )));
+                    }
+                    None
+                }
                 InstKind::Cast { op, from, to, .. } => {
                     let (Some(wf), Some(wt)) = (int_width(&from.ty), int_width(to)) else {
                         return Err(bad(&format!(
@@ -647,7 +783,16 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
-                InstKind::Freeze(_) => return Err(bad("freeze")),
+                // R-FREEZE-SMT: an integer freeze is a choice of the
+                // encoding; a float or pointer one the interpreter picks
+                // from its input domain converted or as a fresh buffer,
+                // which replay could not follow.
+                InstKind::Freeze(op) => {
+                    if !int_ok(&op.ty) || !operand_ok(&op.value) {
+                        return Err(bad(&format!("freeze of {}", type_name(&op.ty))));
+                    }
+                    None
+                }
                 InstKind::AtomicRmw { op, ptr, value, .. } => {
                     if has_access {
                         return Err(bad(
@@ -854,12 +999,17 @@ impl CallSem {
     pub fn observed(&self, observe: super::encode::Observe) -> bool {
         use super::encode::Observe;
         match self {
-            CallSem::Entry | CallSem::Anchor | CallSem::Loop | CallSem::Tid => false,
+            CallSem::Entry
+            | CallSem::Anchor
+            | CallSem::Loop
+            | CallSem::Tid
+            | CallSem::Geometry { .. } => false,
             CallSem::Pure
             | CallSem::UniformInput
             | CallSem::Stream
             | CallSem::Ignored
-            | CallSem::PureIntrinsic(_) => false,
+            | CallSem::PureIntrinsic(_)
+            | CallSem::FloatIntrinsic(_) => false,
             CallSem::UnknownConv { effect: true } => observe != Observe::Values,
             _ => observe == Observe::Sets,
         }

@@ -73,6 +73,12 @@ fn cval(v: &Val) -> CVal {
             };
             CVal::Int { width: w, value }
         }
+        // R-FLOAT-SMT: a float is observed as its bit pattern, as the
+        // encoding holds it.
+        Val::Float { ty, bits } => cval(&Val::Int {
+            bits: ty.bits(),
+            v: *bits as u128,
+        }),
         _ => CVal::Poison,
     }
 }
@@ -172,11 +178,19 @@ fn strip_values(ts: &[CThread]) -> Vec<CThread> {
 /// The interpreter's run `got` reproduces the encoding's `want`: equal
 /// traces, events and ends, except that a thread the encoding shows cut
 /// (stuck, R-PREFIX) runs on in the interpreter, whose larger bound cuts
-/// it later: its encoded blocks are a prefix of the interpreter's.
+/// it later: its encoded blocks are a prefix of the interpreter's; and a
+/// thread ending in UB may stop its events at the faulting instruction,
+/// whereas the encoding records the whole block visit (P-ASSUME, division
+/// UB); refinement never compares a UB target's observation (R-REF).
 fn same_run(got: &[CThread], want: &[CThread]) -> bool {
     got.len() == want.len()
         && got.iter().zip(want).all(|(g, w)| {
-            if w.end == CEnd::Cut {
+            if w.end == CEnd::Ub {
+                g.end == CEnd::Ub
+                    && g.blocks == w.blocks
+                    && w.calls.starts_with(&g.calls)
+                    && w.conv.starts_with(&g.conv)
+            } else if w.end == CEnd::Cut {
                 g.end == CEnd::Cut
                     && g.blocks.starts_with(&w.blocks)
                     && g.calls == w.calls
@@ -278,7 +292,17 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         } else {
             ShuffleOob::Poison
         },
-        int_domain: vec![0, 1, 2],
+        // R-FREEZE-SMT: the interpreter's `freeze` picks from this domain,
+        // so it holds the values the target's frozen poison took.
+        int_domain: {
+            let mut d = vec![0, 1, 2];
+            for x in &cex.frozen {
+                if !d.contains(x) {
+                    d.push(*x);
+                }
+            }
+            d
+        },
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
         reduce: true,

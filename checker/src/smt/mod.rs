@@ -33,6 +33,9 @@
 //! with the API).
 
 mod budget;
+mod float;
+#[cfg(test)]
+mod float_tests;
 mod model;
 #[cfg(test)]
 pub(crate) mod tests;

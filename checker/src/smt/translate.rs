@@ -163,6 +163,7 @@ impl Translator {
             Op::IntNeg => d(&int(&a[0]).unary_minus()),
             Op::IntLe => d(&int(&a[0]).le(int(&a[1]))),
             Op::IntLt => d(&int(&a[0]).lt(int(&a[1]))),
+            Op::Fp(fop, f) => super::float::apply(fop, f, a),
             Op::Apply(f) => {
                 self.declare_func(terms, f);
                 let refs: Vec<&dyn Ast> = a.iter().map(|x| x as &dyn Ast).collect();

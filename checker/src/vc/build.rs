@@ -168,6 +168,7 @@ impl Terms {
                 all_int()?;
                 Ok(Sort::Bool)
             }
+            Op::Fp(fop, f) => super::float::result_sort(fop, f, &sorts),
             Op::Apply(f) => {
                 let decl = self.func_decl(f);
                 if decl.domain.len() != n {
@@ -213,6 +214,25 @@ impl Terms {
         if let Some(t) = self.fold(op, args) {
             return t;
         }
+        // R-FLOAT-SMT: IEEE addition, multiplication, equality and the
+        // product of fma are commutative bit for bit once NaN results are
+        // canonical, so their operands are put in id order: `x + y` and
+        // `y + x` become one term, which the solver need not prove equal
+        // by bit-blasting two adders.
+        if let Op::Fp(
+            super::float::FpOp::Add
+            | super::float::FpOp::Mul
+            | super::float::FpOp::Eq
+            | super::float::FpOp::Fma,
+            _,
+        ) = op
+        {
+            if args[1] < args[0] {
+                let mut sorted = args.to_vec();
+                sorted.swap(0, 1);
+                return self.try_app(op, &sorted).expect("sort checked above");
+            }
+        }
         self.try_app(op, args).expect("sort checked above")
     }
 
@@ -220,7 +240,10 @@ impl Terms {
     /// interpreted, the evaluator's answer (skipped if it fails, e.g. on Int
     /// overflow, leaving the solver to decide).
     fn fold(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
-        if matches!(op, Op::Apply(_)) {
+        // Floating-point operators are left to the solver, so that its
+        // answers stay independent of the interpreter's float code, which
+        // the evaluator uses (R-FLOAT-SMT).
+        if matches!(op, Op::Apply(_) | Op::Fp(..)) {
             return None;
         }
         let values: Option<Vec<Value>> = args.iter().map(|&a| self.literal(a)).collect();

@@ -378,6 +378,7 @@ pub fn apply_op(op: Op, args: &[Value]) -> Result<Value, EvalError> {
             arity(2)?;
             Value::Bool(int(0)? < int(1)?)
         }
+        Op::Fp(fop, f) => return super::float::apply(fop, f, args),
         Op::Apply(_) => return Err(EvalError::IllSorted(op)),
     })
 }

@@ -25,6 +25,7 @@
 pub(crate) mod arb;
 mod build;
 pub mod eval;
+pub mod float;
 pub mod smtlib;
 #[cfg(test)]
 mod tests;
@@ -137,6 +138,8 @@ pub enum Op {
     IntNeg,
     IntLe,
     IntLt,
+    /// A floating-point operator on bit patterns (R-FLOAT-SMT, [`float`]).
+    Fp(float::FpOp, semantics::ir::float::FloatTy),
     /// Application of a declared uninterpreted function.
     Apply(FuncId),
 }

@@ -69,7 +69,7 @@ pub fn bv_literal(width: u32, bits: u128) -> String {
 
 /// The head of an application: a builtin name, an indexed identifier, or a
 /// function symbol.
-fn head(terms: &Terms, op: Op) -> Cow<'_, str> {
+fn head<'a>(terms: &'a Terms, op: Op, args: &[TermId]) -> Cow<'a, str> {
     Cow::Borrowed(match op {
         Op::Not => "not",
         Op::And => "and",
@@ -107,8 +107,20 @@ fn head(terms: &Terms, op: Op) -> Cow<'_, str> {
         Op::IntMul => "*",
         Op::IntLe => "<=",
         Op::IntLt => "<",
+        Op::Fp(fop, f) => return Cow::Owned(fp_helper(terms, fop, f, args).0),
         Op::Apply(f) => return symbol(&terms.func_decl(f).name),
     })
+}
+
+/// The helper function of a floating-point application (name, definition).
+fn fp_helper(
+    terms: &Terms,
+    op: super::float::FpOp,
+    f: semantics::ir::float::FloatTy,
+    args: &[TermId],
+) -> (String, String) {
+    let sorts: Vec<Sort> = args.iter().map(|a| terms.sort(*a).clone()).collect();
+    super::float::smtlib_helper(op, f, &sorts)
 }
 
 /// Writes `t`, naming any subterm found in `named` by that name.
@@ -131,7 +143,7 @@ fn write_term(
         Node::IntConst(i) => write!(out, "{i}"),
         Node::Var(v) => out.write_str(&symbol(&terms.var_decl(*v).name)),
         Node::App(op, args) => {
-            write!(out, "({}", head(terms, *op))?;
+            write!(out, "({}", head(terms, *op, args))?;
             for &a in args.iter() {
                 out.write_char(' ')?;
                 write_term(out, terms, a, named, false)?;
@@ -207,6 +219,17 @@ pub fn script(
             dom.join(" "),
             sort(&d.range)
         ));
+    }
+    // R-FLOAT-SMT: one helper function per floating-point operator used.
+    let mut helpers: Vec<String> = Vec::new();
+    for &t in &order {
+        if let Node::App(Op::Fp(fop, f), args) = terms.node(t) {
+            let (_, def) = fp_helper(terms, *fop, *f, args);
+            if !helpers.contains(&def) {
+                out.push_str(&def);
+                helpers.push(def);
+            }
+        }
     }
     // Name every application used more than once (by a parent or as a root).
     let mut uses: HashMap<TermId, usize> = HashMap::new();

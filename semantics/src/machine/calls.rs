@@ -71,6 +71,18 @@ pub(super) fn exec_call(
             v => eval(m, th, cx, loc, &a.ty, v)?,
         });
     }
+    // P-ASSUME (LangRef `llvm.assume`): a false or poison condition is UB;
+    // a true one has no effect.
+    if kind == CalleeKind::Ignored
+        && call.callee_name() == Some("llvm.assume")
+        && matches!(args.first(), Some(Val::Poison | Val::Int { v: 0, .. }))
+    {
+        th.status = Status::Done(super::state::ThreadEnd::Ub {
+            loc,
+            why: super::value::UbKind::AssumeFalse,
+        });
+        return Ok(Flow::Paused);
+    }
     if let CalleeKind::Builtin(op) = kind {
         check_arity(cx, loc, call, op)?;
         let width = cx.opts.geometry().max_subgroup();

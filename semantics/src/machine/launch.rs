@@ -492,9 +492,28 @@ fn launch(
                 }
                 xs.iter().map(|x| int(*b, *x)).collect()
             }
+            // P-FLOAT: a given float argument is its bit pattern (the
+            // refinement checker replays the solver's bits, R-CEX).
+            (Some(given), ty) if crate::ir::float::FloatTy::of(ty).is_some() => {
+                let f = crate::ir::float::FloatTy::of(ty).expect("guarded by the match arm");
+                let xs = match given {
+                    ArgValues::Uniform(x) => vec![*x; n],
+                    ArgValues::PerThread(xs) => xs.clone(),
+                };
+                if xs.len() != n {
+                    return Err(RunError::BadLaunch(format!(
+                        "--arg {name}: {} values for {n} threads",
+                        xs.len()
+                    )));
+                }
+                let m = super::value::mask(f.bits());
+                xs.iter()
+                    .map(|x| super::float::val(f, (*x as u128 & m) as u64))
+                    .collect()
+            }
             (Some(_), _) => {
                 return Err(RunError::BadLaunch(format!(
-                    "--arg {name}: only integer arguments can be given"
+                    "--arg {name}: only integer and float arguments can be given"
                 )))
             }
             (None, Type::Ptr(_)) => {

@@ -86,7 +86,8 @@ pub enum ShuffleOob {
     Ub,
 }
 
-/// Values of one kernel argument (P-INPUT).
+/// Values of one kernel argument (P-INPUT); for a float parameter, its
+/// bit pattern (P-FLOAT).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ArgValues {
     /// The same value in every thread.

@@ -165,6 +165,8 @@ pub enum UbKind {
     MemIntrinsicPoisonLength,
     BranchOnPoison,
     SwitchOnPoison,
+    /// P-ASSUME: `llvm.assume` of false or poison (LangRef).
+    AssumeFalse,
     ReachedUnreachable,
     /// A shuffle reads a thread outside its communicating set under
     /// `--shuffle-oob ub`.
@@ -203,6 +205,7 @@ impl std::fmt::Display for UbKind {
                 "access to {object}, a private object of another thread (P-MEM-ACCESS)"
             ),
             UbKind::CmpXchgOnPoison => f.write_str("cmpxchg compares poison"),
+            UbKind::AssumeFalse => f.write_str("llvm.assume of false or poison"),
             UbKind::DataRace {
                 object,
                 off,

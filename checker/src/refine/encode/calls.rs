@@ -4,6 +4,7 @@
 //! by the thread alone. The interpreter's counterpart is
 //! `semantics::machine::calls::exec_call`.
 
+use semantics::intrinsics::Index;
 use semantics::ir::{Call, Type, ValueId};
 
 use super::thread::ThreadSt;
@@ -30,10 +31,7 @@ impl Builder<'_, '_> {
         let args: Vec<V> = call
             .args
             .iter()
-            .map(|a| {
-                let w = width(&a.ty);
-                self.operand(&a.value, w, th)
-            })
+            .map(|a| self.typed(&a.value, &a.ty, th))
             .collect();
         let rw = width(&call.ty);
         let unset = match &call.ty {
@@ -89,6 +87,9 @@ impl Builder<'_, '_> {
             let rw = width(&call.ty);
             let bits = self.launch.tid(self.t, th.t, rw);
             result = Some(self.int(bits));
+        } else if let CallSem::Geometry { what, dim } = info.sem {
+            let rw = width(&call.ty);
+            result = Some(self.geometry(th, what, dim, rw));
         } else if let CallSem::PureIntrinsic(op) = info.sem {
             // P-THREAD: likewise for a pure intrinsic.
             let rw = width(&call.ty);
@@ -152,7 +153,11 @@ impl Builder<'_, '_> {
                 let bits = self.launch.tid(self.t, th.t, rw);
                 Some(self.int(bits))
             }
+            CallSem::Geometry { what, dim } => Some(self.geometry(th, what, dim, rw)),
             CallSem::PureIntrinsic(op) => Some(self.pure_intrinsic(op, rw, &args)),
+            CallSem::FloatIntrinsic(ref base) => {
+                Some(self.float_intrinsic(base, &call.flags, &call.ty, &args))
+            }
             CallSem::Pure if call.ty != Type::Void => {
                 Some(self.input_call(th, info, rw, &args, true))
             }
@@ -163,8 +168,53 @@ impl Builder<'_, '_> {
                 self.stream_call(th, info, args);
                 None
             }
+            // P-ASSUME: `llvm.assume` of false or poison is UB (the
+            // interpreter's `machine::calls::exec_call`).
+            CallSem::Ignored if info.callee == "llvm.assume" => {
+                if let Some(a) = args.first() {
+                    let (b, p) = self.bits_of(a, 1);
+                    let zero = self.bv(1, 0);
+                    let f = self.t.eq(b, zero);
+                    th.visit.ub = self.t.or(&[th.visit.ub, f, p]);
+                }
+                None
+            }
             _ => None,
         }
+    }
+
+    /// P-LAUNCH: a thread-geometry read other than the thread id, as the
+    /// interpreter's `intrinsics::Geometry::index` for the encoding's
+    /// launch (one group and one subgroup of N threads, 1-D): ids of
+    /// dimensions 1 and 2 and group/subgroup ids are 0, sizes of dimension
+    /// 0 (local, global, subgroup, wave) are N, other counts 1. Under
+    /// free thread ids (C-PAIR, standing for larger launches) N is not
+    /// the launch size: unsupported there.
+    fn geometry(&mut self, th: &ThreadSt, what: Index, dim: u32, rw: u32) -> V {
+        let n = self.launch.n as u128;
+        let free_ids = self.t.literal(self.launch.tids[th.t]).is_none();
+        let size = |d: u32| if d == 0 { n } else { 1 };
+        let v = match what {
+            Index::LocalId | Index::GlobalId | Index::Lane if dim == 0 => {
+                let bits = self.launch.tid(self.t, th.t, rw);
+                return self.int(bits);
+            }
+            Index::LocalId | Index::GlobalId | Index::Lane => 0,
+            Index::GroupId | Index::SubgroupId => 0,
+            Index::NumGroups | Index::NumSubgroups => 1,
+            Index::LocalSize | Index::GlobalSize if free_ids => {
+                self.unsupported("a thread-geometry size under free thread ids (C-PAIR)".into());
+                0
+            }
+            Index::SubgroupSize | Index::MaxSubgroupSize if free_ids => {
+                self.unsupported("a thread-geometry size under free thread ids (C-PAIR)".into());
+                0
+            }
+            Index::LocalSize | Index::GlobalSize => size(dim),
+            Index::SubgroupSize | Index::MaxSubgroupSize => n,
+        };
+        let bits = self.bv(rw, v);
+        self.int(bits)
     }
 
     /// P-INPUT: an unknown `readnone` function (or a vector-register read)

@@ -4,6 +4,7 @@
 //! visit where the instruction has some. The interpreter's counterpart is
 //! `semantics::machine::step`.
 
+use semantics::ir::float::FloatTy;
 use semantics::ir::{
     BinOp, BlockId, CastOp, ICmpPred, Inst as IrInst, InstKind, Operand, Type, TypedOperand,
 };
@@ -40,6 +41,29 @@ impl Builder<'_, '_> {
     ) -> Option<V> {
         Some(match &inst.kind {
             InstKind::AtomicRmw { value, .. } => return self.atomicrmw(th, ii, value),
+            InstKind::Binary {
+                op,
+                flags,
+                ty,
+                lhs,
+                rhs,
+            } if FloatTy::of(ty).is_some() => self.fbinary(th, *op, flags, ty, lhs, rhs),
+            InstKind::FNeg { flags, ty, value } => self.fneg(th, flags, ty, value),
+            InstKind::FCmp {
+                flags,
+                pred,
+                ty,
+                lhs,
+                rhs,
+            } => self.fcmp(th, &pred.0, flags, ty, lhs, rhs),
+            InstKind::Cast {
+                op,
+                flags,
+                from,
+                to,
+            } if FloatTy::of(&from.ty).is_some() || FloatTy::of(to).is_some() => {
+                self.fcast(th, *op, flags, from, to)
+            }
             InstKind::Phi { ty, incoming, .. } => self.phi(th, enc.bw, ty, incoming),
             InstKind::Binary {
                 op,
@@ -83,8 +107,57 @@ impl Builder<'_, '_> {
             } => self.select(th, cond, on_true, on_false),
             InstKind::Cast { op, from, to, .. } => self.cast(th, *op, from, to),
             InstKind::Call(call) => self.call(enc, th, ii, call, inst.result),
+            InstKind::Freeze(op) => self.freeze(enc, th, ii, op, inst.result),
             _ => V::Void,
         })
+    }
+
+    /// Rule R-FREEZE-SMT (LangRef `freeze`, the interpreter's
+    /// `machine::step`): a non-poison operand passes through; a poison one
+    /// becomes an arbitrary but fixed value of this dynamic instance, a
+    /// fresh choice variable per (thread, step) (in the target, part of
+    /// the execution the solver proposes; in the source, a choice the
+    /// CEGIS check searches, existential). Under a bounded input domain
+    /// the choice ranges over it, as the interpreter's does.
+    fn freeze(
+        &mut self,
+        enc: &mut Enc,
+        th: &ThreadSt,
+        ii: usize,
+        op: &TypedOperand,
+        res: Option<semantics::ir::ValueId>,
+    ) -> V {
+        let w = width(&op.ty);
+        let v = self.operand(&op.value, w, th);
+        let (b, p) = self.bits_of(&v, w);
+        let (t, s) = (th.t, th.s);
+        let c = self.fresh(&format!("frz.t{t}.s{s}.i{ii}"), Sort::BitVec(w));
+        enc.choices.push(c);
+        if let Some(dom) = self.launch.freeze_domain.clone() {
+            let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom };
+            let alts: Vec<TermId> = vals
+                .iter()
+                .map(|x| {
+                    let k = self.bv(w, *x as u128);
+                    self.t.eq(c, k)
+                })
+                .collect();
+            let any = self.t.or(&alts);
+            enc.valid.push(any);
+        }
+        let name = res.map_or_else(
+            || format!("freeze{ii}"),
+            |r| self.p.func.value(r).name.to_string(),
+        );
+        enc.freeze.push(super::Frozen {
+            name,
+            t,
+            s,
+            var: c,
+            bits: b,
+        });
+        let bits = self.t.ite(p, c, b);
+        self.int(bits)
     }
 
     /// Memory abstraction (prog::AtomicInfo): an `atomicrmw` is an observed
@@ -126,7 +199,7 @@ impl Builder<'_, '_> {
         let mut v = self.poison(w);
         if th.s > 0 {
             for (op, pred) in incoming {
-                let ov = self.operand_before(op, w, th);
+                let ov = self.typed_before(op, ty, th);
                 let pt = self.bv(bw, pred.0 as u128);
                 let c = self.t.eq(th.blk[th.s - 1], pt);
                 v = self.ite_v(c, &ov, &v);
@@ -184,10 +257,9 @@ impl Builder<'_, '_> {
         on_true: &TypedOperand,
         on_false: &TypedOperand,
     ) -> V {
-        let w = width(&on_true.ty);
         let c = self.operand(&cond.value, 1, th);
-        let x = self.operand(&on_true.value, w, th);
-        let y = self.operand(&on_false.value, w, th);
+        let x = self.typed(&on_true.value, &on_true.ty, th);
+        let y = self.typed(&on_false.value, &on_false.ty, th);
         let (cb, cp) = self.bits_of(&c, 1);
         let one = self.bv(1, 1);
         let ct = self.t.eq(cb, one);

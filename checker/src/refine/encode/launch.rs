@@ -23,6 +23,14 @@ pub struct Launch {
     /// position, name, one `i8` input per byte), shared by source and
     /// target.
     pub buffers: Vec<(usize, String, Vec<TermId>)>,
+    /// R-FLOAT-SMT: the input variables of float parameters (their bit
+    /// patterns) and their formats, for `--input-domain`-style bounds
+    /// (P-INPUT: a float input ranges over the integer domain converted).
+    pub floats: Vec<(TermId, semantics::ir::float::FloatTy)>,
+    /// R-FREEZE-SMT: the values a `freeze` of poison may take when inputs
+    /// are bounded to a domain (as the interpreter's `int_domain`);
+    /// `None`: every value.
+    pub freeze_domain: Option<Vec<i128>>,
 }
 
 impl Launch {
@@ -32,6 +40,7 @@ impl Launch {
         let mut args = Vec::new();
         let mut vars = Vec::new();
         let mut buffers = Vec::new();
+        let mut floats = Vec::new();
         for (i, param) in p.func.params.iter().enumerate() {
             if let Some(&j) = p.mem.param.get(&i) {
                 // The parameter points at its buffer (every thread).
@@ -45,7 +54,8 @@ impl Launch {
                 buffers.push((i, name, bytes));
                 continue;
             }
-            let w = param.ty.int_bits().unwrap_or(32);
+            let w = super::width(&param.ty);
+            let fmt = semantics::ir::float::FloatTy::of(&param.ty);
             let name = match param.value {
                 Some(v) => p.func.value(v).name.to_string(),
                 None => format!("arg{i}"),
@@ -53,12 +63,14 @@ impl Launch {
             if p.uniform_param[i] {
                 let x = terms.var(&format!("in.{name}"), Sort::BitVec(w));
                 vars.push((name.clone(), x));
+                floats.extend(fmt.map(|f| (x, f)));
                 args.push(vec![x; n]);
             } else {
                 let xs: Vec<TermId> = (0..n)
                     .map(|t| {
                         let x = terms.var(&format!("in.{name}.t{t}"), Sort::BitVec(w));
                         vars.push((format!("{name}[t{t}]"), x));
+                        floats.extend(fmt.map(|f| (x, f)));
                         x
                     })
                     .collect();
@@ -73,6 +85,8 @@ impl Launch {
             tids,
             side: Vec::new(),
             buffers,
+            floats,
+            freeze_domain: None,
         }
     }
 

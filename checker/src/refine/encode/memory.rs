@@ -307,7 +307,7 @@ impl Builder<'_, '_> {
     /// P-MEM-ACCESS `store` of an integer; UB goes to the visit.
     pub(super) fn store(&mut self, th: &mut ThreadSt, value: &TypedOperand, ptr: &TypedOperand) {
         let w = super::width(&value.ty);
-        let vv = self.operand(&value.value, w, th);
+        let vv = self.typed(&value.value, &value.ty, th);
         let (vb, vp) = self.bits_of(&vv, w);
         // P-MEM-PTR: a pointer is stored as its 8 address bytes, each
         // tagged with its object and position (null: plain zero bytes).

@@ -44,6 +44,7 @@
 //! | [`sets`] | results over communicating sets, D-ORDER's rank function | `machine/sched.rs` |
 //! | [`ops`] | one function per C-OPS operation over a set | `machine/collective.rs` |
 //! | [`pure`] | pure integer intrinsics (P-THREAD) | `machine/collective.rs::per_thread` |
+//! | [`float`] | float instructions and intrinsics (R-FLOAT-SMT) | `machine/float.rs` |
 //! | [`launch`] | the launch's inputs, reachable (step, block) pairs (P-LAUNCH) | `machine/launch.rs` |
 
 use std::collections::HashMap;
@@ -51,6 +52,7 @@ use std::collections::HashMap;
 use semantics::ir::Type;
 
 mod calls;
+mod float;
 mod inst;
 mod keys;
 mod launch;
@@ -61,6 +63,7 @@ mod sets;
 mod stuck;
 mod thread;
 
+pub use float::fcmp_pred_known;
 pub use launch::Launch;
 pub use memory::{MByte, PW};
 
@@ -181,6 +184,11 @@ pub struct Enc {
     /// R-MEM: final contents of the observed objects, by the interpreter's
     /// object name (valid when [`Enc::conflict`] is false).
     pub memory: Vec<(String, Vec<(TermId, TermId)>)>,
+    /// R-FREEZE-SMT: the choice variable of each `freeze` per (thread,
+    /// step): the frozen value's name, thread, step, variable (also in
+    /// [`Enc::choices`]), and the operand's bits (what a poison operand
+    /// would have computed: a wrapped sum for `add nsw`).
+    pub freeze: Vec<Frozen>,
     /// R-MEM-SMT: some byte of a shared object is written by one thread
     /// and accessed by another (the per-thread views are then not the
     /// memory model's values).
@@ -188,6 +196,19 @@ pub struct Enc {
     /// D-HIER: the execution's hierarchy selector (an index into
     /// `Prepared::hiers`), when the program has several; also in `choices`.
     pub hierarchy: Option<TermId>,
+}
+
+/// R-FREEZE-SMT: one `freeze` choice of an encoding.
+#[derive(Clone, Debug)]
+pub struct Frozen {
+    /// The frozen value's name (`%f` without `%`).
+    pub name: String,
+    pub t: usize,
+    pub s: usize,
+    /// The choice variable.
+    pub var: TermId,
+    /// The operand's bits.
+    pub bits: TermId,
 }
 
 /// A dynamic instance of a convergent operation: (thread, step, op).
@@ -231,10 +252,15 @@ pub(crate) struct Builder<'a, 'p> {
     hsel: Option<TermId>,
 }
 
-fn width(ty: &Type) -> u32 {
+/// The bit-vector width of a value of IR type `ty`: integers by their
+/// width, floats by their format's (R-FLOAT-SMT), pointers [`PW`].
+pub(crate) fn width(ty: &Type) -> u32 {
     match ty {
         Type::Ptr(_) => PW,
-        _ => ty.int_bits().unwrap_or(32),
+        _ => semantics::ir::float::FloatTy::of(ty)
+            .map(|f| f.bits())
+            .or_else(|| ty.int_bits())
+            .unwrap_or(32),
     }
 }
 

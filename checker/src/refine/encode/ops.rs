@@ -38,6 +38,11 @@ impl Builder<'_, '_> {
                 mode: Shfl::Idx,
                 ..
             } => self.op_shuffle(t, (val as usize, idx as usize), w, mem),
+            // The interpreter reads a broadcast's lane as an index shuffle
+            // does (`machine::collective`, `read_lane`).
+            Op::Broadcast { val, lane } => {
+                self.op_shuffle(t, (val as usize, lane as usize), w, mem)
+            }
             Op::Shuffle { val, idx, mode, .. } => {
                 self.op_shuffle_relative(t, mode, (val as usize, idx as usize), w, mem)
             }

@@ -197,6 +197,7 @@ impl Builder<'_, '_> {
             atom_count: Vec::new(),
             memory: Vec::new(),
             conflict: self.t.fls(),
+            freeze: Vec::new(),
             hierarchy: None,
         };
         // D-HIER: one selector per execution when the program has several
@@ -511,10 +512,7 @@ impl Builder<'_, '_> {
                 }
             }
             TermKind::Ret(v) => {
-                let ret = v.as_ref().map(|tv| {
-                    let w = width(&tv.ty);
-                    self.operand(&tv.value, w, th)
-                });
+                let ret = v.as_ref().map(|tv| self.typed(&tv.value, &tv.ty, th));
                 Exit {
                     succ: None,
                     ub: fls,
@@ -619,6 +617,11 @@ impl Builder<'_, '_> {
                 _ => x,
             },
             (Operand::Local(_), _) => self.poison(w),
+            (Operand::Const(c), _) if matches!(**c, Const::Float(_)) => {
+                // Float literals are read with their type (`typed`).
+                self.unsupported(format!("float constant {c:?} read as an i{w}"));
+                self.poison(w)
+            }
             (Operand::Const(c), _) if w == super::PW => match self.ptr_constant(c) {
                 Some(bits) => self.int(bits),
                 None => self.poison(w),
