@@ -3,10 +3,13 @@
 //! checker at full range), so a target may use what the source assumes,
 //! and a target that adds a failing assume introduces UB.
 
+mod common;
+
+use common::verdict_name;
 use std::time::Duration;
 
 use checker::agree::check_agreement;
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 
 const DECLS: &str = "declare void @use(i32)\ndeclare void @llvm.assume(i1)";
@@ -21,21 +24,7 @@ fn verdict(src: &str, tgt: &str) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => "counterexample".into(),
-                other => format!("{other:?}"),
-            }
-        }
-        other => format!("{other:?}"),
-    }
+    verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 /// Both formalizations agree (MC-07), then the checker's full-range verdict.

@@ -4,10 +4,13 @@
 //! an observed event whose result is an input (the memory abstraction), and
 //! counterexamples are replayed on the original modules too (R-CEX).
 
+mod common;
+
+use common::verdict_name;
 use std::path::Path;
 use std::time::Duration;
 
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 use semantics::ir::Module;
 
@@ -35,26 +38,7 @@ fn opts(threads: Vec<usize>) -> Options {
 /// The verdict's name; a replay disagreement fails the test.
 fn check(src: &Module, tgt: &Module, kernel: &str, o: &Options) -> String {
     let mut session = Session::new(None);
-    match check_pair(src, tgt, kernel, o, &mut session, true, None).expect("check runs") {
-        PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
-        PairResult::Unsupported { role, message, .. } => format!("unsupported [{role}] {message}"),
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => {
-                    assert!(replay.is_some(), "a counterexample is replayed");
-                    "counterexample".into()
-                }
-                Verdict::Unknown(w) => format!("unknown ({w})"),
-                Verdict::Vacuous(w) => format!("vacuous ({w})"),
-            }
-        }
-    }
+    verdict_name(check_pair(src, tgt, kernel, o, &mut session, true, None).expect("check runs"))
 }
 
 const DECLS: &str = "

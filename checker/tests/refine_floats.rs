@@ -7,9 +7,12 @@
 //! IEEE identities refine; rewrites that only fast-math allows give
 //! counterexamples, and refine once the source carries the flag.
 
+mod common;
+
+use common::verdict_name;
 use std::time::Duration;
 
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 
 const DECLS: &str = "
@@ -39,26 +42,7 @@ fn verdict_n(src: &str, tgt: &str, threads: usize) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
-        PairResult::Unsupported { role, message, .. } => format!("unsupported [{role}] {message}"),
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => {
-                    assert!(replay.is_some(), "a counterexample is replayed");
-                    "counterexample".into()
-                }
-                Verdict::Unknown(w) => format!("unknown ({w})"),
-                Verdict::Vacuous(w) => format!("vacuous ({w})"),
-            }
-        }
-    }
+    verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 fn verdict(src: &str, tgt: &str) -> String {

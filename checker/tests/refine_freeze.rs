@@ -7,10 +7,13 @@
 //! interpreter's verdict (M-OPER over `%x` in 0..=2, its freeze choosing
 //! from the same domain) must agree with the checker's (MC-07).
 
+mod common;
+
+use common::verdict_name;
 use std::time::Duration;
 
 use checker::agree::check_agreement;
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 
 /// The verdict of `refine` on (src, tgt) for kernel `@k`, 1 and 2 threads.
@@ -25,26 +28,7 @@ fn verdict(src: &str, tgt: &str) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
-        PairResult::Unsupported { role, message, .. } => format!("unsupported [{role}] {message}"),
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => {
-                    assert!(replay.is_some(), "a counterexample is replayed");
-                    "counterexample".into()
-                }
-                Verdict::Unknown(w) => format!("unknown ({w})"),
-                Verdict::Vacuous(w) => format!("vacuous ({w})"),
-            }
-        }
-    }
+    verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 /// `@k(i32 %x)` computing `%r` with `body`, observed by `@use`.

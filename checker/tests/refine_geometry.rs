@@ -4,10 +4,13 @@
 //! of N threads, 1-D), so both formalizations agree (MC-07 over `%x` in
 //! 0..=2) and the checker answers at full range instead of `unsupported`.
 
+mod common;
+
+use common::verdict_name;
 use std::time::Duration;
 
 use checker::agree::check_agreement;
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 
 const DECLS: &str = "declare void @use(i32)
@@ -27,21 +30,7 @@ fn verdict(src: &str, tgt: &str, threads: Vec<usize>) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => "counterexample".into(),
-                other => format!("{other:?}"),
-            }
-        }
-        other => format!("{other:?}"),
-    }
+    verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 fn both(src: &str, tgt: &str) -> String {

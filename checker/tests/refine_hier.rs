@@ -6,10 +6,13 @@
 //! Every counterexample is replayed on the interpreter, which enumerates
 //! the hierarchies itself (R-CEX).
 
+mod common;
+
+use common::verdict_name;
 use std::path::Path;
 
 use checker::refine::hier::HierarchyMode;
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 use semantics::ir::Module;
 
@@ -28,25 +31,7 @@ fn check(src: &Module, tgt: &Module, hierarchy: HierarchyMode) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(src, tgt, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => {
-                    assert!(matches!(replay, Some(Ok(_))), "replayed");
-                    "counterexample".into()
-                }
-                Verdict::Unknown(w) => format!("unknown ({w})"),
-                Verdict::Vacuous(w) => format!("vacuous ({w})"),
-            }
-        }
-        other => panic!("not checked: {other:?}"),
-    }
+    verdict_name(check_pair(src, tgt, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 /// LLVM's DFS takes %A as the header of the target's irreducible cycle,

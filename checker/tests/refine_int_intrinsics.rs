@@ -7,9 +7,12 @@
 //! interpreter compute the same values. The interpreter itself is checked
 //! against opt-22's constant folding (semantics/tests/interp_int_intrinsics.rs).
 
+mod common;
+
+use common::verdict_name;
 use std::time::Duration;
 
-use checker::refine::{check_pair, Options, PairResult, Verdict};
+use checker::refine::{check_pair, Options};
 use checker::smt::Session;
 use semantics::ir::Module;
 
@@ -27,26 +30,7 @@ fn check(src: &str, tgt: &str) -> String {
         ..Options::default()
     };
     let mut session = Session::new(None);
-    match check_pair(&src, &tgt, "k", &o, &mut session, true, None).expect("check runs") {
-        PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
-        PairResult::Unsupported { role, message, .. } => format!("unsupported [{role}] {message}"),
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => "refines".into(),
-                Verdict::Counterexample(_) => {
-                    assert!(replay.is_some(), "a counterexample is replayed");
-                    "counterexample".into()
-                }
-                Verdict::Unknown(w) => format!("unknown ({w})"),
-                Verdict::Vacuous(w) => format!("vacuous ({w})"),
-            }
-        }
-    }
+    verdict_name(check_pair(&src, &tgt, "k", &o, &mut session, true, None).expect("check runs"))
 }
 
 /// A kernel `@k(params)` returning `ty` computed by `body` (which defines
