@@ -300,11 +300,7 @@ exit:
         // 63 - lane is odd (inactive): 0. (lane + 66) mod 64 = lane + 2
         // wrapped, even and active. lane + 1 is odd: 0, or poison with fi.
         let wrapped = ((lane + 2) % 64).to_string();
-        assert_eq!(
-            got,
-            ["0", wrapped.as_str(), "0", "poison"],
-            "lane {lane}"
-        );
+        assert_eq!(got, ["0", wrapped.as_str(), "0", "poison"], "lane {lane}");
     }
 }
 
