@@ -7,7 +7,9 @@ use super::body::{Body, UNSUPPORTED_OPS};
 use super::lexer::Tok;
 use super::parser::Parser;
 use super::types::bool_like;
+use super::typing;
 use super::ParseError;
+use crate::ir::print::type_str;
 use crate::ir::{
     BinOp, Bundle, Call, CallArg, CastOp, FCmpPred, ICmpPred, InstKind, Operand, RmwOp, Span, Type,
 };
@@ -131,10 +133,14 @@ impl Parser<'_> {
         self.bump();
         if let Some(bop) = binop(op) {
             let flags = self.flags();
+            let at = self.span();
             let ty = self.parse_type()?;
             let lhs = self.operand_of(st, &ty, false)?;
             self.expect_punct(',')?;
             let rhs = self.operand_of(st, &ty, false)?;
+            if let Some(why) = typing::binary_error(bop, &ty) {
+                return Err(self.err_at(at, why));
+            }
             return Ok((
                 InstKind::Binary {
                     op: bop,
@@ -148,9 +154,20 @@ impl Parser<'_> {
         }
         if let Some(cop) = castop(op) {
             let flags = self.flags();
+            let at = self.span();
             let from = self.typed_operand(st)?;
             self.expect_word("to")?;
             let to = self.parse_type()?;
+            if !typing::cast_valid(cop, &from.ty, &to) {
+                return Err(self.err_at(
+                    at,
+                    format!(
+                        "invalid cast opcode for cast from '{}' to '{}'",
+                        type_str(&from.ty),
+                        type_str(&to)
+                    ),
+                ));
+            }
             return Ok((
                 InstKind::Cast {
                     op: cop,
@@ -164,8 +181,12 @@ impl Parser<'_> {
         let r = match op {
             "fneg" => {
                 let flags = self.flags();
+                let at = self.span();
                 let ty = self.parse_type()?;
                 let value = self.operand_of(st, &ty, false)?;
+                if !typing::fp_like(&ty) {
+                    return Err(self.err_at(at, "invalid operand type for instruction"));
+                }
                 (
                     InstKind::FNeg {
                         flags: flags.into(),
@@ -182,10 +203,14 @@ impl Parser<'_> {
                     None => return Err(self.expected("an icmp predicate")),
                 };
                 self.bump();
+                let at = self.span();
                 let ty = self.parse_type()?;
                 let lhs = self.operand_of(st, &ty, false)?;
                 self.expect_punct(',')?;
                 let rhs = self.operand_of(st, &ty, false)?;
+                if !typing::int_like(&ty) && !typing::ptr_like(&ty) {
+                    return Err(self.err_at(at, "icmp requires integer operands"));
+                }
                 let rty = bool_like(&ty);
                 (
                     InstKind::ICmp {
@@ -205,10 +230,14 @@ impl Parser<'_> {
                     _ => return Err(self.expected("an fcmp predicate")),
                 };
                 self.bump();
+                let at = self.span();
                 let ty = self.parse_type()?;
                 let lhs = self.operand_of(st, &ty, false)?;
                 self.expect_punct(',')?;
                 let rhs = self.operand_of(st, &ty, false)?;
+                if !typing::fp_like(&ty) {
+                    return Err(self.err_at(at, "fcmp requires floating point operands"));
+                }
                 let rty = bool_like(&ty);
                 (
                     InstKind::FCmp {
@@ -223,11 +252,15 @@ impl Parser<'_> {
             }
             "select" => {
                 let flags = self.flags();
+                let at = self.span();
                 let cond = self.typed_operand(st)?;
                 self.expect_punct(',')?;
                 let on_true = self.typed_operand(st)?;
                 self.expect_punct(',')?;
                 let on_false = self.typed_operand(st)?;
+                if let Some(why) = typing::select_error(&cond.ty, &on_true.ty, &on_false.ty) {
+                    return Err(self.err_at(at, why));
+                }
                 let rty = on_true.ty.clone();
                 (
                     InstKind::Select {

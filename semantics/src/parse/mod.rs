@@ -35,6 +35,7 @@ mod names;
 pub(crate) use names::for_each_operand_mut;
 mod parser;
 mod types;
+mod typing;
 
 use crate::ir::{Module, Span};
 
