@@ -5,7 +5,9 @@
 //! behaviours (R-BEHAV: the behaviour keys, which hold outcomes, traces,
 //! converged-with classes, communicating sets, results, observations and
 //! how each thread ended), and the reduced search never runs more
-//! executions.
+//! executions. Every fingerprint the reduced search takes is checked
+//! against one computed without the per-thread digest caches
+//! (`reduce::check_digests`).
 //!
 //! Families (all from `testgen`; at least 1,000 programs compared in all,
 //! issue 18 item 3: the minimums the tests below assert sum to 1,130, and
@@ -34,6 +36,9 @@ fn keys(ex: &Exploration) -> BTreeSet<String> {
 /// Compares the two searches on `text`; `None` when either was cut by the
 /// execution budget (then nothing can be compared).
 fn compare(text: &str, opts: &Options) -> Option<Compared> {
+    // Every memoized fingerprint is also computed without the per-thread
+    // digests kept with the threads, and must agree (machine/digest.rs).
+    semantics::machine::reduce::check_digests(true);
     let module = parse_module("gen.ll", text).expect("generated module parses");
     let plain = explore(
         &module,

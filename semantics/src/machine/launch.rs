@@ -408,7 +408,7 @@ fn launch(
         mem: Default::default(),
         next_input: 0,
         keys: Keys::default(),
-        fired: ISet::new(),
+        fired: super::state::Fired::new(),
         memo: IMap::new(),
         hierarchy,
     };
