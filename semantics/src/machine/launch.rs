@@ -410,6 +410,7 @@ fn launch(
         keys: Keys::default(),
         fired: super::state::Fired::new(),
         memo: IMap::new(),
+        conv: IMap::new(),
         hierarchy,
     };
     let mut cx = Ctx {

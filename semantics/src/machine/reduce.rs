@@ -75,11 +75,34 @@
 //! state renamed by that order is
 //! fingerprinted exactly (tags keep these fingerprints apart from plain
 //! ones). Two states with equal fingerprints are renamings of each other
-//! whatever order ties take (ties only lose merges). States whose
-//! uninterpreted-function tables are non-empty (their keys hold thread ids
-//! in text) or that hold threads' private objects get the plain
-//! fingerprint. `semantics/tests/interp_reduce.rs` compares with the plain
-//! search.
+//! whatever order ties take (ties only lose merges). States whose P-INPUT
+//! uninterpreted-function table is non-empty (`Machine::memo`: readnone
+//! calls keyed by arguments and thread ids in text) or that hold threads'
+//! private objects get the plain fingerprint.
+//! `semantics/tests/interp_reduce.rs` compares with the plain search.
+//!
+//! ## Unknown convergent functions
+//!
+//! C-OPS models an unknown convergent function as an uninterpreted
+//! function F of the multiset {(thread id, arguments)} of the set that
+//! fires it (one function per callee); the machine chooses F's value at a
+//! multiset the first time a set fires with it and keeps it in
+//! `Machine::conv`, keyed by the (thread id, arguments) pairs in thread
+//! order. For a renaming τ in G, the renamed state τ(s) holds the table
+//! F∘τ⁻¹: at τ(M) the value F had at M (listed in the renamed thread
+//! order, which is how τ(s) would have recorded it). From τ(s), a set τ(M)
+//! fires exactly when M fires from s; it reads F∘τ⁻¹(τ(M)) = F(M) when s
+//! reads F(M), and when F(M) is not yet chosen both make the same choice
+//! over the same domain at the same point. So the executions from τ(s) are
+//! the τ-renamings of those from s, results included, and
+//! B(τ(s)) = τ(B(s)) as for the rest of the state: the table is
+//! fingerprinted renamed (each key's ids renamed, the pairs re-sorted) and
+//! no longer turns state symmetry off. (Before, the table was text keyed
+//! by thread ids, which the renaming did not reach, and every state with
+//! a chosen result took the plain fingerprint: cl19, cl20, cl28 and cl01
+//! had no state symmetry.) The closure under G at the end is unchanged:
+//! launch symmetry's argument already covers F, since every F is
+//! enumerated and G maps the set of all F onto itself.
 //!
 //! # Resuming from saved states
 //!
@@ -446,9 +469,9 @@ pub fn fingerprint(m: &Machine) -> u128 {
 /// that is equal for states equal up to renaming threads within their
 /// classes (`class[t]`: threads of one class may be renamed into each
 /// other; classes are contiguous ranges of thread ids), or `None` when
-/// the state holds names this renaming does not reach (uninterpreted
-/// functions' tables, whose keys hold thread ids; private objects of
-/// threads).
+/// the state holds names this renaming does not reach (the table of
+/// P-INPUT per-thread uninterpreted functions, whose keys hold thread ids
+/// in text; private objects of threads).
 pub(super) fn fingerprint_up_to_threads(
     m: &Machine,
     class: &[u32],
@@ -484,6 +507,25 @@ pub(super) fn fingerprint_up_to_threads(
     Some(whole(m, &mut names, &order, 1))
 }
 
+/// The results chosen for unknown convergent functions (C-OPS), with the
+/// thread ids of each set renamed by `names` and the set listed in the
+/// renamed thread order: the table the renamed machine would hold (see
+/// "Unknown convergent functions" in the module documentation).
+fn conv(m: &Machine, names: &mut Names) -> u128 {
+    m.conv
+        .iter()
+        .map(|(k, v)| {
+            let mut set: Vec<(u32, Vec<(u8, u128)>)> = k
+                .set
+                .iter()
+                .map(|(t, args)| (names.tid(*t), args.iter().map(|a| names.val(a)).collect()))
+                .collect();
+            set.sort_unstable();
+            item(&(&k.callee, set, names.val(v)))
+        })
+        .fold(0u128, u128::wrapping_add)
+}
+
 /// The fingerprint of `m` with its threads taken in `order` and named by
 /// `names`; `tag` keeps fingerprints of different kinds apart.
 fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
@@ -502,6 +544,7 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
             .map(|(s, v)| item(&(s, v)))
             .fold(0u128, u128::wrapping_add),
     );
+    f.add(&conv(m, names));
     for t in order {
         f.add(&super::digest::thread(m.threads.slot(*t), names));
     }

@@ -278,9 +278,16 @@ pub struct Machine {
     /// Instances of convergent operations that have fired (M-OPER): a thread
     /// reaching one later makes the schedule impossible.
     pub fired: Fired,
-    /// Uninterpreted functions (P-INPUT readnone calls, C-OPS unknown
-    /// convergent calls): argument tuple -> chosen result.
+    /// Uninterpreted functions of P-INPUT (readnone calls, by callee,
+    /// arguments and, for per-thread ones, the thread id in text):
+    /// argument tuple -> chosen result.
     pub memo: HashMap<String, Val>,
+    /// C-OPS unknown convergent functions: the result chosen for a
+    /// communicating set, keyed by the callee and the set's (thread id,
+    /// arguments) pairs in thread order. Kept apart from `memo` so that
+    /// memoization can rename the thread ids (state symmetry,
+    /// [`super::reduce`]).
+    pub conv: HashMap<ConvKey, Val>,
     /// Chosen cycle hierarchy per function (D-HIER).
     pub hierarchy: Vec<usize>,
 }
@@ -326,6 +333,16 @@ impl Fired {
     pub fn in_order(&self) -> &Vector<KeyId> {
         &self.order
     }
+}
+
+/// The argument of an unknown convergent function (C-OPS: an
+/// uninterpreted function of the multiset of (thread id, arguments) over
+/// the communicating set; one function per callee, F-25).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConvKey {
+    pub callee: Option<String>,
+    /// (thread id, arguments) of each member, in thread-id order.
+    pub set: Vec<(u32, Vec<Val>)>,
 }
 
 /// The threads of a [`Machine`], each shared copy-on-write: cloning a
