@@ -26,7 +26,7 @@
 //! and digests are kept per renaming: the canonical renaming of state
 //! symmetry changes from one branch point to the next (it orders threads
 //! by their signatures), so each thread keeps them under its
-//! [`NAMINGS`] most recently used renamings; a chain longer than its
+//! `NAMINGS` (4) most recently used renamings; a chain longer than its
 //! history (never, by the invariant above) starts over.
 //!
 //! Exactness: a fingerprint now chains XXH3-128 over per-thread digests and
@@ -36,9 +36,10 @@
 //! digests that stays about as unlikely as one collision of the whole-state
 //! hash before (a union bound over the digests computed, each ~2^-128 per
 //! pair). The differential test against the plain search
-//! (`semantics/tests/interp_reduce.rs`) and the check that cached and
-//! freshly computed fingerprints agree (`digests_match_fresh_ones` below and
-//! the `check_digests` option of the tests) guard the invariants.
+//! (`semantics/tests/interp_reduce.rs`) and, in the same tests, the check
+//! that every cached fingerprint equals one computed without caches
+//! ([`super::reduce::check_digests`]) guard the invariants. (That check
+//! fails when the events chain is made to cover the last event.)
 
 use std::sync::Mutex;
 
