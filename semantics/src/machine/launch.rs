@@ -408,8 +408,9 @@ fn launch(
         mem: Default::default(),
         next_input: 0,
         keys: Keys::default(),
-        fired: ISet::new(),
+        fired: super::state::Fired::new(),
         memo: IMap::new(),
+        conv: IMap::new(),
         hierarchy,
     };
     let mut cx = Ctx {

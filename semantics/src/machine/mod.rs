@@ -12,6 +12,7 @@
 //! | literal maximal convergence, order checks      | [`dmax`]      | D-MAX, D-ORDER, D-CW |
 //! | the one source of nondeterminism               | [`chooser`]   | — |
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
+//! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
 //! | launch symmetry: sorted inputs, orbits      | [`symmetry`]  | R-BEHAV, P-INPUT |
 //! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
 //! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
@@ -30,6 +31,7 @@ pub mod access;
 pub mod calls;
 pub mod chooser;
 mod collective;
+pub mod digest;
 pub mod dmax;
 pub mod float;
 pub mod lanes;

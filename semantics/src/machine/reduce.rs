@@ -75,11 +75,34 @@
 //! state renamed by that order is
 //! fingerprinted exactly (tags keep these fingerprints apart from plain
 //! ones). Two states with equal fingerprints are renamings of each other
-//! whatever order ties take (ties only lose merges). States whose
-//! uninterpreted-function tables are non-empty (their keys hold thread ids
-//! in text) or that hold threads' private objects get the plain
-//! fingerprint. `semantics/tests/interp_reduce.rs` compares with the plain
-//! search.
+//! whatever order ties take (ties only lose merges). States whose P-INPUT
+//! uninterpreted-function table is non-empty (`Machine::memo`: readnone
+//! calls keyed by arguments and thread ids in text) or that hold threads'
+//! private objects get the plain fingerprint.
+//! `semantics/tests/interp_reduce.rs` compares with the plain search.
+//!
+//! ## Unknown convergent functions
+//!
+//! C-OPS models an unknown convergent function as an uninterpreted
+//! function F of the multiset {(thread id, arguments)} of the set that
+//! fires it (one function per callee); the machine chooses F's value at a
+//! multiset the first time a set fires with it and keeps it in
+//! `Machine::conv`, keyed by the (thread id, arguments) pairs in thread
+//! order. For a renaming τ in G, the renamed state τ(s) holds the table
+//! F∘τ⁻¹: at τ(M) the value F had at M (listed in the renamed thread
+//! order, which is how τ(s) would have recorded it). From τ(s), a set τ(M)
+//! fires exactly when M fires from s; it reads F∘τ⁻¹(τ(M)) = F(M) when s
+//! reads F(M), and when F(M) is not yet chosen both make the same choice
+//! over the same domain at the same point. So the executions from τ(s) are
+//! the τ-renamings of those from s, results included, and
+//! B(τ(s)) = τ(B(s)) as for the rest of the state: the table is
+//! fingerprinted renamed (each key's ids renamed, the pairs re-sorted) and
+//! no longer turns state symmetry off. (Before, the table was text keyed
+//! by thread ids, which the renaming did not reach, and every state with
+//! a chosen result took the plain fingerprint: cl19, cl20, cl28 and cl01
+//! had no state symmetry.) The closure under G at the end is unchanged:
+//! launch symmetry's argument already covers F, since every F is
+//! enumerated and G maps the set of all F onto itself.
 //!
 //! # Resuming from saved states
 //!
@@ -109,10 +132,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::memory::ObjKind;
-use super::state::{KeyId, KeyNode, Keys, Machine, Observation, Status, ThreadEnd, ThreadState};
+use super::state::{KeyId, KeyNode, Keys, Machine};
 use super::value::Val;
+use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_128;
 
 /// The states the search has reached at its branching points
@@ -123,6 +148,36 @@ pub struct States {
     /// Per thread, the class of threads it may be renamed into (launch
     /// group and subgroup); empty when state symmetry is off.
     class: Vec<u32>,
+    /// Renamed key digests, kept across fingerprints (state symmetry).
+    renamed: Renamed,
+}
+
+/// Digests of keys under renamings of threads, for the whole search: a
+/// key's renamed digest is a function of its structure (its structural
+/// digest [`Keys::canon`]) and of the renaming, so it is keyed by both and
+/// holds in every machine of the search (key ids would not: they are
+/// numbered per path). Before this table, each fingerprint recomputed the
+/// renamed digests of every key it met up the key's parents (over half the
+/// instructions of `cl18-anchor-hoist-loop.src` at 4 threads).
+#[derive(Default)]
+pub(super) struct Renamed {
+    perms: FxHashMap<Vec<u32>, u32>,
+    digests: FxHashMap<(u128, u32), u128>,
+}
+
+/// Past this many renamed digests the table of digests starts over
+/// (memory bound; only speed is lost).
+const RENAMED_CAP: usize = 1 << 22;
+
+impl Renamed {
+    fn perm_id(&mut self, perm: &[u32]) -> u32 {
+        if let Some(id) = self.perms.get(perm) {
+            return *id;
+        }
+        let id = self.perms.len() as u32;
+        self.perms.insert(perm.to_vec(), id);
+        id
+    }
 }
 
 impl States {
@@ -145,19 +200,55 @@ impl States {
         States {
             seen: HashSet::new(),
             class,
+            renamed: Renamed::default(),
         }
     }
 
     /// Records `m`; `false` when it (or, under state symmetry, a renaming
     /// of it) was reached before.
     pub fn first_visit(&mut self, m: &Machine) -> bool {
-        let fp = if self.class.is_empty() {
-            None
-        } else {
-            fingerprint_up_to_threads(m, &self.class)
-        };
-        self.seen.insert(fp.unwrap_or_else(|| fingerprint(m)))
+        if self.renamed.digests.len() > RENAMED_CAP {
+            // The renamings keep their ids: the threads' digest caches are
+            // keyed by them.
+            self.renamed.digests.clear();
+        }
+        let fp = fingerprint_with(m, &self.class, &mut self.renamed);
+        if CHECK_DIGESTS.load(Ordering::Relaxed) {
+            let fresh = Machine {
+                threads: m.threads.without_digests(),
+                fired: m.fired.without_digests(),
+                ..m.clone()
+            };
+            assert_eq!(
+                fp,
+                fingerprint_with(&fresh, &self.class, &mut Renamed::default()),
+                "digest: a cached per-thread digest must equal a fresh one \
+                 (histories only grow; a thread changes only through IndexMut)"
+            );
+        }
+        self.seen.insert(fp)
     }
+}
+
+/// The fingerprint memoization takes: up to renaming threads within
+/// `class` when state symmetry is on (`class` non-empty) and applies.
+fn fingerprint_with(m: &Machine, class: &[u32], renamed: &mut Renamed) -> u128 {
+    let fp = if class.is_empty() {
+        None
+    } else {
+        fingerprint_up_to_threads(m, class, renamed)
+    };
+    fp.unwrap_or_else(|| fingerprint(m))
+}
+
+static CHECK_DIGESTS: AtomicBool = AtomicBool::new(false);
+
+/// For tests: with `on`, every fingerprint memoization takes is computed a
+/// second time without the per-thread digests kept with the threads
+/// ([`super::digest`]) and the two must agree (a panic otherwise). Applies
+/// to the whole process; it costs a full rehash per branch point.
+pub fn check_digests(on: bool) {
+    CHECK_DIGESTS.store(on, Ordering::Relaxed);
 }
 
 /// A 128-bit digest: the bytes that `Hash` writes, collected and hashed
@@ -222,7 +313,7 @@ impl Default for Fp {
 /// Digest of one item, for order-independent sums over unordered
 /// collections (persistent hash maps iterate in an order that depends on
 /// their history).
-fn item<T: Hash + ?Sized>(x: &T) -> u128 {
+pub(super) fn item<T: Hash + ?Sized>(x: &T) -> u128 {
     let mut f = Fp::new();
     f.add(x);
     f.finish()
@@ -231,12 +322,15 @@ fn item<T: Hash + ?Sized>(x: &T) -> u128 {
 /// How a fingerprint names threads and dynamic-instance keys: the state's
 /// own names, or thread `t` renamed `perm[t]` throughout (thread ids,
 /// anchor instances named by a member, C++ per-thread contexts).
-struct Names<'a> {
+pub(super) struct Names<'a> {
     keys: &'a Keys,
     perm: Option<Vec<u32>>,
+    /// The renaming's id in `global`, and the search's table of renamed
+    /// key digests (`None` for own names).
+    global: Option<(u32, &'a mut Renamed)>,
     /// Renamed digests of the keys met so far (keys form trees through
     /// their parents).
-    cache: HashMap<KeyId, u128>,
+    cache: FxHashMap<KeyId, u128>,
 }
 
 impl<'a> Names<'a> {
@@ -244,33 +338,63 @@ impl<'a> Names<'a> {
         Names {
             keys,
             perm: None,
-            cache: HashMap::new(),
+            global: None,
+            cache: FxHashMap::default(),
         }
     }
 
-    fn renamed(keys: &'a Keys, perm: Vec<u32>) -> Names<'a> {
+    fn renamed(keys: &'a Keys, perm: Vec<u32>, renamed: &'a mut Renamed) -> Names<'a> {
+        let id = renamed.perm_id(&perm);
         Names {
             keys,
             perm: Some(perm),
-            cache: HashMap::new(),
+            global: Some((id, renamed)),
+            cache: FxHashMap::default(),
         }
     }
 
-    fn tid(&self, t: u32) -> u32 {
+    /// The renamed digest of `k` if this fingerprint or the search's table
+    /// has it (copied into this fingerprint's cache).
+    fn lookup(&mut self, k: KeyId) -> bool {
+        if self.cache.contains_key(&k) {
+            return true;
+        }
+        if let Some((id, g)) = &self.global {
+            if let Some(d) = g.digests.get(&(self.keys.canon(k), *id)) {
+                self.cache.insert(k, *d);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The renaming's id for the digest caches ([`super::digest::Naming`]).
+    pub(super) fn naming(&self) -> super::digest::Naming {
+        self.global
+            .as_ref()
+            .map_or(super::digest::OWN, |(id, _)| *id)
+    }
+
+    pub(super) fn tid(&self, t: u32) -> u32 {
         self.perm.as_ref().map_or(t, |p| p[t as usize])
     }
 
     /// The structural digest of `k` under the renaming: the same digest
     /// as [`Keys::intern`] computes, with the thread names in the nodes
     /// renamed (so the identity renaming gives [`Keys::canon`]).
-    fn key(&mut self, k: KeyId) -> u128 {
-        if self.perm.is_none() {
+    pub(super) fn key(&mut self, k: KeyId) -> u128 {
+        // A key that names no thread has the same digest under every
+        // renaming.
+        if self.perm.is_none() || !self.keys.names_thread(k) {
             return self.keys.canon(k);
+        }
+        if self.lookup(k) {
+            return self.cache[&k];
         }
         // Iteratively: the chain of parents up to a known digest.
         let mut chain = vec![k];
         while let Some(&top) = chain.last() {
-            if self.cache.contains_key(&top) {
+            if !self.keys.names_thread(top) || self.lookup(top) {
                 chain.pop();
                 break;
             }
@@ -286,8 +410,8 @@ impl<'a> Names<'a> {
                     func,
                     block,
                     parent,
-                } => f.add(&(1u8, func, block, self.cache[&parent])),
-                KeyNode::Inst { loc, parent, n } => f.add(&(2u8, loc, self.cache[&parent], n)),
+                } => f.add(&(1u8, func, block, self.known(parent))),
+                KeyNode::Inst { loc, parent, n } => f.add(&(2u8, loc, self.known(parent), n)),
                 KeyNode::Fresh { loc, tid, event } => f.add(&(
                     3u8,
                     KeyNode::Fresh {
@@ -299,13 +423,27 @@ impl<'a> Names<'a> {
                 KeyNode::Thread(t) => f.add(&(3u8, KeyNode::Thread(self.tid(t)))),
                 other => f.add(&(3u8, other)),
             }
-            self.cache.insert(x, f.finish());
+            let d = f.finish();
+            self.cache.insert(x, d);
+            if let Some((id, g)) = &mut self.global {
+                g.digests.insert((self.keys.canon(x), *id), d);
+            }
         }
         self.cache[&k]
     }
 
+    /// The renamed digest of `k` once [`Names::key`] computed its parents:
+    /// cached, or its own when it names no thread.
+    fn known(&self, k: KeyId) -> u128 {
+        if self.keys.names_thread(k) {
+            self.cache[&k]
+        } else {
+            self.keys.canon(k)
+        }
+    }
+
     /// A value with token keys replaced by their digest.
-    fn val(&mut self, v: &Val) -> (u8, u128) {
+    pub(super) fn val(&mut self, v: &Val) -> (u8, u128) {
         match v {
             Val::Token(k) => (1, self.key(*k)),
             other => (0, item(other)),
@@ -313,7 +451,7 @@ impl<'a> Names<'a> {
     }
 
     /// Order-independent digest of a set of keys.
-    fn key_set<'k>(&mut self, ks: impl Iterator<Item = &'k KeyId>) -> u128 {
+    pub(super) fn key_set<'k>(&mut self, ks: impl Iterator<Item = &'k KeyId>) -> u128 {
         ks.map(|x| item(&self.key(*x)))
             .fold(0u128, u128::wrapping_add)
     }
@@ -331,10 +469,14 @@ pub fn fingerprint(m: &Machine) -> u128 {
 /// that is equal for states equal up to renaming threads within their
 /// classes (`class[t]`: threads of one class may be renamed into each
 /// other; classes are contiguous ranges of thread ids), or `None` when
-/// the state holds names this renaming does not reach (uninterpreted
-/// functions' tables, whose keys hold thread ids; private objects of
-/// threads).
-pub fn fingerprint_up_to_threads(m: &Machine, class: &[u32]) -> Option<u128> {
+/// the state holds names this renaming does not reach (the table of
+/// P-INPUT per-thread uninterpreted functions, whose keys hold thread ids
+/// in text; private objects of threads).
+pub(super) fn fingerprint_up_to_threads(
+    m: &Machine,
+    class: &[u32],
+    renamed: &mut Renamed,
+) -> Option<u128> {
     if !m.memo.is_empty()
         || m.mem
             .objects
@@ -344,7 +486,7 @@ pub fn fingerprint_up_to_threads(m: &Machine, class: &[u32]) -> Option<u128> {
         return None;
     }
     let n = m.threads.len();
-    let sig: Vec<u128> = m.threads.iter().map(signature).collect();
+    let sig: Vec<u128> = m.threads.slots().map(super::digest::signature).collect();
     // The canonical order: by class (contiguous, so position i is thread
     // id i's slot), then by signature; ties keep thread order (any choice
     // is sound: two states with equal fingerprints are renamings of one
@@ -360,44 +502,28 @@ pub fn fingerprint_up_to_threads(m: &Machine, class: &[u32]) -> Option<u128> {
         for (i, t) in order.iter().enumerate() {
             perm[*t] = i as u32;
         }
-        Names::renamed(&m.keys, perm)
+        Names::renamed(&m.keys, perm, renamed)
     };
     Some(whole(m, &mut names, &order, 1))
 }
 
-/// A digest of a thread's state without its name and without dynamic-instance
-/// keys (which name threads): equal for threads a renaming exchanges, and
-/// cheap (no key digests), since it only orders the threads of a class.
-fn signature(th: &ThreadState) -> u128 {
-    let mut f = Fp::new();
-    f.add(&(th.group, th.steps, th.seq, th.allocas));
-    for fr in th.frames.iter() {
-        f.add(&(fr.func, fr.block, fr.index, fr.ret_to));
-        let vals = fr
-            .values
-            .iter()
-            .filter(|(_, v)| !matches!(v, Val::Token(_)))
-            .map(|(id, v)| item(&(id, v)))
-            .fold(0u128, u128::wrapping_add);
-        f.add(&vals);
-    }
-    match &th.status {
-        Status::Waiting(p) => f.add(&(1u8, p.loc, p.event)),
-        Status::Done(ThreadEnd::Returned(_)) => f.add(&3u8),
-        Status::Done(e) => f.add(&(4u8, format!("{e:?}"))),
-        Status::Running => f.add(&0u8),
-        Status::Killed => f.add(&2u8),
-    }
-    f.add(&th.trace.len());
-    for v in th.trace.iter() {
-        f.add(&(v.func, v.block));
-    }
-    f.add(&th.events.len());
-    for e in th.events.iter() {
-        f.add(&(e.loc, e.pos));
-    }
-    f.add(&th.observations.len());
-    f.finish()
+/// The results chosen for unknown convergent functions (C-OPS), with the
+/// thread ids of each set renamed by `names` and the set listed in the
+/// renamed thread order: the table the renamed machine would hold (see
+/// "Unknown convergent functions" in the module documentation).
+fn conv(m: &Machine, names: &mut Names) -> u128 {
+    m.conv
+        .iter()
+        .map(|(k, v)| {
+            let mut set: Vec<(u32, Vec<(u8, u128)>)> = k
+                .set
+                .iter()
+                .map(|(t, args)| (names.tid(*t), args.iter().map(|a| names.val(a)).collect()))
+                .collect();
+            set.sort_unstable();
+            item(&(&k.callee, set, names.val(v)))
+        })
+        .fold(0u128, u128::wrapping_add)
 }
 
 /// The fingerprint of `m` with its threads taken in `order` and named by
@@ -410,7 +536,7 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
     // bytes hold no tokens, so the objects hash as they are (in id order).
     f.add(&m.mem);
     f.add(&m.next_input);
-    let fired = names.key_set(m.fired.iter());
+    let fired = super::digest::fired(&m.fired, names);
     f.add(&fired);
     f.add(
         &m.memo
@@ -418,87 +544,9 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
             .map(|(s, v)| item(&(s, v)))
             .fold(0u128, u128::wrapping_add),
     );
+    f.add(&conv(m, names));
     for t in order {
-        thread(&mut f, &m.threads[*t], names);
+        f.add(&super::digest::thread(m.threads.slot(*t), names));
     }
     f.finish()
-}
-
-/// One thread's part of a fingerprint.
-fn thread(f: &mut Fp, th: &ThreadState, names: &mut Names) {
-    f.add(&(names.tid(th.tid), th.group, th.steps, th.seq, th.allocas));
-    for fr in th.frames.iter() {
-        let (ctx, block_key) = (names.key(fr.ctx), names.key(fr.block_key));
-        f.add(&(fr.func, fr.block, fr.index, ctx, block_key, fr.ret_to));
-        let vals = fr
-            .values
-            .iter()
-            .map(|(id, v)| item(&(id, names.val(v))))
-            .fold(0u128, u128::wrapping_add);
-        let hdrs = fr
-            .last_header
-            .iter()
-            .map(|(b, (seq, key))| item(&(b, seq, names.key(*key))))
-            .fold(0u128, u128::wrapping_add);
-        f.add(&(vals, hdrs));
-    }
-    match &th.status {
-        Status::Running => f.add(&0u8),
-        Status::Waiting(p) => {
-            let key = p.key.map(|k| names.key(k));
-            f.add(&(1u8, p.loc, key, p.event));
-            for a in &p.args {
-                f.add(&names.val(a));
-            }
-        }
-        Status::Killed => f.add(&2u8),
-        Status::Done(ThreadEnd::Returned(v)) => f.add(&(3u8, names.val(v))),
-        Status::Done(e) => f.add(&(4u8, format!("{e:?}"))),
-    }
-    f.add(&th.trace.len());
-    for v in th.trace.iter() {
-        f.add(&(v.func, v.block, names.key(v.key)));
-    }
-    f.add(&th.events.len());
-    for e in th.events.iter() {
-        f.add(&(e.loc, &e.callee, e.pos, names.key(e.key)));
-        for a in &e.args {
-            f.add(&names.val(a));
-        }
-        f.add(&e.result.map(|r| names.val(&r)));
-    }
-    f.add(&th.observations.len());
-    for o in th.observations.iter() {
-        match o {
-            Observation::Call {
-                callee,
-                args,
-                result,
-            } => {
-                f.add(&(0u8, callee));
-                for a in args {
-                    f.add(&names.val(a));
-                }
-                f.add(&names.val(result));
-            }
-            other => f.add(&(1u8, other)),
-        }
-    }
-    let loops = th
-        .loop_counts
-        .iter()
-        .map(|((loc, key), n)| item(&(loc, names.key(*key), n)))
-        .fold(0u128, u128::wrapping_add);
-    f.add(&loops);
-    let used = names.key_set(th.used_keys.iter());
-    f.add(&used);
-    let resume = th.resume.as_ref().map(|r| {
-        (
-            r.loc,
-            names.key(r.key),
-            r.event,
-            r.value.map(|v| names.val(&v)),
-        )
-    });
-    f.add(&resume);
 }

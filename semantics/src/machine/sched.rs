@@ -362,8 +362,13 @@ fn op_results(
             // multiset of (thread id, arguments) over the set (C-OPS).
             // One function per callee (not per call site), as C-OPS says
             // and the SMT encoding does (F-25).
-            let memo = format!("conv:{:?}:{args:?}", call.callee_name());
-            let v = match m.memo.get(&memo) {
+            // Members are in thread order, so `args` is too (the
+            // multiset's canonical listing).
+            let memo = super::state::ConvKey {
+                callee: call.callee_name().map(str::to_string),
+                set: args,
+            };
+            let v = match m.conv.get(&memo) {
                 Some(v) => *v,
                 None => {
                     let ty = match &call.ty {
@@ -371,7 +376,7 @@ fn op_results(
                         t => t.clone(),
                     };
                     let v = super::step::choose_value(m, chooser, opts, &ty);
-                    m.memo.insert(memo, v);
+                    m.conv.insert(memo, v);
                     v
                 }
             };

@@ -65,8 +65,12 @@ pub struct Keys {
     /// Node -> key id.
     ids: HashMap<KeyNode, KeyId>,
     /// Key id -> digest of the key's tree (memoization): equal for equal trees
-    /// whatever order the keys were interned in.
-    canon: Vector<u128>,
+    /// whatever order the keys were interned in; and whether the tree names
+    /// a thread (a [`KeyNode::Fresh`] or [`KeyNode::Thread`] node), so that
+    /// renaming threads (state symmetry, [`super::reduce`]) changes its
+    /// digest. A key that names no thread keeps its digest under every
+    /// renaming.
+    canon: Vector<(u128, bool)>,
 }
 
 impl Keys {
@@ -76,23 +80,36 @@ impl Keys {
         }
         let id = KeyId(self.nodes.len() as u32);
         let mut f = super::reduce::Fp::new();
-        match node {
+        let named = match node {
             KeyNode::Block {
                 func,
                 block,
                 parent,
-            } => f.add(&(1u8, func, block, self.canon(parent))),
-            KeyNode::Inst { loc, parent, n } => f.add(&(2u8, loc, self.canon(parent), n)),
-            other => f.add(&(3u8, other)),
-        }
+            } => {
+                f.add(&(1u8, func, block, self.canon(parent)));
+                self.names_thread(parent)
+            }
+            KeyNode::Inst { loc, parent, n } => {
+                f.add(&(2u8, loc, self.canon(parent), n));
+                self.names_thread(parent)
+            }
+            other => {
+                f.add(&(3u8, other));
+                matches!(other, KeyNode::Fresh { .. } | KeyNode::Thread(_))
+            }
+        };
         self.nodes.push_back(node);
         self.ids.insert(node, id);
-        self.canon.push_back(f.finish());
+        self.canon.push_back((f.finish(), named));
         id
     }
     /// The structural digest of `k` (memoization).
     pub fn canon(&self, k: KeyId) -> u128 {
-        self.canon[k.0 as usize]
+        self.canon[k.0 as usize].0
+    }
+    /// Whether `k`'s tree names a thread (see the field `canon`).
+    pub fn names_thread(&self, k: KeyId) -> bool {
+        self.canon[k.0 as usize].1
     }
     pub fn node(&self, k: KeyId) -> KeyNode {
         self.nodes[k.0 as usize]
@@ -260,12 +277,72 @@ pub struct Machine {
     pub keys: Keys,
     /// Instances of convergent operations that have fired (M-OPER): a thread
     /// reaching one later makes the schedule impossible.
-    pub fired: HashSet<KeyId>,
-    /// Uninterpreted functions (P-INPUT readnone calls, C-OPS unknown
-    /// convergent calls): argument tuple -> chosen result.
+    pub fired: Fired,
+    /// Uninterpreted functions of P-INPUT (readnone calls, by callee,
+    /// arguments and, for per-thread ones, the thread id in text):
+    /// argument tuple -> chosen result.
     pub memo: HashMap<String, Val>,
+    /// C-OPS unknown convergent functions: the result chosen for a
+    /// communicating set, keyed by the callee and the set's (thread id,
+    /// arguments) pairs in thread order. Kept apart from `memo` so that
+    /// memoization can rename the thread ids (state symmetry,
+    /// [`super::reduce`]).
+    pub conv: HashMap<ConvKey, Val>,
     /// Chosen cycle hierarchy per function (D-HIER).
     pub hierarchy: Vec<usize>,
+}
+
+/// The fired instances of a [`Machine`] (M-OPER): a set that only grows,
+/// with the order of insertion kept so that memoization digests only the
+/// instances fired since its last digest ([`super::digest::fired`]).
+#[derive(Clone, Debug, Default)]
+pub struct Fired {
+    set: HashSet<KeyId>,
+    order: Vector<KeyId>,
+    pub cache: super::digest::SumCache,
+}
+
+impl Fired {
+    pub fn new() -> Fired {
+        Fired::default()
+    }
+    pub fn insert(&mut self, k: KeyId) {
+        if self.set.insert(k).is_none() {
+            self.order.push_back(k);
+        }
+    }
+    pub fn contains(&self, k: &KeyId) -> bool {
+        self.set.contains(k)
+    }
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+    /// The same set without digests (the check of
+    /// [`super::reduce::check_digests`]).
+    pub fn without_digests(&self) -> Fired {
+        Fired {
+            set: self.set.clone(),
+            order: self.order.clone(),
+            cache: Default::default(),
+        }
+    }
+    /// The instances in the order they fired.
+    pub fn in_order(&self) -> &Vector<KeyId> {
+        &self.order
+    }
+}
+
+/// The argument of an unknown convergent function (C-OPS: an
+/// uninterpreted function of the multiset of (thread id, arguments) over
+/// the communicating set; one function per callee, F-25).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConvKey {
+    pub callee: Option<String>,
+    /// (thread id, arguments) of each member, in thread-id order.
+    pub set: Vec<(u32, Vec<Val>)>,
 }
 
 /// The threads of a [`Machine`], each shared copy-on-write: cloning a
@@ -274,15 +351,31 @@ pub struct Machine {
 /// `im::Vector`, the first change after a clone copied the vector's whole
 /// chunk of 64 thread-state slots, tens of kilobytes: over a third of the
 /// instructions of a memoized search.)
+///
+/// Each thread carries the digests memoization computed for it
+/// ([`super::digest::DigestCache`]): the only way to change a thread is
+/// [`IndexMut`], which drops the digests of the whole thread and keeps the
+/// chained digests of its append-only histories; a machine restored from a
+/// checkpoint shares the unchanged threads, digests included.
 #[derive(Clone, Debug, Default)]
-pub struct Threads(Vec<Arc<ThreadState>>);
+pub struct Threads(Vec<Arc<Slot>>);
+
+/// One thread and its memoization digests.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub th: ThreadState,
+    pub cache: super::digest::DigestCache,
+}
 
 impl Threads {
     pub fn new() -> Threads {
         Threads(Vec::new())
     }
     pub fn push_back(&mut self, th: ThreadState) {
-        self.0.push(Arc::new(th));
+        self.0.push(Arc::new(Slot {
+            th,
+            cache: Default::default(),
+        }));
     }
     pub fn len(&self) -> usize {
         self.0.len()
@@ -291,36 +384,67 @@ impl Threads {
         self.0.is_empty()
     }
     pub fn get(&self, t: usize) -> Option<&ThreadState> {
-        self.0.get(t).map(|th| &**th)
+        self.0.get(t).map(|s| &s.th)
     }
     pub fn iter(
         &self,
     ) -> impl DoubleEndedIterator<Item = &ThreadState> + ExactSizeIterator + Clone + '_ {
-        self.0.iter().map(|th| &**th)
+        self.0.iter().map(|s| &s.th)
+    }
+    /// Puts `th` in place of thread `t`, a changed copy of it
+    /// ([`super::step::run_thread`] runs a copy): the new slot keeps the
+    /// chained digests of the histories, which only grow.
+    pub fn replace(&mut self, t: usize, th: ThreadState) {
+        let cache = self.0[t].cache.histories();
+        self.0[t] = Arc::new(Slot { th, cache });
+    }
+    /// The same threads without any digest (the check of
+    /// [`super::reduce::check_digests`]).
+    pub fn without_digests(&self) -> Threads {
+        let mut out = Threads::new();
+        for th in self.iter() {
+            out.push_back(th.clone());
+        }
+        out
+    }
+    /// Thread `t` with its digests (memoization, [`super::reduce`]).
+    pub fn slot(&self, t: usize) -> &Slot {
+        &self.0[t]
+    }
+    /// Each thread with its digests (memoization, [`super::reduce`]).
+    pub fn slots(&self) -> impl ExactSizeIterator<Item = &Slot> + '_ {
+        self.0.iter().map(|s| &**s)
     }
 }
 
 impl Index<usize> for Threads {
     type Output = ThreadState;
     fn index(&self, t: usize) -> &ThreadState {
-        &self.0[t]
+        &self.0[t].th
     }
 }
 
 impl IndexMut<usize> for Threads {
     fn index_mut(&mut self, t: usize) -> &mut ThreadState {
-        Arc::make_mut(&mut self.0[t])
+        let s = Arc::make_mut(&mut self.0[t]);
+        s.cache.invalidate();
+        &mut s.th
+    }
+}
+
+impl Index<usize> for Events {
+    type Output = CallEvent;
+    fn index(&self, i: usize) -> &CallEvent {
+        &self.0[i]
     }
 }
 
 impl<'a> IntoIterator for &'a Threads {
     type Item = &'a ThreadState;
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, Arc<ThreadState>>,
-        fn(&'a Arc<ThreadState>) -> &'a ThreadState,
-    >;
+    type IntoIter =
+        std::iter::Map<std::slice::Iter<'a, Arc<Slot>>, fn(&'a Arc<Slot>) -> &'a ThreadState>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|th| &**th)
+        self.0.iter().map(|s| &s.th)
     }
 }
 
@@ -372,6 +496,9 @@ impl Events {
     }
     pub fn push_back(&mut self, e: CallEvent) {
         self.0.push(Arc::new(e));
+    }
+    pub fn get(&self, i: usize) -> Option<&CallEvent> {
+        self.0.get(i).map(|e| &**e)
     }
     pub fn get_mut(&mut self, i: usize) -> Option<&mut CallEvent> {
         self.0.get_mut(i).map(Arc::make_mut)

@@ -92,7 +92,7 @@ pub(super) fn unsupported(prog: &Program, loc: Loc, construct: &str) -> Stop {
 pub fn run_thread(m: &mut Machine, t: usize, cx: &mut Ctx) -> R<()> {
     let mut th = m.threads[t].clone();
     let r = run_loop(m, &mut th, cx);
-    m.threads[t] = th;
+    m.threads.replace(t, th);
     r
 }
 

@@ -52,8 +52,36 @@
 //! which of the equal threads fire reach renamings of one state, explored
 //! once.
 //!
-//! Not done (issue 18): launches where a thread id is read have no such
-//! simple symmetry (a behaviour there is not a renaming of another).
+//! Not done (issue 18): launches where a thread id is read. The argument
+//! for them, written down but not implemented (no code relies on it):
+//!
+//! - A renaming σ acts on a launch by moving thread t's inputs to σ(t);
+//!   in a program that reads ids, thread σ(t) then reads id σ(t) where
+//!   thread t read t, so B(σy) = σB(y) needs every use of an id to be
+//!   *equivariant*: f(σ(t)) = σ(f(t)) for values the program treats as
+//!   thread names, and p(σ(t)) = p(t) for predicates it tests. Comparing
+//!   an id with a constant c keeps only the σ that preserve {t : t < c}
+//!   (or fix c, for ==); arithmetic on ids (t xor 1, t + 1) keeps only the
+//!   σ that commute with it; a ballot's mask or a read-first-lane's value
+//!   turns names into data and keeps no σ but the identity. The
+//!   admissible renamings form a subgroup G' of G, found by a value-flow
+//!   analysis of the ids, and only G' may be used.
+//! - Shuffles (cl14, cl15): the lane operand is an *input* (`%id` over
+//!   the domain), not an id read. σ is equivariant when the lane values
+//!   are renamed with the threads: (σ·y) gives thread σ(t) the lane
+//!   σ(y_t) (out-of-range lanes stay out of range: poison or UB either
+//!   way). The launch set is closed under this action only for σ that map
+//!   the domain's lanes onto themselves (at 4 threads over {0, 1, 2},
+//!   σ must fix lane 3), and the behaviours' event arguments for the lane
+//!   operand must be renamed in the closure too. G' is then not a product
+//!   of symmetric groups on blocks of threads, so sorted tuples are not
+//!   orbit representatives: a launch would be canonical when it is the
+//!   least of its images under G' (24 images at 4 threads, 40,320 at 8),
+//!   and [`orbit`] would enumerate G' with the lane values renamed.
+//!
+//! Neither was implemented or tested against the plain search, so these
+//! launches run without launch symmetry; the counts line says why
+//! (`blind`'s reason, JSON `launch_symmetry`).
 
 use std::collections::{BTreeMap, HashSet};
 
