@@ -174,10 +174,9 @@ fn str_attr<'a>(m: &'a Module, attrs: &'a [Attr], key: &str) -> Option<&'a str> 
 /// whose declaration has no `"convcheck-out-of-range"` attribute is UB out
 /// of range iff `oob_ub` (`--shuffle-oob`; default poison, C-OPS).
 pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, String> {
-    let callee = call
-        .callee_name()
-        .ok_or_else(|| "indirect call".to_string())?
-        .to_string();
+    let Some(callee) = call.callee_name().map(str::to_string) else {
+        return Ok(indirect_call(m, call));
+    };
     let decl = m.function(&callee);
     if decl.is_some_and(|f| f.has_body()) {
         return Err(format!("call of defined function @{callee}"));
@@ -287,6 +286,19 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         // (`machine::program::classify`): with `memory(none)` an
         // uninterpreted function of (arguments, thread).
         None if callee.starts_with("llvm.") && float_ok(&call.ty) => unknown.clone(),
+        // C-OPS: an `llvm.` name outside the table declared or called
+        // `convergent` (LLVM's tests declare such names, `@llvm.convergent`)
+        // is an unknown convergent function, as in the interpreter
+        // (`machine::program::classify`); the table holds every convergent
+        // intrinsic LLVM defines, so no meaning is lost. The memory
+        // intrinsics keep their meaning (P-MEM-ACCESS) whatever their
+        // declaration says; the encoding does not express them.
+        None if callee.starts_with("llvm.")
+            && conv_attr
+            && !semantics::machine::access::is_mem_intrinsic(&callee) =>
+        {
+            unknown.clone()
+        }
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
         None => unknown.clone(),
     };
@@ -319,6 +331,38 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         token,
         callee,
     })
+}
+
+/// The name an indirect call's events and uninterpreted function carry,
+/// as the interpreter's (`machine::calls`).
+pub const INDIRECT: &str = "<indirect>";
+
+/// P-INPUT / C-OPS (issue 12 item 6): an indirect call is a call of an
+/// unknown function with the callee pointer as an extra first argument
+/// (`encode::calls`; the interpreter's `machine::calls::exec_call`):
+/// convergent when the call site is (attribute or bundle), else `readnone`
+/// per the call site's attributes, else an observed input-stream call.
+fn indirect_call(m: &Module, call: &Call) -> CallInfo {
+    let token = call
+        .convergence_bundles()
+        .next()
+        .and_then(|b| b.inputs.first())
+        .and_then(|op| op.value.as_local());
+    let convergent = m.has_attr(&call.fn_attrs, "convergent") || token.is_some();
+    let pure = is_readnone(m, &call.fn_attrs);
+    let sem = if convergent {
+        CallSem::UnknownConv { effect: !pure }
+    } else if pure {
+        CallSem::Pure
+    } else {
+        CallSem::Stream
+    };
+    CallInfo {
+        sem,
+        convergent,
+        token,
+        callee: INDIRECT.to_string(),
+    }
 }
 
 /// C-OPS: the set operations of the table the encoder models
@@ -573,6 +617,16 @@ pub fn prepare_inlined<'m>(
             InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Gep { .. }
         )
     });
+    // R-CALL-PTR: the kernel reads or writes memory itself.
+    let own_access = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+        matches!(
+            i.kind,
+            InstKind::Load { .. }
+                | InstKind::Store { .. }
+                | InstKind::AtomicRmw { .. }
+                | InstKind::CmpXchg { .. }
+        )
+    });
     let mut calls = Vec::new();
     let mut atomics = Vec::new();
     let mut has_anchor = false;
@@ -601,9 +655,27 @@ pub fn prepare_inlined<'m>(
                     let register = intrinsics::is_register_read(&info.callee);
                     if c.args.iter().any(|a| {
                         !(scalar_ok(&a.ty) && operand_ok(&a.value)
+                            || wide_ptr(&a.ty, &mem) && operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
-                        return Err(bad("call argument that is not an integer"));
+                        return Err(bad("call argument that is not an integer or a pointer"));
+                    }
+                    if c.callee_name().is_none()
+                        && !(matches!(c.callee, Operand::Local(_)) && wide_ptr(&Type::Ptr(0), &mem))
+                    {
+                        return Err(bad("indirect call through a callee the encoding lacks"));
+                    }
+                    // R-CALL-PTR: what an unknown function does with memory
+                    // is not modelled; a pointer reaching one (argument or
+                    // callee) is only a value, which is exact only when the
+                    // callee cannot access memory or the kernel does not.
+                    let passes_ptr = c.callee_name().is_none()
+                        || c.args.iter().any(|a| matches!(a.ty, Type::Ptr(_)));
+                    if passes_ptr && own_access && !info.sem.memory_free() {
+                        return Err(bad(
+                            "pointer passed to an unknown function that may access memory, \
+                             in a kernel that accesses memory (R-CALL-PTR)",
+                        ));
                     }
                     if let Some(why) = call_types(&info.sem, c) {
                         return Err(bad(&format!("call of @{} {why}", info.callee)));
@@ -993,6 +1065,25 @@ pub fn classes(
 }
 
 impl CallSem {
+    /// P-INPUT / C-OPS: a call of an unknown function (uninterpreted or
+    /// an input stream), which receives pointers as addresses (R-CALL-PTR).
+    pub fn unknown_function(&self) -> bool {
+        matches!(
+            self,
+            CallSem::UnknownConv { .. } | CallSem::Pure | CallSem::UniformInput | CallSem::Stream
+        )
+    }
+
+    /// R-CALL-PTR: an unknown function with this meaning cannot access
+    /// memory (`readnone`/`memory(none)`, a register read), or the call is
+    /// modelled (not an unknown function at all).
+    pub fn memory_free(&self) -> bool {
+        !matches!(
+            self,
+            CallSem::Stream | CallSem::UnknownConv { effect: true }
+        )
+    }
+
     /// R-OBS: whether an instance of a convergent call with this meaning is
     /// an event observed with its communicating set (the encoder and the
     /// replay's projection both ask here).

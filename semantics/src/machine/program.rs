@@ -65,8 +65,17 @@ impl CalleeKind {
 /// P-INPUT). An OpenCL builtin the module defines runs its body; a name
 /// without a model keeps the unknown-call treatment of its declaration.
 pub fn classify(module: &Module, call: &Call) -> CalleeKind {
+    // P-INPUT / C-OPS (issue 12 item 6): an indirect call is a call of an
+    // unknown function whose callee pointer is one more argument
+    // (`calls::exec_call`), classified by the call site's attributes.
     let Some(name) = call.callee_name() else {
-        return CalleeKind::UnknownStream;
+        return if is_convergent_call(module, call) {
+            CalleeKind::UnknownConvergent
+        } else if is_readnone(module, &call.fn_attrs) {
+            CalleeKind::UnknownPure
+        } else {
+            CalleeKind::UnknownStream
+        };
     };
     let defined = module
         .functions
@@ -166,6 +175,9 @@ fn unknown_callees_in<'m>(
                 };
                 if c.callee_name().is_some_and(intrinsics::is_register_read) {
                     continue; // modelled: a register read (P-INPUT)
+                }
+                if c.callee_name().is_some_and(super::access::is_mem_intrinsic) {
+                    continue; // modelled: a byte loop (P-MEM-ACCESS)
                 }
                 let how = match classify(module, c) {
                     CalleeKind::UnknownConvergent => {
