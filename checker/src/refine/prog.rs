@@ -333,6 +333,32 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
     })
 }
 
+/// P-LAUNCH: `@name` is an NVPTX kernel by the legacy annotation
+/// `!nvvm.annotations = !{!{ptr @name, !"kernel", i32 1}, ...}`, which
+/// opt-22 upgrades to the `ptx_kernel` calling convention when it reads a
+/// module (so a module and its opt output agree on which parameters are
+/// uniform).
+pub fn nvvm_annotated_kernel(m: &Module, name: &str) -> bool {
+    use semantics::ir::MdValue;
+    let Some(MdValue::Tuple { elems, .. }) = m.md_def("nvvm.annotations") else {
+        return false;
+    };
+    elems.iter().any(|e| {
+        let node = match e {
+            MdValue::Ref(r) => m.md_def(r),
+            v => Some(v),
+        };
+        let Some(MdValue::Tuple { elems: ops, .. }) = node else {
+            return false;
+        };
+        ops.get(1..).unwrap_or_default().chunks(2).any(|kv| {
+            matches!(kv, [MdValue::Str(k), MdValue::Typed { value, .. }]
+                if k.as_slice() == b"kernel" && value.trim() == "1")
+        }) && matches!(ops.first(), Some(MdValue::Typed { value, .. })
+                if value.trim().trim_start_matches('@').trim_matches('"') == name)
+    })
+}
+
 /// The name an indirect call's events and uninterpreted function carry,
 /// as the interpreter's (`machine::calls`).
 pub const INDIRECT: &str = "<indirect>";
@@ -916,7 +942,8 @@ pub fn prepare_inlined<'m>(
     let kernel_cc = func
         .cconv
         .as_deref()
-        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel");
+        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel")
+        || nvvm_annotated_kernel(m, kernel);
     let uniform_param = func
         .params
         .iter()
