@@ -216,3 +216,60 @@ fn unknown_convergent_llvm_names() {
     let v = smt(&memcpy, &memcpy);
     assert!(v.starts_with("unsupported") && v.contains("memcpy"), "{v}");
 }
+
+/// R-CALL-NODUP (issue 12 item 6): an unknown `noduplicate` call is
+/// observed like a convergent one, with its communicating set, so tail
+/// duplication of the call into both arms of a divergent branch (two
+/// static calls: the threads no longer call it together) is a
+/// counterexample, replayed on the interpreter; the same program refines
+/// itself. Without the attribute it is an input-stream call observed per
+/// thread, and the duplication refines.
+#[test]
+fn noduplicate_calls_are_observed_with_their_sets() {
+    let prog = |dup: bool, attr: &str| {
+        let (arm, join) = if dup {
+            ("  call void @nd()\n", "")
+        } else {
+            ("", "  call void @nd()\n")
+        };
+        format!(
+            "define void @k(i32 %x) {{\nentry:\n  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n  \
+             %c = icmp eq i32 %tid, 0\n  br i1 %c, label %a, label %b\n\
+             a:\n{arm}  br label %j\nb:\n{arm}  br label %j\nj:\n{join}  ret void\n}}\n\
+             declare void @nd() {attr}\n\
+             declare i32 @llvm.amdgcn.workitem.id.x()\n"
+        )
+    };
+    let v = |s: &str, t: &str| {
+        let (s, t) = (parse(s), parse(t));
+        let o = Options {
+            threads: vec![1, 2],
+            ..Options::default()
+        };
+        let mut session = Session::new(None);
+        verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("checked"))
+    };
+    let nd = "noduplicate";
+    assert_eq!(v(&prog(false, nd), &prog(false, nd)), "refines");
+    assert_eq!(v(&prog(false, nd), &prog(true, nd)), "counterexample");
+    assert_eq!(v(&prog(false, ""), &prog(true, "")), "refines");
+    // The interpreter waits for the set: one event per thread, and at 2
+    // threads the source's call has both threads in one instance.
+    let m = parse(&prog(false, nd));
+    let opts = MOptions {
+        threads: 2,
+        ..MOptions::default()
+    };
+    let x = explore(&m, &opts).expect("the interpreter runs");
+    assert!(x.complete);
+    for b in &x.behaviours {
+        let sets = b.execution.event_sets();
+        assert_eq!(sets[0].len(), 1, "one noduplicate event in thread 0");
+        assert_eq!(
+            sets[0][0].len(),
+            2,
+            "both threads converged: {:?}",
+            sets[0][0]
+        );
+    }
+}

@@ -189,8 +189,11 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         .and_then(|op| op.value.as_local());
     let conv_attr =
         m.has_attr(&call.fn_attrs, "convergent") || m.has_attr(decl_attrs, "convergent");
+    // R-CALL-NODUP: an unknown `noduplicate` function is observed like a
+    // convergent one (the interpreter's `machine::program::classify`).
+    let nodup = semantics::machine::program::is_noduplicate_call(m, call);
     let pure = is_readnone(m, &call.fn_attrs) || is_readnone(m, decl_attrs);
-    let unknown = if conv_attr || token.is_some() {
+    let unknown = if conv_attr || token.is_some() || nodup {
         CallSem::UnknownConv { effect: !pure }
     } else if pure {
         CallSem::Pure

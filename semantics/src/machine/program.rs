@@ -108,7 +108,7 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
     if let Some(i) = defined {
         return CalleeKind::Defined(i);
     }
-    if is_convergent_call(module, call) {
+    if is_convergent_call(module, call) || is_noduplicate_call(module, call) {
         return CalleeKind::UnknownConvergent;
     }
     if let Some(f) = module.function(name) {
@@ -194,6 +194,20 @@ fn unknown_callees_in<'m>(
         }
     }
     out.into_iter().collect()
+}
+
+/// Rule R-CALL-NODUP: the callee or the call has `noduplicate` (LangRef:
+/// calls may be moved but not duplicated, the attribute barriers carried
+/// before `convergent`). An unknown `noduplicate` function is observed like
+/// an unknown convergent one (C-OPS, R-OBS): with its communicating set,
+/// so a duplicated call shows as changed sets. Not C-CONV: attribute
+/// inference and the static rules do not read it.
+pub fn is_noduplicate_call(module: &Module, call: &Call) -> bool {
+    module.has_attr(&call.fn_attrs, "noduplicate")
+        || call
+            .callee_name()
+            .and_then(|n| module.function(n))
+            .is_some_and(|f| module.has_attr(&f.fn_attrs, "noduplicate"))
 }
 
 /// Rule C-CONV: the callee or the call has `convergent`, or the call has a
