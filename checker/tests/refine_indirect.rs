@@ -240,19 +240,10 @@ fn noduplicate_calls_are_observed_with_their_sets() {
              declare i32 @llvm.amdgcn.workitem.id.x()\n"
         )
     };
-    let v = |s: &str, t: &str| {
-        let (s, t) = (parse(s), parse(t));
-        let o = Options {
-            threads: vec![1, 2],
-            ..Options::default()
-        };
-        let mut session = Session::new(None);
-        verdict_name(check_pair(&s, &t, "k", &o, &mut session, true, None).expect("checked"))
-    };
     let nd = "noduplicate";
-    assert_eq!(v(&prog(false, nd), &prog(false, nd)), "refines");
-    assert_eq!(v(&prog(false, nd), &prog(true, nd)), "counterexample");
-    assert_eq!(v(&prog(false, ""), &prog(true, "")), "refines");
+    assert_eq!(smt(&prog(false, nd), &prog(false, nd)), "refines");
+    assert_eq!(smt(&prog(false, nd), &prog(true, nd)), "counterexample");
+    assert_eq!(smt(&prog(false, ""), &prog(true, "")), "refines");
     // The interpreter waits for the set: one event per thread, and at 2
     // threads the source's call has both threads in one instance.
     let m = parse(&prog(false, nd));
