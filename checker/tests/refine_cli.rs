@@ -87,9 +87,12 @@ fn exit_statuses() {
     );
     // Calls of defined functions are inlined (F-20 fixed), recursion to a
     // depth: a recursion without end is unknown (no execution returns),
-    // exit 2. An indirect call is outside the encoding: no verdict (exit
-    // 2, the project-wide scheme: an unsupported construct in readable
-    // input), as an error naming it.
+    // exit 2. An indirect call is a call of an unknown function
+    // (R-CALL-IND): exit 0 against itself. Passing a pointer to an unknown
+    // function that may access memory in a kernel that loads is outside
+    // the encoding (R-CALL-PTR): no verdict (exit 2, the project-wide
+    // scheme: an unsupported construct in readable input), as an error
+    // naming it.
     let tmp = |name: &str, text: &str| {
         let p = std::env::temp_dir().join(format!("refine-{name}-{}.ll", std::process::id()));
         std::fs::write(&p, text).expect("temp file");
@@ -112,11 +115,20 @@ fn exit_statuses() {
     );
     a.src = ind.clone();
     a.tgt = ind.clone();
-    let e = run(&a).expect_err("unsupported");
+    assert_eq!(run(&a).ok(), Some(Exit::Ok));
     let _ = std::fs::remove_file(&ind);
+    let ptr = tmp(
+        "ptr",
+        "define void @k(ptr %f) {\n  %v = load i32, ptr %f\n  call void %f(i32 %v)\n  \
+         ret void\n}\n",
+    );
+    a.src = ptr.clone();
+    a.tgt = ptr.clone();
+    let e = run(&a).expect_err("unsupported");
+    let _ = std::fs::remove_file(&ptr);
     assert_eq!(e.status, Exit::NoVerdict);
     assert!(
-        e.message.contains("unsupported") && e.message.contains("indirect call"),
+        e.message.contains("unsupported") && e.message.contains("R-CALL-PTR"),
         "{}",
         e.message
     );

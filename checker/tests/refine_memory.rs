@@ -278,3 +278,43 @@ entry:
     let bad = o2.replace("store i32 %t,", "%u = xor i32 %t, 1\n  store i32 %u,");
     assert_eq!(two(&o0, &bad), Got::Cex);
 }
+
+/// Every thread stores `%v` (uniform) to `out[0]`, with a barrier between
+/// its store and `ret`.
+const ALL_STORE_V: &str = "define amdgpu_kernel void @k(ptr %out, i32 %v) {
+entry:
+  store i32 %v, ptr %out
+  call void @barrier()
+  ret void
+}";
+
+/// R-MEM-SMT: bytes written by several threads and read by none, whose
+/// writers' last values agree (the LoopUnroll AMDGPU/NVPTX kernels: every
+/// thread stores the same prefix sums to the same slots), end with that
+/// value in every schedule: checked, not `unsupported`. A target that
+/// stores another value is a counterexample (replayed); one whose threads
+/// store different values to one byte, or read a byte another thread
+/// writes, stays `unsupported`.
+#[test]
+fn r_mem_smt_agreeing_writers_are_checked() {
+    assert_eq!(two(ALL_STORE_V, ALL_STORE_V), Got::Refines);
+    let plus_one = ALL_STORE_V.replace("store i32 %v", "%w = add i32 %v, 1\n  store i32 %w");
+    assert_eq!(two(ALL_STORE_V, &plus_one), Got::Cex);
+    let per_thread = ALL_STORE_V.replace(
+        "store i32 %v",
+        "%t = call i32 @tid()\n  %w = add i32 %v, %t\n  store i32 %w",
+    );
+    match two(&per_thread, &per_thread) {
+        Got::Unsupported(why) => assert!(why.contains("communicate through memory"), "{why}"),
+        other => panic!("writers disagreeing: {other:?}"),
+    }
+    let reads_back = ALL_STORE_V.replace(
+        "  ret void",
+        "  %x = load i32, ptr %out\n  %q = getelementptr inbounds i32, ptr %out, i32 1\n  \
+         store i32 %x, ptr %q\n  ret void",
+    );
+    match two(&reads_back, &reads_back) {
+        Got::Unsupported(why) => assert!(why.contains("communicate through memory"), "{why}"),
+        other => panic!("a byte read by a thread another writes: {other:?}"),
+    }
+}

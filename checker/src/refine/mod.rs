@@ -18,6 +18,7 @@
 //!
 //! Nothing here is a proof beyond the bounds: every verdict carries them.
 
+pub mod callsem;
 pub mod cutoff;
 pub mod encode;
 pub mod hier;

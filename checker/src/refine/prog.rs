@@ -1,5 +1,5 @@
 //! The static facts the axiomatic encoding (M-AXIOM) needs about one kernel:
-//! what every call means (C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT), which
+//! what every call means (C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT: `callsem`), which
 //! arguments are uniform (P-LAUNCH), the cycle hierarchy (D-MAX), and which
 //! constructs lie outside what the encoding covers.
 //!
@@ -11,61 +11,18 @@
 
 use std::collections::HashMap;
 
+use super::callsem::call_types;
+pub use super::callsem::{
+    classify_call, nvvm_annotated_kernel, set_op_encoded, CallInfo, CallSem, INDIRECT,
+};
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::inline::{Loc, Origin};
-use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope};
+use semantics::intrinsics;
 use semantics::ir::float::FloatTy;
 use semantics::ir::{
-    Attr, BinOp, BlockId, Call, CastOp, Const, Function, InstKind, Module, Operand, RmwOp,
-    TermKind, Type, ValueDef, ValueId,
+    BinOp, BlockId, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
+    ValueDef,
 };
-
-/// What a call does in the encoding.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CallSem {
-    /// C-INTR `entry` (D-ENTRY-LAUNCH: one launch group, all converged).
-    Entry,
-    /// C-INTR `anchor` (D-ANCHOR: nondeterministic, constrained by D-ORDER).
-    Anchor,
-    /// C-INTR `loop` (D-LOOP).
-    Loop,
-    /// P-LAUNCH thread id.
-    Tid,
-    /// P-LAUNCH: another thread-geometry read (sizes, group and subgroup
-    /// ids) of dimension `dim`, determined by the launch: one group and
-    /// one subgroup of N threads, 1-D (`intrinsics::Geometry::index`).
-    Geometry { what: Index, dim: u32 },
-    /// C-OPS: an operation of the intrinsic table over the communicating
-    /// set, with the table's operand positions (the interpreter's
-    /// `machine::collective` reads the same row): a ballot, vote,
-    /// first-lane read, shuffle, subgroup reduction, match or active mask
-    /// ([`set_op_encoded`] lists which). `oob_ub`: a shuffle reading a lane
-    /// outside the set is UB (`"convcheck-out-of-range"="ub"` or
-    /// `--shuffle-oob ub`), else poison.
-    Set { op: Op, oob_ub: bool },
-    /// C-OPS: an unknown convergent function, uninterpreted function of the
-    /// communicating set; `effect`: it may have side effects (R-OBS event).
-    UnknownConv { effect: bool },
-    /// P-INPUT: unknown `readnone` function, uninterpreted of (args, tid);
-    /// also a vector-register read (`llvm.read_register`).
-    Pure,
-    /// P-INPUT: a value of the environment that is the same in every
-    /// thread (a scalar-register read, `llvm.read_register`): uninterpreted
-    /// function of the arguments alone.
-    UniformInput,
-    /// P-INPUT / R-OBS: any other unknown function; an observable event.
-    Stream,
-    /// No semantic effect (`llvm.assume`, lifetime, debug).
-    Ignored,
-    /// P-FLOAT / R-FLOAT-SMT: a float intrinsic the interpreter computes
-    /// (`semantics::machine::float::intrinsic`), by base name (`fabs`,
-    /// `fma`, `minnum`, `floor`, ...).
-    FloatIntrinsic(String),
-    /// P-THREAD: a pure integer intrinsic of the one table (`llvm.ctpop`,
-    /// min/max, cttz/ctlz, abs, bit and byte reversal, funnel shifts,
-    /// saturating add/sub), as the interpreter's.
-    PureIntrinsic(intrinsics::PureOp),
-}
 
 /// An `atomicrmw` on a global, under the memory abstraction of the
 /// encoding (which has no memory): an observable event (R-OBS) carrying
@@ -80,18 +37,6 @@ pub struct AtomicInfo {
     /// The global, without `@`.
     pub global: String,
     pub op: RmwOp,
-}
-
-/// A call as the encoding sees it.
-#[derive(Clone, Debug)]
-pub struct CallInfo {
-    pub sem: CallSem,
-    /// C-CONV.
-    pub convergent: bool,
-    /// C-CTRL: the token of the `"convergencectrl"` bundle.
-    pub token: Option<ValueId>,
-    /// Callee name without `@`.
-    pub callee: String,
 }
 
 /// Why a program is outside what the encoding covers.
@@ -155,193 +100,7 @@ impl Prepared<'_> {
     }
 }
 
-fn is_readnone(m: &Module, attrs: &[Attr]) -> bool {
-    m.expand_attrs(attrs).iter().any(|a| match a {
-        Attr::Word(w) => w == "readnone",
-        Attr::Paren { name, args } => name == "memory" && args.trim() == "none",
-        _ => false,
-    })
-}
-
-fn str_attr<'a>(m: &'a Module, attrs: &'a [Attr], key: &str) -> Option<&'a str> {
-    m.expand_attrs(attrs).into_iter().find_map(|a| match a {
-        Attr::Str { key: k, value } if k == key => value.as_deref(),
-        _ => None,
-    })
-}
-
-/// C-CONV, C-CTRL, C-INTR, C-OPS, P-INPUT for one call site. A shuffle
-/// whose declaration has no `"convcheck-out-of-range"` attribute is UB out
-/// of range iff `oob_ub` (`--shuffle-oob`; default poison, C-OPS).
-pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, String> {
-    let callee = call
-        .callee_name()
-        .ok_or_else(|| "indirect call".to_string())?
-        .to_string();
-    let decl = m.function(&callee);
-    if decl.is_some_and(|f| f.has_body()) {
-        return Err(format!("call of defined function @{callee}"));
-    }
-    let decl_attrs: &[Attr] = decl.map(|f| f.fn_attrs.as_slice()).unwrap_or(&[]);
-    let token = call
-        .convergence_bundles()
-        .next()
-        .and_then(|b| b.inputs.first())
-        .and_then(|op| op.value.as_local());
-    let conv_attr =
-        m.has_attr(&call.fn_attrs, "convergent") || m.has_attr(decl_attrs, "convergent");
-    let pure = is_readnone(m, &call.fn_attrs) || is_readnone(m, decl_attrs);
-    let unknown = if conv_attr || token.is_some() {
-        CallSem::UnknownConv { effect: !pure }
-    } else if pure {
-        CallSem::Pure
-    } else {
-        CallSem::Stream
-    };
-    let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
-    // P-FLOAT: the float intrinsics the interpreter evaluates on scalar
-    // floats (its `step` computes them before any call rule).
-    if semantics::machine::float::is_intrinsic(&callee) && float_ok(&call.ty) {
-        let base = callee
-            .strip_prefix("llvm.")
-            .and_then(|r| r.split('.').next())
-            .unwrap_or_default()
-            .to_string();
-        return Ok(CallInfo {
-            sem: CallSem::FloatIntrinsic(base),
-            convergent: false,
-            token: None,
-            callee,
-        });
-    }
-    let row = intrinsics::lookup(&callee);
-    let sem = match row.map(|b| b.op) {
-        Some(Op::Ctrl(Ctrl::Entry)) => CallSem::Entry,
-        Some(Op::Ctrl(Ctrl::Anchor)) => CallSem::Anchor,
-        Some(Op::Ctrl(Ctrl::Loop)) => CallSem::Loop,
-        // One launch group and one subgroup: the local id, the global id
-        // and the lane are the thread id (dimension 0; others are 0).
-        Some(Op::Index(Index::LocalId | Index::GlobalId | Index::Lane, dim)) => match dim {
-            Dim::None | Dim::Fixed(0) => CallSem::Tid,
-            Dim::Arg(k) if const_int(call, k) == Some(0) => CallSem::Tid,
-            Dim::Fixed(d) => CallSem::Geometry {
-                what: Index::LocalId,
-                dim: u32::from(d),
-            },
-            Dim::Arg(k) => match const_int(call, k) {
-                Some(d) => CallSem::Geometry {
-                    what: Index::LocalId,
-                    dim: d.clamp(0, i128::from(u32::MAX)) as u32,
-                },
-                None => return not_encoded("a thread-geometry read of a variable dimension"),
-            },
-        },
-        Some(Op::Index(what, dim)) => CallSem::Geometry {
-            what,
-            dim: match dim {
-                Dim::None => 0,
-                Dim::Fixed(d) => u32::from(d),
-                Dim::Arg(k) => match const_int(call, k) {
-                    Some(d) => d.clamp(0, i128::from(u32::MAX)) as u32,
-                    None => return not_encoded("a thread-geometry read of a variable dimension"),
-                },
-            },
-        },
-        Some(op) if set_op_encoded(op) => CallSem::Set {
-            op,
-            oob_ub: matches!(op, Op::Shuffle { .. } | Op::Broadcast { .. })
-                && match str_attr(m, decl_attrs, "convcheck-out-of-range") {
-                    Some(v) => v == "ub",
-                    None => oob_ub,
-                },
-        },
-        // A barrier's only effect is its communicating set; a convergent
-        // row without a model is an uninterpreted function of the set
-        // (C-OPS), as an unknown convergent function with this declaration.
-        // The AMDGPU lane permutations and compare ballots are abstracted
-        // the same way here (the interpreter computes them,
-        // `semantics::machine::lanes`).
-        Some(Op::Barrier(_) | Op::Uninterpreted | Op::Lanes(_) | Op::CmpBallot { .. }) => {
-            CallSem::UnknownConv { effect: !pure }
-        }
-        // The AMDGPU control-flow intrinsics (not `convergent` in LLVM):
-        // unknown calls per their declarations here, as before the
-        // interpreter modelled them.
-        Some(Op::Cf(_)) => unknown.clone(),
-        Some(Op::Ignored) => CallSem::Ignored,
-        Some(Op::Pure(p)) => CallSem::PureIntrinsic(p),
-        // P-INPUT: a register read, as the interpreter's
-        // `machine::program::classify`: per thread for a vector register,
-        // the same in every thread for a scalar one.
-        Some(Op::Opaque) if intrinsics::is_register_read(&callee) => {
-            if intrinsics::reads_vector_register(call) {
-                CallSem::Pure
-            } else {
-                CallSem::UniformInput
-            }
-        }
-        Some(Op::Opaque) => unknown.clone(),
-        Some(op) => return not_encoded(&format!("C-OPS operation {op:?}")),
-        // P-INPUT: another float intrinsic (`llvm.sin`, `llvm.exp`, ...) is an
-        // unknown call per its declaration, as in the interpreter
-        // (`machine::program::classify`): with `memory(none)` an
-        // uninterpreted function of (arguments, thread).
-        None if callee.starts_with("llvm.") && float_ok(&call.ty) => unknown.clone(),
-        None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
-        None => unknown.clone(),
-    };
-    if let Some(k) = row.and_then(|b| b.op.max_arg()) {
-        if k as usize >= call.args.len() {
-            return Err(format!(
-                "call of @{callee} with {} argument(s) (the builtin reads argument {})",
-                call.args.len(),
-                k + 1
-            ));
-        }
-    }
-    let convergent = conv_attr
-        || token.is_some()
-        || row.is_some_and(|b| b.row.convergent)
-        || !matches!(
-            sem,
-            CallSem::Tid
-                | CallSem::Geometry { .. }
-                | CallSem::Pure
-                | CallSem::UniformInput
-                | CallSem::Stream
-                | CallSem::Ignored
-                | CallSem::PureIntrinsic(_)
-                | CallSem::FloatIntrinsic(_)
-        );
-    Ok(CallInfo {
-        sem,
-        convergent,
-        token,
-        callee,
-    })
-}
-
-/// C-OPS: the set operations of the table the encoder models
-/// (`encode::ops`); the others answer `unsupported`.
-pub fn set_op_encoded(op: Op) -> bool {
-    matches!(
-        op,
-        Op::Ballot { .. }
-            | Op::Vote { .. }
-            | Op::First { .. }
-            | Op::MatchAny { .. }
-            | Op::ActiveMask
-            | Op::Shuffle { scale: 1, .. }
-            | Op::Broadcast { .. }
-            | Op::Reduce {
-                scan: Scan::None,
-                scope: Scope::Subgroup,
-                ..
-            }
-    )
-}
-
-fn int_ok(ty: &Type) -> bool {
+pub(crate) fn int_ok(ty: &Type) -> bool {
     matches!(ty, Type::Int(w) if (1..=64).contains(w))
 }
 
@@ -356,81 +115,6 @@ fn scalar_ok(ty: &Type) -> bool {
     int_ok(ty) || float_ok(ty)
 }
 
-/// Rule C-OPS / C-INTR: the argument and result types a modelled call needs
-/// (the encoder derives its terms' widths from them); `Some(why)` when the
-/// call's types do not fit its meaning.
-fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
-    let arg = |i: usize| c.args.get(i).map(|a| &a.ty);
-    let res = &c.ty;
-    let shown = || {
-        let args: Vec<String> = c.args.iter().map(|a| type_name(&a.ty)).collect();
-        format!("{} ({})", type_name(res), args.join(", "))
-    };
-    let ok = match sem {
-        CallSem::Entry | CallSem::Anchor | CallSem::Loop => {
-            *res == Type::Token && c.args.is_empty()
-        }
-        CallSem::Set { op, .. } => match *op {
-            Op::Ballot { arg: a } => int_ok(res) && arg(a as usize) == Some(&Type::Int(1)),
-            Op::Vote { arg: a, .. } => {
-                *res == Type::Int(1) && arg(a as usize) == Some(&Type::Int(1))
-            }
-            Op::First { arg: a } | Op::Reduce { arg: a, .. } => {
-                int_ok(res) && arg(a as usize) == Some(res)
-            }
-            Op::Shuffle { val, idx, .. } | Op::Broadcast { val, lane: idx } => {
-                int_ok(res)
-                    && arg(val as usize) == Some(res)
-                    && arg(idx as usize).is_some_and(int_ok)
-            }
-            Op::MatchAny { arg: a } => int_ok(res) && arg(a as usize).is_some_and(int_ok),
-            Op::ActiveMask => int_ok(res),
-            _ => false,
-        },
-        CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),
-        // The interpreter computes these on floats of one format.
-        CallSem::FloatIntrinsic(_) => {
-            float_ok(res)
-                && !c.args.is_empty()
-                && c.args.iter().all(|a| &a.ty == res)
-                && semantics::machine::float::intrinsic(
-                    &format!("llvm.{}", sem_base(sem)),
-                    &[],
-                    &vec![semantics::machine::Val::Poison; c.args.len()],
-                )
-                .is_some_and(|r| r.is_ok())
-        }
-        CallSem::PureIntrinsic(p) => {
-            // The value operands have the result's type; cttz, ctlz and
-            // abs end with an `i1` flag.
-            let values = usize::from(p.arity() - u8::from(p.has_flag()));
-            int_ok(res)
-                && c.args.len() == usize::from(p.arity())
-                && c.args[..values].iter().all(|a| &a.ty == res)
-                && (!p.has_flag() || c.args[values].ty == Type::Int(1))
-                && (*p != intrinsics::PureOp::Bswap
-                    || matches!(res, Type::Int(w) if w.is_multiple_of(16)))
-        }
-        _ => *res != Type::Token,
-    };
-    if ok {
-        None
-    } else {
-        let meaning = sem.meaning();
-        Some(format!(
-            "with types {}, which do not fit a {meaning}",
-            shown()
-        ))
-    }
-}
-
-fn sem_base(sem: &CallSem) -> &str {
-    match sem {
-        CallSem::FloatIntrinsic(b) => b,
-        _ => "",
-    }
-}
-
 /// The width of an integer type the encoding covers (i1 to i64).
 fn int_width(ty: &Type) -> Option<u32> {
     match ty {
@@ -440,7 +124,7 @@ fn int_width(ty: &Type) -> Option<u32> {
 }
 
 /// A type as LLVM spells it, for messages.
-fn type_name(ty: &Type) -> String {
+pub(crate) fn type_name(ty: &Type) -> String {
     semantics::ir::print::type_str(ty)
 }
 
@@ -573,6 +257,16 @@ pub fn prepare_inlined<'m>(
             InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Gep { .. }
         )
     });
+    // R-CALL-PTR: the kernel reads or writes memory itself.
+    let own_access = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+        matches!(
+            i.kind,
+            InstKind::Load { .. }
+                | InstKind::Store { .. }
+                | InstKind::AtomicRmw { .. }
+                | InstKind::CmpXchg { .. }
+        )
+    });
     let mut calls = Vec::new();
     let mut atomics = Vec::new();
     let mut has_anchor = false;
@@ -601,9 +295,27 @@ pub fn prepare_inlined<'m>(
                     let register = intrinsics::is_register_read(&info.callee);
                     if c.args.iter().any(|a| {
                         !(scalar_ok(&a.ty) && operand_ok(&a.value)
+                            || wide_ptr(&a.ty, &mem) && operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
-                        return Err(bad("call argument that is not an integer"));
+                        return Err(bad("call argument that is not an integer or a pointer"));
+                    }
+                    if c.callee_name().is_none()
+                        && !(matches!(c.callee, Operand::Local(_)) && wide_ptr(&Type::Ptr(0), &mem))
+                    {
+                        return Err(bad("indirect call through a callee the encoding lacks"));
+                    }
+                    // R-CALL-PTR: what an unknown function does with memory
+                    // is not modelled; a pointer reaching one (argument or
+                    // callee) is only a value, which is exact only when the
+                    // callee cannot access memory or the kernel does not.
+                    let passes_ptr = c.callee_name().is_none()
+                        || c.args.iter().any(|a| matches!(a.ty, Type::Ptr(_)));
+                    if passes_ptr && own_access && !info.sem.memory_free() {
+                        return Err(bad(
+                            "pointer passed to an unknown function that may access memory, \
+                             in a kernel that accesses memory (R-CALL-PTR)",
+                        ));
                     }
                     if let Some(why) = call_types(&info.sem, c) {
                         return Err(bad(&format!("call of @{} {why}", info.callee)));
@@ -844,7 +556,8 @@ pub fn prepare_inlined<'m>(
     let kernel_cc = func
         .cconv
         .as_deref()
-        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel");
+        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel")
+        || nvvm_annotated_kernel(m, kernel);
     let uniform_param = func
         .params
         .iter()
@@ -992,49 +705,6 @@ pub fn classes(
     out
 }
 
-impl CallSem {
-    /// R-OBS: whether an instance of a convergent call with this meaning is
-    /// an event observed with its communicating set (the encoder and the
-    /// replay's projection both ask here).
-    pub fn observed(&self, observe: super::encode::Observe) -> bool {
-        use super::encode::Observe;
-        match self {
-            CallSem::Entry
-            | CallSem::Anchor
-            | CallSem::Loop
-            | CallSem::Tid
-            | CallSem::Geometry { .. } => false,
-            CallSem::Pure
-            | CallSem::UniformInput
-            | CallSem::Stream
-            | CallSem::Ignored
-            | CallSem::PureIntrinsic(_)
-            | CallSem::FloatIntrinsic(_) => false,
-            CallSem::UnknownConv { effect: true } => observe != Observe::Values,
-            _ => observe == Observe::Sets,
-        }
-    }
-
-    /// The meaning's name in messages (`ballot`, `shuffle`, `anchor`).
-    pub fn meaning(&self) -> String {
-        let text = match self {
-            CallSem::Set { op, .. } => format!("{op:?}"),
-            other => format!("{other:?}"),
-        };
-        // The variant's name, its CamelCase as words: `PureIntrinsic` ->
-        // `pure intrinsic`.
-        let name = text.split([' ', '{', '(']).next().unwrap_or("call");
-        let mut out = String::new();
-        for (i, c) in name.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                out.push(' ');
-            }
-            out.push(c.to_ascii_lowercase());
-        }
-        out
-    }
-}
-
 impl Prepared<'_> {
     /// The call at (block, inst), if that instruction is a call.
     pub fn call(&self, b: usize, i: usize) -> Option<&CallInfo> {
@@ -1044,9 +714,4 @@ impl Prepared<'_> {
     pub fn atomic(&self, b: usize, i: usize) -> Option<&AtomicInfo> {
         self.atomics[b][i].as_ref()
     }
-}
-
-/// The value of operand `k` when it is an integer constant.
-fn const_int(call: &Call, k: u8) -> Option<i128> {
-    call.args.get(k as usize).and_then(|a| a.value.as_int())
 }

@@ -112,7 +112,8 @@ pub enum Type {
     /// `%name` referring to a `%name = type ...` definition (a boxed
     /// `str`, so that a type takes 24 bytes).
     Named(Box<str>),
-    /// Legacy typed pointer `T addrspace(N)*`, kept as written.
+    /// Legacy typed pointer `T addrspace(N)*`. The parser no longer makes
+    /// it (it reads typed pointers as `ptr addrspace(N)`, as opt-22 does).
     TypedPtr {
         pointee: Box<Type>,
         addrspace: u32,

@@ -211,7 +211,7 @@ pub fn synchronizes(module: &crate::ir::Module, call: &crate::ir::Call) -> bool 
 }
 
 /// Whether `name` is one of the memory intrinsics of [`mem_intrinsic`].
-pub(super) fn is_mem_intrinsic(name: &str) -> bool {
+pub fn is_mem_intrinsic(name: &str) -> bool {
     ["llvm.memcpy.", "llvm.memmove.", "llvm.memset."]
         .iter()
         .any(|p| name.starts_with(p))

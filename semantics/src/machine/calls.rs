@@ -64,12 +64,41 @@ pub(super) fn exec_call(
 ) -> R<Flow> {
     let module = cx.prog.module;
     let kind = classify(module, call);
-    let mut args = Vec::with_capacity(call.args.len());
+    let mut args = Vec::with_capacity(call.args.len() + 1);
+    // P-INPUT / C-OPS (issue 12 item 6): an indirect call is a call of an
+    // unknown function (`classify`) with the callee pointer as its first
+    // argument, so it is observed and enters the uninterpreted function
+    // like any argument (the SMT encoding's `encode::calls` does the same).
+    if call.callee_name().is_none() {
+        let ty = Type::Ptr(0);
+        args.push(eval(m, th, cx, loc, &ty, &call.callee)?);
+    }
     for a in &call.args {
         args.push(match &a.value {
             Operand::Metadata(_) => Val::Void,
             v => eval(m, th, cx, loc, &a.ty, v)?,
         });
+    }
+    // R-CALL-PTR: an unknown function receives a pointer as its address
+    // (P-MEM-PTR's `ptrtoint` at 64 bits): it enters the uninterpreted
+    // function and the observation as that integer (the SMT encoding's
+    // `encode::calls` does the same). What the function does with memory
+    // is not modelled.
+    if matches!(
+        kind,
+        CalleeKind::UnknownConvergent
+            | CalleeKind::UnknownPure
+            | CalleeKind::UnknownUniform
+            | CalleeKind::UnknownStream
+    ) {
+        for a in &mut args {
+            if let Val::Ptr { obj, off } = *a {
+                *a = Val::Int {
+                    bits: 64,
+                    v: u128::from(super::memory::address(obj, off)),
+                };
+            }
+        }
     }
     // P-ASSUME (LangRef `llvm.assume`): a false or poison condition is UB;
     // a true one has no effect.

@@ -65,8 +65,17 @@ impl CalleeKind {
 /// P-INPUT). An OpenCL builtin the module defines runs its body; a name
 /// without a model keeps the unknown-call treatment of its declaration.
 pub fn classify(module: &Module, call: &Call) -> CalleeKind {
+    // P-INPUT / C-OPS (issue 12 item 6): an indirect call is a call of an
+    // unknown function whose callee pointer is one more argument
+    // (`calls::exec_call`), classified by the call site's attributes.
     let Some(name) = call.callee_name() else {
-        return CalleeKind::UnknownStream;
+        return if is_convergent_call(module, call) {
+            CalleeKind::UnknownConvergent
+        } else if is_readnone(module, &call.fn_attrs) {
+            CalleeKind::UnknownPure
+        } else {
+            CalleeKind::UnknownStream
+        };
     };
     let defined = module
         .functions
@@ -99,7 +108,7 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
     if let Some(i) = defined {
         return CalleeKind::Defined(i);
     }
-    if is_convergent_call(module, call) {
+    if is_convergent_call(module, call) || is_noduplicate_call(module, call) {
         return CalleeKind::UnknownConvergent;
     }
     if let Some(f) = module.function(name) {
@@ -167,6 +176,9 @@ fn unknown_callees_in<'m>(
                 if c.callee_name().is_some_and(intrinsics::is_register_read) {
                     continue; // modelled: a register read (P-INPUT)
                 }
+                if c.callee_name().is_some_and(super::access::is_mem_intrinsic) {
+                    continue; // modelled: a byte loop (P-MEM-ACCESS)
+                }
                 let how = match classify(module, c) {
                     CalleeKind::UnknownConvergent => {
                         "convergent: a function of the communicating set"
@@ -182,6 +194,20 @@ fn unknown_callees_in<'m>(
         }
     }
     out.into_iter().collect()
+}
+
+/// Rule R-CALL-NODUP: the callee or the call has `noduplicate` (LangRef:
+/// calls may be moved but not duplicated, the attribute barriers carried
+/// before `convergent`). An unknown `noduplicate` function is observed like
+/// an unknown convergent one (C-OPS, R-OBS): with its communicating set,
+/// so a duplicated call shows as changed sets. Not C-CONV: attribute
+/// inference and the static rules do not read it.
+pub fn is_noduplicate_call(module: &Module, call: &Call) -> bool {
+    module.has_attr(&call.fn_attrs, "noduplicate")
+        || call
+            .callee_name()
+            .and_then(|n| module.function(n))
+            .is_some_and(|f| module.has_attr(&f.fn_attrs, "noduplicate"))
 }
 
 /// Rule C-CONV: the callee or the call has `convergent`, or the call has a

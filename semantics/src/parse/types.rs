@@ -38,7 +38,8 @@ const CONST_EXPR_WORDS: &[&str] = &[
 
 impl Parser<'_> {
     /// A type, including suffixes: `T*`, `T addrspace(N)*` (legacy typed
-    /// pointers) and `T (params)` (function types).
+    /// pointers, read as `ptr` / `ptr addrspace(N)`) and `T (params)`
+    /// (function types).
     pub fn parse_type(&mut self) -> Result<Type, ParseError> {
         self.parse_type_depth(0)
     }
@@ -150,19 +151,19 @@ impl Parser<'_> {
                     )));
                 }
             }
+            // Legacy typed pointers read as opaque ones, as opt-22 reads
+            // them (`i8*` is `ptr`, `i32 addrspace(3)*` is `ptr
+            // addrspace(3)`): a module and its opt output then have equal
+            // signatures (P-LAUNCH). The pointee is dropped: every use in
+            // LLVM 22 syntax (load, store, getelementptr, call) names its
+            // type explicitly.
             if self.is_punct('*') {
                 self.bump();
-                ty = Type::TypedPtr {
-                    pointee: Box::new(ty),
-                    addrspace: 0,
-                };
+                ty = Type::Ptr(0);
             } else if self.is_word("addrspace") && matches!(self.peek_at(4), Tok::Punct('*')) {
                 let n = self.addrspace()?;
                 self.expect_punct('*')?;
-                ty = Type::TypedPtr {
-                    pointee: Box::new(ty),
-                    addrspace: n,
-                };
+                ty = Type::Ptr(n);
             } else if self.is_punct('(') {
                 self.bump();
                 let mut params = Vec::new();

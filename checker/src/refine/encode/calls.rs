@@ -28,10 +28,33 @@ impl Builder<'_, '_> {
             .call(th.visit.bi, ii)
             .expect("prepare classified every call")
             .clone();
-        let args: Vec<V> = call
-            .args
-            .iter()
-            .map(|a| self.typed(&a.value, &a.ty, th))
+        // P-INPUT / C-OPS (issue 12 item 6): an indirect call's callee
+        // pointer is its first argument (`prog::classify_call`), as in the
+        // interpreter's `machine::calls::exec_call`.
+        let callee = call
+            .callee_name()
+            .is_none()
+            .then(|| (self.typed(&call.callee, &Type::Ptr(0), th), true));
+        let typed: Vec<(V, bool)> = callee
+            .into_iter()
+            .chain(call.args.iter().map(|a| {
+                let v = self.typed(&a.value, &a.ty, th);
+                (v, matches!(a.ty, Type::Ptr(_)))
+            }))
+            .collect();
+        // R-CALL-PTR: an unknown function receives a pointer as its
+        // address (P-MEM-PTR's `ptrtoint` at 64 bits), as the interpreter's
+        // `machine::calls::exec_call` passes it.
+        let unknown = info.sem.unknown_function();
+        let args: Vec<V> = typed
+            .into_iter()
+            .map(|(v, is_ptr)| match v {
+                V::Int { bits, poison } if is_ptr && unknown => V::Int {
+                    bits: self.address(th.t, bits),
+                    poison,
+                },
+                v => v,
+            })
             .collect();
         let rw = width(&call.ty);
         let unset = match &call.ty {

@@ -216,6 +216,18 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Two bytes are the same value: both poison, or neither and equal
+    /// bits and provenance tags (R-MEM-SMT's agreeing writers).
+    pub(super) fn same_byte(&mut self, a: MByte, b: MByte) -> TermId {
+        let both = self.t.and(&[a.poison, b.poison]);
+        let np_a = self.t.not(a.poison);
+        let np_b = self.t.not(b.poison);
+        let bits = self.t.eq(a.bits, b.bits);
+        let tag = self.t.eq(a.tag, b.tag);
+        let defined = self.t.and(&[np_a, np_b, bits, tag]);
+        self.t.or(&[both, defined])
+    }
+
     pub(super) fn ite_byte(&mut self, c: TermId, a: MByte, b: MByte) -> MByte {
         MByte {
             bits: self.t.ite(c, a.bits, b.bits),

@@ -261,10 +261,10 @@ impl Builder<'_, '_> {
     }
 
     /// R-MEM-SMT: the conflict condition (a byte of a shared object written
-    /// by one thread and accessed by another) and, for each observed
-    /// object, its final contents: per byte the writing thread's view
-    /// (at most one thread writes it when there is no conflict), else the
-    /// initial contents.
+    /// by one thread and read by another, or written by two threads whose
+    /// last values differ) and, for each observed object, its final
+    /// contents: per byte a writing thread's view (the writers' last values
+    /// agree when there is no conflict), else the initial contents.
     fn final_memory(&mut self, enc: &mut Enc, views: Vec<ThreadMem>) {
         let objs = self.p.mem.objects.clone();
         if objs.is_empty() {
@@ -282,8 +282,16 @@ impl Builder<'_, '_> {
                         if a == b {
                             continue;
                         }
+                        // Another thread reads the byte, or writes it
+                        // and ends with another value (its last write):
+                        // bytes written by several threads and read by
+                        // none, whose writers' last values agree, end with
+                        // that value in every schedule (R-MEM-SMT).
                         let wa = views[a].wr[j][c];
-                        let acc = self.t.or(&[views[b].wr[j][c], views[b].rd[j][c]]);
+                        let same = self.same_byte(views[a].view[j][c], views[b].view[j][c]);
+                        let differs = self.t.not(same);
+                        let other_write = self.t.and(&[views[b].wr[j][c], differs]);
+                        let acc = self.t.or(&[other_write, views[b].rd[j][c]]);
                         conflicts.push(self.t.and(&[wa, acc]));
                     }
                 }
