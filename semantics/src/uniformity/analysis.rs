@@ -6,8 +6,9 @@
 //! diverged entry criterion (U-MCONV), until nothing changes (U-FIX).
 
 use super::cfg_facts::{CycleFacts, JoinCycles};
+use super::saturation::{Marks, Saturation};
 use super::sources;
-use super::sync::{DivergenceDescriptor, JoinPropagator, ModifiedPostOrder};
+use super::sync::{DivergenceDescriptor, ExitFilter, JoinPropagator, ModifiedPostOrder};
 use super::Mode;
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
@@ -106,6 +107,16 @@ pub struct Analysis<'a> {
     pub temporal: Vec<(InstRef, InstRef, CycleId)>,
     /// LLVM-compatible (U-LLVM) or sound against the interpreter (U-SOUND).
     pub mode: Mode,
+    /// Which blocks a join can still change (issue 15).
+    saturation: Saturation,
+    /// Leave out the work that can change nothing (issue 15): the joins
+    /// of branches whose reachable blocks are saturated (U-LLVM mode only)
+    /// and the exits that [`ExitFilter`] drops. On by default; off, the
+    /// analysis computes every join and exit, as LLVM does (the tests
+    /// check that the results are identical).
+    pub prune: bool,
+    /// Divergent branches whose joins were left out by pruning.
+    pub pruned_joins: usize,
 }
 
 impl<'a> Analysis<'a> {
@@ -172,6 +183,9 @@ impl<'a> Analysis<'a> {
             has_divergent_exit: vec![false; ci.cycles.len()],
             temporal: Vec::new(),
             mode,
+            saturation: Saturation::empty(),
+            prune: true,
+            pruned_joins: 0,
         };
         for b in func.block_ids() {
             for (i, inst) in func.block(b).insts.iter().enumerate() {
@@ -191,6 +205,14 @@ impl<'a> Analysis<'a> {
                 a.div_args[i] = true;
             }
         }
+        a.saturation = Saturation::new(&a.facts, func, |b, i| {
+            let inst = &func.block(b).insts[i];
+            let InstKind::Phi { incoming, .. } = &inst.kind else {
+                return false;
+            };
+            !has_constant_or_undef_value(inst.result, incoming)
+                && !a.uniform_override[a.slot(InstRef { block: b, index: i })]
+        });
         a
     }
 
@@ -281,12 +303,33 @@ impl<'a> Analysis<'a> {
         if !self.dt.is_in_tree(block) {
             return;
         }
-        let exits_matter = self.exit_divergence_can_change(block);
-        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, block, exits_matter);
+        let exits = if self.prune {
+            self.exit_filter(block)
+        } else {
+            ExitFilter::every()
+        };
+        // Issue 15: in the LLVM-compatible mode, a branch whose joins can
+        // change nothing (`saturation`) and whose exits can change nothing
+        // either is skipped; one whose exits still matter skips its joins.
+        let joins_matter = !(self.mode == Mode::Llvm && self.prune && {
+            let marks = Marks {
+                covered: &self.covered,
+                phis_tainted: &self.phis_tainted,
+                div_insts: &self.div_insts,
+            };
+            self.saturation
+                .nothing_reachable_open(self.cfg, &marks, block)
+        });
+        self.pruned_joins += usize::from(!joins_matter);
+        if !joins_matter && exits.is_empty() {
+            return;
+        }
+        let desc: DivergenceDescriptor = self.prop.join_points(&self.facts, block, &exits);
+        let joins: &[BlockId] = if joins_matter { &desc.join_blocks } else { &[] };
         // Cycles to assume divergent, with the join that makes them so
         // (`None`: U-SOUND's irreducible region around the branch).
         let mut div_cycles: Vec<(CycleId, Option<BlockId>)> = Vec::new();
-        for &join in &desc.join_blocks {
+        for &join in joins {
             let c = self
                 .join_cycles
                 .outermost_divergent_cycle(&self.facts, self.dt, block, join);
@@ -349,20 +392,28 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Whether a divergent exit found for the branch ending `block` can
-    /// change anything: `propagate_cycle_exit_divergence` marks a cycle
-    /// around the branch and stops at once when that cycle has a divergent
-    /// exit already, so when every cycle around it has one, the branch's
-    /// exits are moot (and their costliest part is not computed).
-    fn exit_divergence_can_change(&self, block: BlockId) -> bool {
-        let mut x = self.ci.innermost[block.0];
+    /// Which divergent exits found for the branch ending `block` can change
+    /// anything: `propagate_cycle_exit_divergence` marks the cycle around
+    /// the branch one level below the exit's depth (the branch's innermost
+    /// cycle for exits at its depth or deeper) and stops at once when that
+    /// cycle has a divergent exit already, so only exits whose cycle has
+    /// none matter (the others' costliest part is not computed).
+    fn exit_filter(&self, block: BlockId) -> ExitFilter {
+        let mut filter = ExitFilter::default();
+        let inner = self.ci.innermost[block.0];
+        let mut x = inner;
         while let Some(c) = x {
+            let cy = &self.ci.cycles[c.0];
             if !self.has_divergent_exit[c.0] {
-                return true;
+                if x == inner {
+                    filter.add_from(cy.depth - 1);
+                } else {
+                    filter.add(cy.depth - 1);
+                }
             }
-            x = self.ci.cycles[c.0].parent;
+            x = cy.parent;
         }
-        false
+        filter
     }
 
     /// Rule U-SOUND (F-23): the outermost irreducible cycle containing

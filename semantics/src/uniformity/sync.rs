@@ -12,6 +12,8 @@
 //! different labels is a join. A reducible cycle's header forwards its label
 //! straight to the cycle's exits, so the cycle is crossed in one step.
 
+use std::cell::OnceCell;
+
 use super::cfg_facts::CycleFacts;
 use crate::cfg::{Cfg, CycleId, CycleInfo};
 use crate::ir::BlockId;
@@ -196,6 +198,13 @@ pub struct JoinPropagator {
     join_stamp: Vec<u32>,
     exit_stamp: Vec<u32>,
     query: u32,
+    /// Per cycle, computed on first use: the indices into its exit list,
+    /// sorted by the depth of the exit block's innermost cycle (0 outside
+    /// every cycle) then by index.
+    exits_by_depth: Vec<OnceCell<Vec<(u32, u32)>>>,
+    /// Scratch list of the exit indices [`JoinPropagator::pick_exits`]
+    /// picked.
+    picked: Vec<u32>,
 }
 
 impl JoinPropagator {
@@ -238,7 +247,42 @@ impl JoinPropagator {
             join_stamp: vec![0; n],
             exit_stamp: vec![0; n],
             query: 0,
+            exits_by_depth: (0..ci.cycles.len()).map(|_| OnceCell::new()).collect(),
+            picked: Vec::new(),
         }
+    }
+
+    /// The indices into the exit list of cycle `c` of the exits whose
+    /// depth `filter` keeps, in list order.
+    fn pick_exits(&mut self, facts: &CycleFacts, c: CycleId, filter: &ExitFilter) -> Vec<u32> {
+        let by_depth = self.exits_by_depth[c.0].get_or_init(|| {
+            let ci = facts.ci;
+            let mut v: Vec<(u32, u32)> = facts
+                .exit_blocks(c)
+                .iter()
+                .enumerate()
+                .map(|(k, e)| {
+                    let d = ci.innermost[e.0].map_or(0, |x| ci.cycles[x.0].depth);
+                    (d, k as u32)
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        });
+        let mut picked = std::mem::take(&mut self.picked);
+        picked.clear();
+        for &d in &filter.depths {
+            let lo = by_depth.partition_point(|&(x, _)| x < d);
+            let hi = by_depth.partition_point(|&(x, _)| x <= d);
+            picked.extend(by_depth[lo..hi].iter().map(|&(_, k)| k));
+        }
+        if let Some(d) = filter.from_depth {
+            let lo = by_depth.partition_point(|&(x, _)| x < d);
+            picked.extend(by_depth[lo..].iter().map(|&(_, k)| k));
+        }
+        picked.sort_unstable();
+        picked.dedup();
+        picked
     }
 
     fn add_join(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
@@ -283,17 +327,17 @@ impl JoinPropagator {
     /// fresh label is left, unless it lies in the outermost irreducible
     /// cycle around the branch (labels keep flowing around it).
     ///
-    /// `irreducible_exits`: whether to compare the labels of the exits of
-    /// the irreducible cycles around the branch with their headers' (the
-    /// last step, which costs the length of those cycles' exit lists). The
-    /// caller passes false when no divergent exit can change anything (every
-    /// cycle around the branch has one already); the joins are the same
-    /// either way.
+    /// `exits`: which exits of the irreducible cycles around the branch to
+    /// compare with their headers' labels (the last step, which costs the
+    /// length of those cycles' exit lists). The caller leaves out exits
+    /// whose divergence can change nothing ([`ExitFilter`]); the joins are
+    /// the same either way, and the exits reported are those of the full
+    /// step that the filter keeps, in the same order.
     pub fn join_points(
         &mut self,
         facts: &CycleFacts,
         term: BlockId,
-        irreducible_exits: bool,
+        exits: &ExitFilter,
     ) -> DivergenceDescriptor {
         let (cfg, ci) = (facts.cfg, facts.ci);
         let mut desc = DivergenceDescriptor::default();
@@ -369,16 +413,28 @@ impl JoinPropagator {
 
         // Irreducible cycles containing the branch: an exit whose label
         // differs from the header's is a divergent exit.
-        let mut c = term_cycle.filter(|_| irreducible_exits);
+        let mut c = term_cycle.filter(|_| !exits.is_empty());
         while let Some(id) = c {
             let cy = &ci.cycles[id.0];
             if !cy.is_reducible() {
                 let header_label = self.labels[self.pos[cy.header().0] as usize];
-                for &e in facts.exit_blocks(id) {
-                    let ep = self.pos[e.0];
-                    if self.labels[ep as usize] != header_label {
-                        self.add_exit(&mut desc, ep);
+                let list = facts.exit_blocks(id);
+                let check = |this: &mut Self, desc: &mut DivergenceDescriptor, e: BlockId| {
+                    let ep = this.pos[e.0];
+                    if this.labels[ep as usize] != header_label {
+                        this.add_exit(desc, ep);
                     }
+                };
+                if exits.all() {
+                    for &e in list {
+                        check(self, &mut desc, e);
+                    }
+                } else {
+                    let picked = self.pick_exits(facts, id, exits);
+                    for &k in &picked {
+                        check(self, &mut desc, list[k as usize]);
+                    }
+                    self.picked = picked;
                 }
             }
             c = cy.parent;
@@ -397,7 +453,49 @@ pub fn join_points(
     term: BlockId,
 ) -> DivergenceDescriptor {
     let facts = CycleFacts::new(cfg, ci);
-    JoinPropagator::new(&facts, mpo).join_points(&facts, term, true)
+    JoinPropagator::new(&facts, mpo).join_points(&facts, term, &ExitFilter::every())
+}
+
+/// Which divergent exits of the irreducible cycles around a branch matter,
+/// by the depth of the exit block's innermost cycle (0 outside every
+/// cycle): rule U-EXIT marks the ancestor of the branch's cycle one level
+/// below the exit's depth, so an exit matters only when that cycle has no
+/// divergent exit yet.
+#[derive(Clone, Debug, Default)]
+pub struct ExitFilter {
+    /// Exit depths that matter.
+    depths: Vec<u32>,
+    /// Every exit depth from this one on matters.
+    from_depth: Option<u32>,
+}
+
+impl ExitFilter {
+    /// Every exit.
+    pub fn every() -> ExitFilter {
+        ExitFilter {
+            depths: Vec::new(),
+            from_depth: Some(0),
+        }
+    }
+
+    /// Keeps the exits at `depth`.
+    pub fn add(&mut self, depth: u32) {
+        self.depths.push(depth);
+    }
+
+    /// Keeps the exits at `depth` and deeper.
+    pub fn add_from(&mut self, depth: u32) {
+        self.from_depth = Some(self.from_depth.map_or(depth, |d| d.min(depth)));
+    }
+
+    /// Keeps no exit.
+    pub fn is_empty(&self) -> bool {
+        self.depths.is_empty() && self.from_depth.is_none()
+    }
+
+    fn all(&self) -> bool {
+        self.from_depth == Some(0)
+    }
 }
 
 /// A set of indices below `n` as bits, with its size and an upper bound on
