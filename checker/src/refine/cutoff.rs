@@ -83,7 +83,7 @@ pub fn side_conditions(src: &Prepared, tgt: &Prepared) -> Vec<Failure> {
     out
 }
 
-fn at(p: &Prepared, b: usize, i: usize) -> String {
+pub(super) fn at(p: &Prepared, b: usize, i: usize) -> String {
     let f = p.func;
     let blk = &f.blocks[b];
     let span = blk.insts[i].span;
@@ -162,7 +162,7 @@ fn used_values(p: &Prepared) -> HashSet<ValueId> {
 
 /// (C): the encoding has no loads or stores (they are unsupported), so
 /// memory communication is through `atomicrmw` only.
-fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
+pub(super) fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     for (b, row) in p.atomics.iter().enumerate() {
         for (i, a) in row.iter().enumerate() {
             if let Some(a) = a {

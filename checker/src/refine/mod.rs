@@ -29,6 +29,7 @@ pub mod replay;
 pub mod report;
 mod scale;
 mod signature;
+pub mod sublaunch;
 pub mod why;
 
 use std::sync::atomic::AtomicBool;
@@ -179,6 +180,10 @@ pub struct Cex {
     /// R-FREEZE-SMT: the values the target's `freeze` choices take (signed),
     /// which replay adds to the interpreter's input domain.
     pub frozen: Vec<i128>,
+    /// Lemma C-SUB ([`sublaunch`]): the small counterexample this one was
+    /// built from by copying threads (not re-solved at `threads`); replay
+    /// falls back to it when the interpreter cannot enumerate `threads`.
+    pub sub: Option<Box<Cex>>,
 }
 
 /// The verdict (STYLE 3).
@@ -1030,6 +1035,7 @@ impl Checker<'_, '_> {
                     signed_of(w, obs::ev_bits(terms, m, f.var))
                 })
                 .collect(),
+            sub: None,
         })
     }
 }
