@@ -22,6 +22,7 @@ pub mod cutoff;
 pub mod encode;
 pub mod hier;
 pub mod memobj;
+pub mod mirror;
 pub mod obs;
 mod pipeline;
 pub mod prog;
@@ -617,26 +618,8 @@ impl Checker<'_, '_> {
                 "target execution complete or stuck",
             );
         }
-        if let Some(dom) = &self.opts.input_domain {
-            for (_, v) in &launch.vars {
-                let w = terms.sort(*v).bv_width().unwrap_or(32);
-                let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
-                // P-INPUT: a float input ranges over the domain converted.
-                let fmt = launch.floats.iter().find(|(x, _)| x == v).map(|(_, f)| *f);
-                let alts: Vec<TermId> = vals
-                    .iter()
-                    .map(|x| {
-                        let bits = match fmt {
-                            Some(f) => f.from_int(*x < 0, x.unsigned_abs()) as u128,
-                            None => *x as u128,
-                        };
-                        let c = terms.bv_const(w, bits & ((1u128 << w) - 1));
-                        terms.eq(*v, c)
-                    })
-                    .collect();
-                let a = terms.or(&alts);
-                add(&mut terms, &mut prop, a, "input domain");
-            }
+        for a in domain_constraints(&mut terms, &launch, self.opts.input_domain.as_ref()) {
+            add(&mut terms, &mut prop, a, "input domain");
         }
         // Symmetry breaking: when neither program reads thread indices,
         // renumbering the threads of a counterexample gives another one, so
@@ -1067,6 +1050,34 @@ fn mirror_anchors(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
         }
     }
     terms.and(&cs)
+}
+
+/// `--input-domain` (the M-AGREE test): every input of the launch within
+/// the domain (a 1-bit input 0 or 1; P-INPUT: a float input ranges over
+/// the domain converted). None without a domain.
+fn domain_constraints(terms: &mut Terms, launch: &Launch, dom: Option<&Vec<i128>>) -> Vec<TermId> {
+    let Some(dom) = dom else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (_, v) in &launch.vars {
+        let w = terms.sort(*v).bv_width().unwrap_or(32);
+        let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom.clone() };
+        let fmt = launch.floats.iter().find(|(x, _)| x == v).map(|(_, f)| *f);
+        let alts: Vec<TermId> = vals
+            .iter()
+            .map(|x| {
+                let bits = match fmt {
+                    Some(f) => f.from_int(*x < 0, x.unsigned_abs()) as u128,
+                    None => *x as u128,
+                };
+                let c = terms.bv_const(w, bits & ((1u128 << w) - 1));
+                terms.eq(*v, c)
+            })
+            .collect();
+        out.push(terms.or(&alts));
+    }
+    out
 }
 
 /// R-PREFIX: some thread of `e` is cut by the bound without being stuck

@@ -216,8 +216,11 @@ pub fn check_pair<'a>(
     // free ids, then the asked counts above W (W from `--cutoff`, or the
     // largest asked count when C-PAIR is tried by itself).
     let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
+    // With anchors (theorem C-MIRROR) the pair check learns the mirror
+    // strategy first; without, strategies do not matter (no source choices).
     let pair_opts = Options {
         threads: vec![1, 2],
+        strategies: super::Strategies::Mirror,
         ..opts.clone()
     };
     let rest_opts = Options {

@@ -17,6 +17,7 @@
 //! execution by copies (a copy converges with its original at every
 //! instance, which no per-pair rule forbids).
 
+use semantics::intrinsics::Index;
 use semantics::ir::Type;
 
 use super::cutoff::Failure;
@@ -33,16 +34,23 @@ use super::{Cex, Side};
 /// and vector-register reads are functions of the thread id, P-INPUT);
 /// (S3) no memory access, as C-PAIR's (C).
 pub fn conditions(src: &Prepared, tgt: &Prepared) -> Vec<Failure> {
+    conditions_with(src, tgt, false)
+}
+
+/// [`conditions`]; with `free_ids` (a check whose thread ids range over
+/// the wave, C-PAIR's and C-MIRROR's) reads of the thread id, of other
+/// ids, and functions of the thread id are allowed; launch sizes are not.
+pub fn conditions_with(src: &Prepared, tgt: &Prepared, free_ids: bool) -> Vec<Failure> {
     let mut out = Vec::new();
     for (role, p) in [(Side::Source, src), (Side::Target, tgt)] {
-        calls(role, p, &mut out);
+        calls(role, p, free_ids, &mut out);
         super::cutoff::memory(role, p, &mut out);
     }
     out
 }
 
 /// (S1) and (S2), reported as C-PAIR's (B) and (E) letters.
-fn calls(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
+fn calls(role: Side, p: &Prepared, free_ids: bool, out: &mut Vec<Failure>) {
     let f = p.func;
     for (b, row) in p.calls.iter().enumerate() {
         for (i, c) in row.iter().enumerate() {
@@ -52,7 +60,21 @@ fn calls(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
                 .result
                 .is_some_and(|v| !matches!(f.value(v).ty, Type::Void | Type::Token));
             let at = || super::cutoff::at(p, b, i);
+            let size = matches!(
+                c.sem,
+                CallSem::Geometry {
+                    what: Index::LocalSize
+                        | Index::GlobalSize
+                        | Index::NumGroups
+                        | Index::SubgroupSize
+                        | Index::MaxSubgroupSize
+                        | Index::NumSubgroups,
+                    ..
+                }
+            );
             let why = match &c.sem {
+                CallSem::Geometry { .. } if size => Some(('E', "reads a launch size")),
+                CallSem::Tid | CallSem::Geometry { .. } | CallSem::Pure if free_ids => None,
                 CallSem::Tid => Some(('E', "reads the thread id")),
                 CallSem::Geometry { .. } => Some(('E', "reads the launch geometry")),
                 CallSem::Pure => Some(('E', "is a function of the thread id (P-INPUT)")),
