@@ -179,3 +179,69 @@ fn closed_paths_verdict_names_its_bound() {
     assert!(!zero.status.success() && zero.stdout.is_empty());
     assert!(String::from_utf8_lossy(&zero.stderr).contains("--closed-paths"));
 }
+
+/// P-FLOAT: a `--arg` value of a floating-point parameter is an LLVM float
+/// literal, read as LLParser reads one (exactly representable or
+/// rejected), and printed back as `run` prints floats; an integer there is
+/// the number, never a bit pattern (`--arg x=1` once ran as 1.4e-45).
+#[test]
+fn float_arguments_are_float_literals() {
+    let dir = std::env::temp_dir().join(format!("convcheck-float-arg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("k.ll");
+    std::fs::write(
+        &file,
+        "define void @k(float %x, double %d, half %h) convergent {\n\
+         entry:\n  %c = fcmp olt float %x, 2.0\n  br i1 %c, label %a, label %b\n\
+         a:\n  ret void\nb:\n  ret void\n}\n",
+    )
+    .expect("write kernel");
+    let f = file.to_str().expect("utf-8 temp path");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", f, "--threads", "2"];
+        a.extend_from_slice(extra);
+        convcheck(&a)
+    };
+    let out = run(&[
+        "--arg",
+        "x=1,0x3FF8000000000000",
+        "--arg",
+        "d=-2.5e+0",
+        "--arg",
+        "h=0xH3C00",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("%x = [1.000000e+00, 1.500000e+00]"), "{text}");
+    assert!(
+        text.contains("%d = [-2.500000e+00, -2.500000e+00]"),
+        "{text}"
+    );
+    assert!(text.contains("%h = [0xH3C00, 0xH3C00]"), "{text}");
+    // Both threads take `a` (x < 2.0): one behaviour, one execution.
+    assert!(text.contains("distinct behaviours: 1"), "{text}");
+    for (arg, needles) in [
+        (
+            "x=0.1",
+            &["not exactly representable as float", "0x3FB99999A0000000"][..],
+        ),
+        ("x=abc", &["`abc` is not a float literal"][..]),
+        ("h=1.0e-9", &["not exactly representable as half"][..]),
+        ("d=1,2,3", &["3 values for 2 threads"][..]),
+    ] {
+        let out = run(&["--arg", arg]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(Exit::BadInput.code())),
+            "{arg}: {err}"
+        );
+        for n in needles {
+            assert!(err.contains(n), "{arg}: `{n}` not in `{err}`");
+        }
+    }
+    let out = convcheck(&["run", CL05, "--arg", "n=1.5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`1.5` is not an integer"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,7 +1,7 @@
 //! The AMDGPU lane permutations and compare ballots in the interpreter
 //! (C-OPS, `machine::lanes`): `update.dpp`/`mov.dpp` for the DPP controls,
 //! row and bank masks, `bound_ctrl` and `old`; `ds.swizzle` (bitmask and
-//! QDMode); `ds.permute`; `permlane16`/`permlanex16`/`permlane64`;
+//! QDMode); `ds.permute`, `ds.bpermute`; `permlane16`/`permlanex16`/`permlane64`;
 //! `amdgcn.icmp`/`fcmp`. Every expected value is worked out by hand from
 //! the ISA's lane patterns in the comments. Lanes are positions in the
 //! subgroup; an inactive source lane gives what the table of
@@ -46,6 +46,8 @@ declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32 immarg, i32 immarg, i32 im
 declare i32 @llvm.amdgcn.mov.dpp.i32(i32, i32 immarg, i32 immarg, i32 immarg, i1 immarg) convergent
 declare i32 @llvm.amdgcn.ds.swizzle(i32, i32 immarg) convergent
 declare i32 @llvm.amdgcn.ds.permute(i32, i32) convergent
+declare i32 @llvm.amdgcn.ds.bpermute(i32, i32) convergent
+declare i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32, i32) convergent
 declare i32 @llvm.amdgcn.permlane16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg) convergent
 declare i32 @llvm.amdgcn.permlanex16.i32(i32, i32, i32, i32, i1 immarg, i1 immarg) convergent
 declare i32 @llvm.amdgcn.permlane64.i32(i32) convergent
@@ -249,6 +251,57 @@ exit:
         );
     }
     assert!(t.iter().skip(1).step_by(2).all(|th| th.events.is_empty()));
+}
+
+/// `ds.bpermute` (C-OPS, `machine::lanes`): lane i reads the data of lane
+/// addr / 4 modulo the wave width; a disabled source lane reads as zero
+/// (`DS_BPERMUTE_B32`), and with `.fi` (fetch inactive) as the inactive
+/// lane's register, which the model does not hold: poison. On a 64-lane
+/// wave only the even lanes execute the calls.
+#[test]
+fn bpermute_pulls_wraps_and_reads_inactive_lanes_as_zero() {
+    let m = module(&format!(
+        "define void @k() {{
+entry:
+  %x = call i32 @llvm.amdgcn.workitem.id.x()
+  %odd = and i32 %x, 1
+  %c = icmp eq i32 %odd, 0
+  br i1 %c, label %even, label %exit
+even:
+  %rev = sub i32 63, %x
+  %arev = shl i32 %rev, 2
+  %pull = call i32 @llvm.amdgcn.ds.bpermute(i32 %arev, i32 %x)
+  %next = add i32 %x, 66
+  %anext = shl i32 %next, 2
+  %wrap = call i32 @llvm.amdgcn.ds.bpermute(i32 %anext, i32 %x)
+  %succ = add i32 %x, 1
+  %asucc = shl i32 %succ, 2
+  %zero = call i32 @llvm.amdgcn.ds.bpermute(i32 %asucc, i32 %x)
+  %fi = call i32 @llvm.amdgcn.ds.bpermute.fi.b32(i32 %asucc, i32 %x)
+  br label %exit
+exit:
+  ret void
+}}
+{DECLS}"
+    ));
+    let ex = explore(&m, &wave(64)).expect("explores");
+    assert_eq!(ex.behaviours.len(), 1);
+    let t = &ex.behaviours[0].execution.threads;
+    for (lane, th) in t.iter().enumerate() {
+        let got: Vec<String> = th
+            .events
+            .iter()
+            .map(|e| e.result.map_or("-".into(), |r| r.to_string()))
+            .collect();
+        if lane % 2 == 1 {
+            assert!(got.is_empty(), "lane {lane} is inactive: {got:?}");
+            continue;
+        }
+        // 63 - lane is odd (inactive): 0. (lane + 66) mod 64 = lane + 2
+        // wrapped, even and active. lane + 1 is odd: 0, or poison with fi.
+        let wrapped = ((lane + 2) % 64).to_string();
+        assert_eq!(got, ["0", wrapped.as_str(), "0", "poison"], "lane {lane}");
+    }
 }
 
 /// permlane64 swaps the halves of a 64-lane wave; on a narrower subgroup

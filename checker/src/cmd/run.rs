@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use semantics::ir::float::{self, FloatTy};
 use semantics::machine::query::{self, Answer};
 use semantics::machine::{
     explore_with, render, AnchorMode, ArgValues, ChooserMode, Environment, Options, RunError,
@@ -74,8 +75,11 @@ pub struct Args {
     pub subgroup_size: Option<u32>,
     /// Argument values: `name=v` (every thread) or `name=v0,v1,...` (one per
     /// thread). Arguments not given are enumerated over the input domain.
-    /// Each value must fit the parameter's type iN in its signed or
-    /// unsigned reading (-2^(N-1) ..= 2^N-1), as LLVM literals do.
+    /// An integer value must fit the parameter's type iN in its signed or
+    /// unsigned reading (-2^(N-1) ..= 2^N-1), as LLVM literals do; a value
+    /// of a half/bfloat/float/double parameter is an LLVM float literal
+    /// (`1.5`, `-2.0e+3`, `inf`, `nan`, `0x3FF8000000000000`, `0xH3C00`),
+    /// exactly representable in the type.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     pub args: Vec<String>,
     /// Contents of the buffer a pointer parameter points to (P-INPUT,
@@ -171,19 +175,57 @@ pub struct Args {
     pub no_reduce: bool,
 }
 
-fn parse_args(list: &[String], threads: u32) -> Result<BTreeMap<String, ArgValues>, CliError> {
+/// `--arg name=v` / `name=v0,v1,...`. `float_of` names the floating
+/// format of a kernel parameter (P-FLOAT): its values are LLVM literals
+/// (`1.5`, `-2.0e+3`, `0x3FF8000000000000`, `0xH3C00`, as `run` prints
+/// them) stored as bit patterns; every other value is an integer
+/// (`true`/`false` for `i1`), range-checked against the parameter's type
+/// by `check_against`.
+fn parse_args(
+    list: &[String],
+    threads: u32,
+    float_of: &dyn Fn(&str) -> Option<FloatTy>,
+) -> Result<BTreeMap<String, ArgValues>, CliError> {
     let mut out = BTreeMap::new();
     for a in list {
         let (name, vals) = a.split_once('=').ok_or_else(|| {
             CliError::bad_input(format!("--arg {a}: expected NAME=V or NAME=V0,V1,..."))
         })?;
         let name = name.trim_start_matches('%').to_string();
-        let vs: Result<Vec<i128>, _> = vals
+        let float = float_of(&name);
+        let vs: Result<Vec<i128>, String> = vals
             .split(',')
-            .map(|v| match v.trim() {
-                "true" => Ok(1),
-                "false" => Ok(0),
-                x => x.parse::<i128>(),
+            .map(|v| match (v.trim(), float) {
+                (x, Some(f)) => float::parse_literal(x, f).map(i128::from).map_err(|_| {
+                    let ty = match f {
+                        FloatTy::Half => "half",
+                        FloatTy::BFloat => "bfloat",
+                        FloatTy::Float => "float",
+                        FloatTy::Double => "double",
+                    };
+                    match x.parse::<f64>() {
+                        // LLParser takes only literals the type holds exactly.
+                        Ok(d) => format!(
+                            "`{x}` is not exactly representable as {ty} (as in LLVM IR, \
+                             a float literal must be exact; the nearest {ty} is {})",
+                            float::print(f, f.from_f64(d))
+                        ),
+                        Err(_) => format!(
+                            "`{x}` is not a {ty} literal (LLVM syntax: 1.5, -2.0e+3, inf, \
+                             nan, 0x3FF8000000000000{})",
+                            match f {
+                                FloatTy::Half => ", 0xH3C00",
+                                FloatTy::BFloat => ", 0xR3F80",
+                                _ => "",
+                            }
+                        ),
+                    }
+                }),
+                ("true", None) => Ok(1),
+                ("false", None) => Ok(0),
+                (x, None) => x
+                    .parse::<i128>()
+                    .map_err(|_| format!("`{x}` is not an integer")),
             })
             .collect();
         let vs = vs.map_err(|e| CliError::bad_input(format!("--arg {a}: {e}")))?;
@@ -335,8 +377,34 @@ pub fn check_against(
     Ok(())
 }
 
-/// Builds the interpreter options from the command line.
+/// Builds the interpreter options from the command line, without a
+/// module: every `--arg` value is read as an integer.
 pub fn options(args: &Args) -> Result<Options, CliError> {
+    let mut opts = options_without_args(args)?;
+    opts.args = parse_args(&args.args, args.threads, &|_| None)?;
+    Ok(opts)
+}
+
+/// The interpreter options for a run of `module`: `--arg` values of the
+/// kernel's floating-point parameters are read as float literals.
+pub fn options_for(args: &Args, module: &semantics::ir::Module) -> Result<Options, CliError> {
+    let mut opts = options_without_args(args)?;
+    let kernel = semantics::machine::launch::find_kernel(module, &opts)
+        .ok()
+        .map(|k| &module.functions[k]);
+    let float_of = |name: &str| {
+        let f = kernel?;
+        let p = f
+            .params
+            .iter()
+            .find(|p| p.value.is_some_and(|v| f.value(v).name.to_string() == name))?;
+        FloatTy::of(&p.ty)
+    };
+    opts.args = parse_args(&args.args, args.threads, &float_of)?;
+    Ok(opts)
+}
+
+fn options_without_args(args: &Args) -> Result<Options, CliError> {
     check_counts(args)?;
     Ok(Options {
         entry: args
@@ -346,7 +414,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
         threads: args.threads,
         groups: args.groups,
         subgroup_size: args.subgroup_size,
-        args: parse_args(&args.args, args.threads)?,
+        args: BTreeMap::new(),
         max_steps: args.max_steps,
         environment: match args.environment {
             EnvArg::Opencl => Environment::OpenCl,
@@ -382,7 +450,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
 
 pub fn run(args: &Args) -> Result<Exit, CliError> {
     let module = load_module(&args.file)?;
-    let opts = options(args)?;
+    let opts = options_for(args, &module)?;
     let cond = match &args.exists {
         Some(c) => {
             Some(query::parse(c).map_err(|e| CliError::bad_input(format!("--exists: {e}")))?)

@@ -207,6 +207,10 @@ pub enum Lanes {
     /// `ds.permute(addr, data)`: the push form of `ds.bpermute`; lane
     /// `addr / 4` receives `data`.
     Permute,
+    /// `ds.bpermute(addr, data)` (`fi`: `ds.bpermute.fi.b32`, fetch
+    /// inactive): lane `i` reads `data` of lane `addr / 4` modulo the wave
+    /// width; an inactive source lane gives 0 (`fi`: its register, poison).
+    Bpermute { fi: bool },
     /// `update.dpp(old, src, ctrl, row_mask, bank_mask, bound_ctrl)`, and
     /// `mov.dpp(src, ctrl, row_mask, bank_mask, bound_ctrl)` (`old: false`,
     /// no `old` operand: poison where the result would keep it).
@@ -218,7 +222,7 @@ impl Lanes {
     pub fn arity(self) -> u8 {
         match self {
             Lanes::Permlane64 => 1,
-            Lanes::Swizzle | Lanes::Permute => 2,
+            Lanes::Swizzle | Lanes::Permute | Lanes::Bpermute { .. } => 2,
             Lanes::Permlane16 { .. } | Lanes::Dpp { old: true } => 6,
             Lanes::Dpp { old: false } => 5,
         }

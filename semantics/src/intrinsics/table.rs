@@ -249,15 +249,16 @@ pub static ROWS: &[Row] = &[
         "llvm.amdgcn.ds.bpermute",
         A,
         true,
-        Op::Shuffle {
-            val: 1,
-            idx: 0,
-            mode: Shfl::Idx,
-            scale: 4,
-        },
+        Op::Lanes(Lanes::Bpermute { fi: false }),
         S,
     ),
-    r("llvm.amdgcn.ds.bpermute.fi.b32", A, true, UNI, S),
+    r(
+        "llvm.amdgcn.ds.bpermute.fi.b32",
+        A,
+        true,
+        Op::Lanes(Lanes::Bpermute { fi: true }),
+        S,
+    ),
     r(
         "llvm.amdgcn.ds.permute",
         A,

@@ -1,6 +1,6 @@
 //! AMDGPU lane operations over a fired communicating set (C-OPS): the lane
 //! permutations (`permlane64`, `permlane16`/`permlanex16`, `ds.swizzle`,
-//! `ds.permute`, `update.dpp`/`mov.dpp`) and the compare ballots
+//! `ds.permute`, `ds.bpermute`, `update.dpp`/`mov.dpp`) and the compare ballots
 //! (`amdgcn.icmp`/`fcmp`), with the meanings of the AMDGPU ISA manuals
 //! (GCN3/Vega/RDNA "DPP", `DS_SWIZZLE_B32`, `DS_PERMUTE_B32`,
 //! `V_PERMLANE16_B32`, `V_PERMLANE64_B32`) and LLVM's encodings
@@ -20,6 +20,10 @@
 //! | `permlane64`         | the inactive lane's register: poison            |
 //! | `ds.swizzle`         | 0 (`thread_valid[j] ? in[j] : 0` in the ISA)    |
 //! | `ds.permute`         | a lane no member writes gets 0; of several writers the highest lane wins |
+//! | `ds.bpermute`        | 0 (`DS_BPERMUTE_B32`: a disabled source lane reads as zero); `.fi` (fetch inactive): the inactive lane's register, poison |
+//!
+//! Both `ds` permutes take a byte address: the lane is `addr / 4` modulo
+//! the wave width (the ISA reads address bits [7:2] of a 64-lane wave).
 
 use std::collections::HashMap;
 
@@ -215,6 +219,23 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
             lanes
                 .iter()
                 .map(|i| got.get(i).copied().unwrap_or(zero))
+                .collect()
+        }
+        Lanes::Bpermute { fi } => {
+            // Every member reads the data of lane (addr / 4) mod the wave
+            // width: zero when that lane is inactive (poison with `fi`).
+            let zero = zero_like(&srcs(1), ret_bits);
+            (0..set.len())
+                .map(|m| {
+                    let Some(addr) = int(set[m].args, 0) else {
+                        return Val::Poison;
+                    };
+                    match read(((addr / 4) % w as u128) as u32, 1) {
+                        Some(v) => v,
+                        None if fi => Val::Poison,
+                        None => zero,
+                    }
+                })
                 .collect()
         }
         Lanes::Dpp { old } => {
