@@ -4,9 +4,9 @@
 //! so pairwise *existence* of matching source executions proves nothing;
 //! a fixed *strategy* that is a per-thread function does: the source's
 //! anchors converge exactly as the target's anchors of the same name did
-//! (D-ANCHOR, [`super::mirror_anchors`]), D-ORDER ranks are the canonical
+//! (D-ANCHOR, [`super::cegis::mirror_anchors`]), D-ORDER ranks are the canonical
 //! launch-independent function ([`Ranks::Canonical`]), frozen values
-//! follow the target's ([`super::freeze_tie`]), the source runs under its
+//! follow the target's ([`super::cegis::freeze_tie`]), the source runs under its
 //! first cycle hierarchy (D-HIER). If, on every launch of 1
 //! and 2 threads with ids free in `0..W`, every complete target execution
 //! is matched by the strategy's source execution (or that execution has
@@ -62,8 +62,11 @@ impl Checker<'_, '_> {
                 let nc = terms.not(*cut);
                 add(terms.or(&[nc, *st]), "target execution complete or stuck");
             }
-            for x in super::domain_constraints(&mut terms, &launch, self.opts.input_domain.as_ref())
-            {
+            for x in super::cegis::domain_constraints(
+                &mut terms,
+                &launch,
+                self.opts.input_domain.as_ref(),
+            ) {
                 add(x, "input domain");
             }
             for x in &s.defs {
@@ -87,10 +90,10 @@ impl Checker<'_, '_> {
                 let h0 = terms.bv_const(super::encode::CW, 0);
                 add(terms.eq(sel, h0), "C-MIRROR: the source's first hierarchy");
             }
-            let tie = super::mirror_anchors(&mut terms, &s, &t);
+            let tie = super::cegis::mirror_anchors(&mut terms, &s, &t);
             add(tie, "C-MIRROR: source anchors as the target's");
             if !s.freeze.is_empty() {
-                let f = super::freeze_tie(&mut terms, &s, &t);
+                let f = super::cegis::freeze_tie(&mut terms, &s, &t);
                 add(f, "C-MIRROR: frozen values as the target's");
             }
             let mut ok = s.valid.clone();
