@@ -283,6 +283,22 @@ impl Parser<'_> {
         Ok(TypedOperand { ty, value })
     }
 
+    /// The address operand of a memory access: a typed operand whose type
+    /// is a pointer, else `message` (LLParser's words) at its type.
+    pub(super) fn pointer_operand(
+        &mut self,
+        st: &mut Body<'_>,
+        message: &str,
+    ) -> Result<TypedOperand, ParseError> {
+        let at = self.span();
+        let ty = self.parse_type()?;
+        if !matches!(ty, Type::Ptr(_) | Type::TypedPtr { .. }) {
+            return Err(self.err_at(at, message));
+        }
+        let value = self.operand_of(st, &ty, false)?;
+        Ok(TypedOperand { ty, value })
+    }
+
     pub(super) fn flags(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         while let Some(w) = self.word() {

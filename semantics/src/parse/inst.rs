@@ -280,7 +280,8 @@ impl Parser<'_> {
                 let volatile = self.eat_word("volatile");
                 let ty = self.parse_type()?;
                 self.expect_punct(',')?;
-                let ptr = self.typed_operand(st)?;
+                let ptr = self
+                    .pointer_operand(st, "load operand must be a pointer to a first class type")?;
                 let atomic = if atomic {
                     Some(self.atomic(false)?)
                 } else {
@@ -303,7 +304,7 @@ impl Parser<'_> {
                 let volatile = self.eat_word("volatile");
                 let value = self.typed_operand(st)?;
                 self.expect_punct(',')?;
-                let ptr = self.typed_operand(st)?;
+                let ptr = self.pointer_operand(st, "store operand must be a pointer")?;
                 let atomic = if atomic {
                     Some(self.atomic(false)?)
                 } else {
@@ -328,7 +329,7 @@ impl Parser<'_> {
                     None => return Err(self.expected("an atomicrmw operation")),
                 };
                 self.bump();
-                let ptr = self.typed_operand(st)?;
+                let ptr = self.pointer_operand(st, "atomicrmw operand must be a pointer")?;
                 self.expect_punct(',')?;
                 let value = self.typed_operand(st)?;
                 let atomic = self.atomic(false)?;
@@ -349,7 +350,7 @@ impl Parser<'_> {
             "cmpxchg" => {
                 let weak = self.eat_word("weak");
                 let volatile = self.eat_word("volatile");
-                let ptr = self.typed_operand(st)?;
+                let ptr = self.pointer_operand(st, "cmpxchg operand must be a pointer")?;
                 self.expect_punct(',')?;
                 let cmp = self.typed_operand(st)?;
                 self.expect_punct(',')?;

@@ -123,6 +123,37 @@ fn redefinition_and_type_mismatch() {
         3,
         "instructions returning void cannot have a name",
     );
+    // Issue 12 item 9: an address that is not a pointer, with opt-22's
+    // words at opt-22's column (the address's type).
+    for (inst, col, message) in [
+        (
+            "%v = load i32, i32 %x",
+            18,
+            "load operand must be a pointer to a first class type",
+        ),
+        (
+            "store i32 %x, i32 %x",
+            17,
+            "store operand must be a pointer",
+        ),
+        (
+            "%a = atomicrmw add i32 %x, i32 1 seq_cst",
+            22,
+            "atomicrmw operand must be a pointer",
+        ),
+        (
+            "%a = cmpxchg i32 %x, i32 1, i32 2 seq_cst seq_cst",
+            16,
+            "cmpxchg operand must be a pointer",
+        ),
+    ] {
+        syntax_at(
+            &format!("define void @f(i32 %x) {{\n  {inst}\n  ret void\n}}\n"),
+            2,
+            col,
+            message,
+        );
+    }
 }
 
 #[test]
