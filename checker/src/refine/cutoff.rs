@@ -322,10 +322,26 @@ fn mirror<'a>(
     rest_opts: &'a Options,
     failures: &mut Vec<Failure>,
 ) -> Result<Option<Outcome2>, RefineError> {
+    // One stop mechanism (smt::Budget): the strategy check runs before any
+    // `Checker::run`, which sets the budget, so it sets it itself: Ctrl-C
+    // and `--time-limit` stop it like any query.
+    checker.session.budget =
+        crate::smt::Budget::new(checker.opts.time_limit, checker.opts.interrupt.clone());
     let tag = std::mem::replace(&mut checker.tag, "mirror".into());
     let strategy = checker.mirror_strategy(wave);
     checker.tag = tag;
-    if let super::mirror::Strategy::Fails(why) = strategy? {
+    let strategy = strategy?;
+    if let Some(stop) = checker.session.budget.spent() {
+        return Ok(Some(Outcome2 {
+            verdict: Verdict::Unknown(super::UnknownWhy::Stopped {
+                stop,
+                finished: Vec::new(),
+            }),
+            iterations: Vec::new(),
+            cutoff: None,
+        }));
+    }
+    if let super::mirror::Strategy::Fails(why) = strategy {
         failures.push(Failure {
             condition: 'M',
             role: Side::Source,
