@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign
 
 setup:
 	@scripts/setup.sh
@@ -63,6 +63,11 @@ uniformity-sound-campaign: setup
 # (default 1), niced; CUTOFF_START skips the first pairs (to split a run).
 cutoff-campaign: setup
 	CUTOFF_CASES=$${CUTOFF_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cutoff -- --ignored cutoff_campaign --nocapture
+
+# Theorem C-MIRROR's validation (proofs/CUTOFF.md): generated pairs with
+# anchors, C-MIRROR (W = 8) against the bounded verdict at 1..8 threads.
+mirror-campaign: setup
+	MIRROR_CASES=$${MIRROR_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cutoff -- --ignored mirror_campaign --nocapture
 
 # convcheck validate over examples/kernels and generated convergent programs
 # with -O2/-O3 and single passes (minutes; prints the README's table).

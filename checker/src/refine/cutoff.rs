@@ -44,6 +44,7 @@ pub fn name(c: char) -> &'static str {
         'B' => "convergent results unused",
         'C' => "no communication through memory",
         'D' => "one cycle hierarchy in the source",
+        'M' => "C-MIRROR's strategy matches on pairs",
         _ => "thread-count reads are free inputs",
     }
 }
@@ -54,6 +55,11 @@ pub enum Cutoff {
     /// (A)-(E) hold and the checks at 1 and 2 threads with ids free in
     /// `0..wave` answered refines: every thread count `1..=wave` refines.
     Holds { wave: usize },
+    /// Theorem C-MIRROR (C-PAIR with anchors, [`super::mirror`]): its
+    /// conditions hold, the mirror strategy matches every target execution
+    /// at 1 and 2 threads with ids free in `0..wave`, and the pair check
+    /// answered refines: every thread count `1..=wave` refines.
+    Mirror { wave: usize },
     /// A side condition fails: the verdict is the bounded one.
     NotApplicable { wave: usize, failures: Vec<Failure> },
     /// (A)-(E) hold but the pair check did not answer refines (a
@@ -83,7 +89,7 @@ pub fn side_conditions(src: &Prepared, tgt: &Prepared) -> Vec<Failure> {
     out
 }
 
-fn at(p: &Prepared, b: usize, i: usize) -> String {
+pub(super) fn at(p: &Prepared, b: usize, i: usize) -> String {
     let f = p.func;
     let blk = &f.blocks[b];
     let span = blk.insts[i].span;
@@ -162,7 +168,7 @@ fn used_values(p: &Prepared) -> HashSet<ValueId> {
 
 /// (C): the encoding has no loads or stores (they are unsupported), so
 /// memory communication is through `atomicrmw` only.
-fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
+pub(super) fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
     for (b, row) in p.atomics.iter().enumerate() {
         for (i, a) in row.iter().enumerate() {
             if let Some(a) = a {
@@ -234,7 +240,19 @@ pub(super) fn with_cutoff<'a>(
     pair_opts: &'a Options,
     rest_opts: &'a Options,
 ) -> Result<Outcome2, RefineError> {
-    let failures = side_conditions(checker.src, checker.tgt);
+    let mut failures = side_conditions(checker.src, checker.tgt);
+    // Anchors (A), or several source hierarchies (D): theorem C-MIRROR
+    // when its own conditions hold and its strategy matches on pairs.
+    if !failures.is_empty() && failures.iter().all(|f| matches!(f.condition, 'A' | 'D')) {
+        let more = super::mirror::conditions(checker.src, checker.tgt);
+        if more.is_empty() {
+            if let Some(o) = mirror(checker, wave, pair_opts, rest_opts, &mut failures)? {
+                return Ok(o);
+            }
+        } else {
+            failures.extend(more);
+        }
+    }
     if !failures.is_empty() {
         let mut o = checker.run()?;
         o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
@@ -290,4 +308,74 @@ pub(super) fn with_cutoff<'a>(
     }
     out.cutoff = Some(Cutoff::Holds { wave });
     Ok(out)
+}
+
+/// Theorem C-MIRROR ([`super::mirror`]): the strategy check, then the pair
+/// check (1 and 2 threads, ids free in `0..wave`, the mirror strategy
+/// learned first) for the verdict's cut launches and vacuity. `None` when
+/// the strategy does not match somewhere (its reason is added to
+/// `failures` and the bounded check runs).
+fn mirror<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    rest_opts: &'a Options,
+    failures: &mut Vec<Failure>,
+) -> Result<Option<Outcome2>, RefineError> {
+    // One stop mechanism (smt::Budget): the strategy check runs before any
+    // `Checker::run`, which sets the budget, so it sets it itself: Ctrl-C
+    // and `--time-limit` stop it like any query.
+    checker.session.budget =
+        crate::smt::Budget::new(checker.opts.time_limit, checker.opts.interrupt.clone());
+    let tag = std::mem::replace(&mut checker.tag, "mirror".into());
+    let strategy = checker.mirror_strategy(wave);
+    checker.tag = tag;
+    let strategy = strategy?;
+    if let Some(stop) = checker.session.budget.spent() {
+        return Ok(Some(Outcome2 {
+            verdict: Verdict::Unknown(super::UnknownWhy::Stopped {
+                stop,
+                finished: Vec::new(),
+            }),
+            iterations: Vec::new(),
+            cutoff: None,
+        }));
+    }
+    if let super::mirror::Strategy::Fails(why) = strategy {
+        failures.push(Failure {
+            condition: 'M',
+            role: Side::Source,
+            what: why,
+        });
+        return Ok(None);
+    }
+    // `pair_opts` learns the mirror strategy first (pipeline): the first
+    // proposal then has nothing left to propose.
+    let asked = checker.opts;
+    checker.opts = pair_opts;
+    checker.free_ids = Some(wave);
+    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
+    let pair = checker.run();
+    checker.opts = asked;
+    checker.free_ids = None;
+    checker.tag = tag;
+    let mut out = pair?;
+    if !matches!(out.verdict, Verdict::Refines { .. }) {
+        // The strategy matches every complete target execution, so the
+        // pair check can only fail to answer (time), or be vacuous.
+        return Ok(None);
+    }
+    if !rest_opts.threads.is_empty() {
+        checker.opts = rest_opts;
+        let rest = checker.run();
+        checker.opts = asked;
+        let rest = rest?;
+        out.iterations.extend(rest.iterations);
+        match (&mut out.verdict, rest.verdict) {
+            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
+            (v, other) => *v = other,
+        }
+    }
+    out.cutoff = Some(Cutoff::Mirror { wave });
+    Ok(Some(out))
 }

@@ -216,8 +216,11 @@ pub fn check_pair<'a>(
     // free ids, then the asked counts above W (W from `--cutoff`, or the
     // largest asked count when C-PAIR is tried by itself).
     let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
+    // With anchors (theorem C-MIRROR) the pair check learns the mirror
+    // strategy first; without, strategies do not matter (no source choices).
     let pair_opts = Options {
         threads: vec![1, 2],
+        strategies: super::Strategies::Mirror,
         ..opts.clone()
     };
     let rest_opts = Options {
@@ -260,7 +263,32 @@ pub fn check_pair<'a>(
     let replay = match (&outcome.verdict, do_replay) {
         (Verdict::Counterexample(c), true) => {
             let originals = any_inlined.then_some((src, tgt));
-            match replay::replay_with(&isrc.module, &itgt.module, originals, kernel, opts, c) {
+            let rp = |c: &Cex| {
+                replay::replay_with(&isrc.module, &itgt.module, originals, kernel, opts, c)
+            };
+            // Lemma C-SUB: a counterexample built from a small one by copies
+            // is replayed at the small launch when the interpreter would
+            // enumerate every anchor grouping of the large one (or gives up
+            // on it); the note says so.
+            let anchors = ps.has_anchor || pt.has_anchor;
+            let r = match &c.sub {
+                Some(_) if anchors => Err(replay::INCOMPLETE.to_string()),
+                _ => rp(c),
+            };
+            let r = match (r, &c.sub) {
+                (Err(e), Some(sub)) if e.contains(replay::INCOMPLETE) => rp(sub).map(|mut r| {
+                    r.notes.push(format!(
+                        "replayed at {} threads, the launch this counterexample was lifted \
+                         from (the interpreter would enumerate every anchor grouping of {} \
+                         threads); the {}-thread launch is a counterexample by lemma C-SUB, \
+                         its threads being copies of these",
+                        sub.threads, c.threads, c.threads
+                    ));
+                    r
+                }),
+                (r, _) => r,
+            };
+            match r {
                 Ok(r) => Some(Ok(r)),
                 Err(e) if memory => {
                     // The memory abstraction (prog::AtomicInfo) admits

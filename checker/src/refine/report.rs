@@ -157,6 +157,15 @@ pub fn cutoff_text(c: &Cutoff) -> String {
              2 threads with thread ids free in 0..{} decides every thread count up to W = {wave}",
             wave - 1
         ),
+        Cutoff::Mirror { wave } => format!(
+            "theorem C-MIRROR (proofs/CUTOFF.md) applies: C-PAIR's side conditions hold except \
+             (A) no anchors (and (D)), convergent calls have no values, no launch size is read, \
+             and the mirror strategy (source anchors converge as the target's of the same name, \
+             canonical D-ORDER ranks) matches every target execution at 1 and 2 threads with \
+             thread ids free in 0..{}; refinement there decides every thread count up to W = \
+             {wave}",
+            wave - 1
+        ),
         Cutoff::NotApplicable { wave, failures } => {
             let f: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
             format!(
@@ -369,13 +378,18 @@ pub fn render_text(r: &Report) -> String {
     }
     match v {
         Verdict::Refines { cut } => {
-            if let Some(Cutoff::Holds { wave }) = &r.outcome.cutoff {
+            let by = match &r.outcome.cutoff {
+                Some(Cutoff::Holds { wave }) => Some((*wave, "C-PAIR")),
+                Some(Cutoff::Mirror { wave }) => Some((*wave, "C-MIRROR")),
+                _ => None,
+            };
+            if let Some((wave, theorem)) = by {
                 let _ = writeln!(
                     s,
-                    "verdict: refines for every thread count N <= {wave} (cutoff 2, theorem C-PAIR), \
-                     at most {} block visits per thread, one launch group{}",
+                    "verdict: refines for every thread count N <= {wave} (cutoff 2, theorem \
+                     {theorem}), at most {} block visits per thread, one launch group{}",
                     r.opts.max_steps,
-                    above_text(r.opts, *wave)
+                    above_text(r.opts, wave)
                 );
             } else {
                 let _ = writeln!(
@@ -461,11 +475,11 @@ pub fn render_json(r: &Report) -> Value {
     });
     if let Some(c) = &r.outcome.cutoff {
         let (wave, holds) = match c {
-            Cutoff::Holds { wave } => (*wave, true),
+            Cutoff::Holds { wave } | Cutoff::Mirror { wave } => (*wave, true),
             Cutoff::NotApplicable { wave, .. } | Cutoff::PairCheck { wave, .. } => (*wave, false),
         };
         out["cutoff"] = json!({
-            "theorem": "C-PAIR",
+            "theorem": if matches!(c, Cutoff::Mirror { .. }) { "C-MIRROR" } else { "C-PAIR" },
             "wave": wave,
             "applies": holds,
             "every_thread_count_up_to": if holds && matches!(v, Verdict::Refines { .. }) { json!(wave) } else { json!(null) },

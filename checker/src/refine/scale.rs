@@ -309,7 +309,18 @@ impl Checker<'_, '_> {
             self.lift.hint = self.small_search(n)?;
         }
         if let Some(small) = self.lift.hint.clone() {
-            for pin in paddings(&small, n) {
+            let pins = paddings(&small, n);
+            // Lemma C-SUB: with nothing that lets a thread see the others,
+            // a padding by copies is a counterexample by itself.
+            if super::sublaunch::conditions(self.src, self.tgt).is_empty() {
+                let built = pins.iter().find_map(|pin| {
+                    super::sublaunch::inflate(&small, &pin.template, self.src, &pin.how)
+                });
+                if let Some(c) = built {
+                    return Ok((PerN::Cex(Box::new(c)), 0));
+                }
+            }
+            for pin in pins {
                 if self.session.budget.spent().is_some() {
                     break;
                 }
