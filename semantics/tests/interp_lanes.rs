@@ -17,14 +17,28 @@ fn module(text: &str) -> Module {
     parse_module("lanes.ll", text).unwrap_or_else(|e| panic!("test program parses: {e}"))
 }
 
-/// The single behaviour's result of every thread's convergent event `k`.
-fn results(ex: &Exploration, k: usize) -> Vec<String> {
+/// The single behaviour's results of every thread's convergent events, in
+/// thread order (`-` for an event without a result).
+fn thread_results(ex: &Exploration) -> Vec<Vec<String>> {
     assert_eq!(ex.behaviours.len(), 1, "deterministic program");
     ex.behaviours[0]
         .execution
         .threads
         .iter()
-        .map(|t| t.events[k].result.map_or("-".into(), |r| r.to_string()))
+        .map(|t| {
+            t.events
+                .iter()
+                .map(|e| e.result.map_or("-".into(), |r| r.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The single behaviour's result of every thread's convergent event `k`.
+fn results(ex: &Exploration, k: usize) -> Vec<String> {
+    thread_results(ex)
+        .into_iter()
+        .map(|t| t[k].clone())
         .collect()
 }
 
@@ -227,19 +241,8 @@ exit:
 {DECLS}"
     ));
     let ex = explore(&m, &wave(64)).expect("explores");
-    assert_eq!(ex.behaviours.len(), 1);
-    let t = &ex.behaviours[0].execution.threads;
-    let even: Vec<Vec<String>> = t
-        .iter()
-        .step_by(2)
-        .map(|th| {
-            th.events
-                .iter()
-                .map(|e| e.result.map_or("-".into(), |r| r.to_string()))
-                .collect()
-        })
-        .collect();
-    for (k, ev) in even.iter().enumerate() {
+    let t = thread_results(&ex);
+    for (k, ev) in t.iter().step_by(2).enumerate() {
         let lane = 2 * k;
         // Lane 0's row_shr:1 source is out of range: old / 0 as well.
         // Selector -1 sends every lane to lane 15 of its row (odd).
@@ -250,7 +253,7 @@ exit:
             "lane {lane}"
         );
     }
-    assert!(t.iter().skip(1).step_by(2).all(|th| th.events.is_empty()));
+    assert!(t.iter().skip(1).step_by(2).all(|th| th.is_empty()));
 }
 
 /// `ds.bpermute` (C-OPS, `machine::lanes`): lane i reads the data of lane
@@ -285,14 +288,7 @@ exit:
 {DECLS}"
     ));
     let ex = explore(&m, &wave(64)).expect("explores");
-    assert_eq!(ex.behaviours.len(), 1);
-    let t = &ex.behaviours[0].execution.threads;
-    for (lane, th) in t.iter().enumerate() {
-        let got: Vec<String> = th
-            .events
-            .iter()
-            .map(|e| e.result.map_or("-".into(), |r| r.to_string()))
-            .collect();
+    for (lane, got) in thread_results(&ex).into_iter().enumerate() {
         if lane % 2 == 1 {
             assert!(got.is_empty(), "lane {lane} is inactive: {got:?}");
             continue;

@@ -197,12 +197,7 @@ fn parse_args(
             .split(',')
             .map(|v| match (v.trim(), float) {
                 (x, Some(f)) => float::parse_literal(x, f).map(i128::from).map_err(|_| {
-                    let ty = match f {
-                        FloatTy::Half => "half",
-                        FloatTy::BFloat => "bfloat",
-                        FloatTy::Float => "float",
-                        FloatTy::Double => "double",
-                    };
+                    let ty = semantics::ir::print::type_str(&f.ty());
                     match x.parse::<f64>() {
                         // LLParser takes only literals the type holds exactly.
                         Ok(d) => format!(

@@ -11,6 +11,7 @@
 //! - [`ugen`]: the IR of generated uniformity programs, and running opt-22
 //!   on batches of them.
 
+pub mod parse_diff;
 pub mod small_cfg;
 pub mod token_prog;
 pub mod ugen;
