@@ -15,7 +15,7 @@ pub mod layout;
 pub mod sets;
 pub mod svg;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write;
 
 use semantics::ir::{BlockId, Function, Module};
@@ -119,7 +119,7 @@ pub fn run_instances(m: &Module, e: &Execution, kernel: &str) -> (Vec<Instance>,
             .unwrap_or_default()
     };
     let mut order: Vec<semantics::machine::KeyId> = Vec::new();
-    let mut by_key: HashMap<semantics::machine::KeyId, Instance> = HashMap::new();
+    let mut by_key: HashMap<semantics::machine::KeyId, Instance> = HashMap::default();
     for (t, th) in e.threads.iter().enumerate() {
         for ev in &th.events {
             let f = &m.functions[ev.loc.func];

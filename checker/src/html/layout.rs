@@ -11,7 +11,7 @@
 //! paths drawn along them (see `svg.rs`) look the same with both engines.
 //! Cycles (the cycle hierarchy's nesting) are clusters: nested boxes.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -283,7 +283,7 @@ fn layers_of(g: &Graph) -> Vec<usize> {
     }
     // 0 unseen, 1 on the stack, 2 done.
     let mut state = vec![0u8; n];
-    let mut back = HashSet::new();
+    let mut back = HashSet::default();
     let mut post = Vec::with_capacity(n);
     for root in 0..n {
         if state[root] != 0 {

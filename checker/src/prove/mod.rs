@@ -116,7 +116,10 @@ pub fn run_claims(
                 if tx.send((i, None)).is_err() {
                     break;
                 }
-                if tx.send((i, Some(run_claim(base, c)))).is_err() {
+                if tx
+                    .send((i, Some(crate::smt::in_fresh_context(|| run_claim(base, c)))))
+                    .is_err()
+                {
                     break;
                 }
             });

@@ -4,7 +4,7 @@
 //! checks the side conditions statically on the prepared (inlined) kernels
 //! and describes the outcome; [`super::pipeline`] runs the pair check.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use semantics::cfg::{Cfg, CycleInfo};
 use semantics::ir::{BlockId, InstKind, Operand, ValueId};
@@ -149,7 +149,7 @@ fn anchors_and_results(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
 /// Every value some instruction or terminator of the kernel reads.
 fn used_values(p: &Prepared) -> HashSet<ValueId> {
     let f = p.func;
-    let mut used = HashSet::new();
+    let mut used = HashSet::default();
     for (b, blk) in f.blocks.iter().enumerate() {
         for index in 0..=blk.insts.len() {
             let r = InstRef {

@@ -6,7 +6,7 @@
 //! refine launches), and per thread one private object per `alloca` of the
 //! entry block (executed once per thread).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::layout::DataLayout;
 use semantics::ir::{Attr, Const, Function, InstKind, Module, Type};

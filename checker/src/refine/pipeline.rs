@@ -3,7 +3,7 @@
 //! (F-20), the encoding's subset, the CEGIS check ([`super::Checker`]) and the
 //! replay of a counterexample on the interpreter (R-CEX).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::Module;
 
@@ -18,7 +18,7 @@ use crate::smt::Session;
 
 /// Convenience for callers: the map from parameter name to per-thread values.
 pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (i, param) in p.func.params.iter().enumerate() {
         if let Some(v) = param.value {
             out.insert(p.func.value(v).name.to_string(), cex.args[i].clone());

@@ -9,7 +9,7 @@
 //! purpose: the encoding is the second formalization (M-AXIOM), and M-AGREE
 //! compares the two.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::callsem::call_types;
 pub use super::callsem::{
@@ -566,7 +566,7 @@ pub fn prepare_inlined<'m>(
     let cfg = Cfg::from_function(func);
     let cycles = CycleInfo::compute(&cfg);
     let enclosing = super::hier::enclosing(func, &cycles);
-    let class = origins.map_or_else(HashMap::new, |o| classes(func, &calls, o));
+    let class = origins.map_or_else(HashMap::default, |o| classes(func, &calls, o));
     Ok(Prepared {
         module: m,
         func,
@@ -660,8 +660,8 @@ pub fn classes(
     origins: &[Vec<Origin>],
 ) -> HashMap<(usize, usize), usize> {
     type Key = (Vec<Loc>, Vec<Loc>);
-    let mut ids: HashMap<Key, usize> = HashMap::new();
-    let mut out = HashMap::new();
+    let mut ids: HashMap<Key, usize> = HashMap::default();
+    let mut out = HashMap::default();
     for (bi, row) in calls.iter().enumerate() {
         for (ii, c) in row.iter().enumerate() {
             let Some(c) = c.as_ref().filter(|c| c.convergent || c.sem.is_token_def()) else {

@@ -41,7 +41,7 @@ mod model;
 pub(crate) mod tests;
 mod translate;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -386,6 +386,33 @@ impl Incremental {
     }
 }
 
+/// Runs `f` on a thread of its own, whose Z3 context (the `z3` crate keeps
+/// one per thread) is fresh, and returns its result (a panic in `f` is
+/// resumed here).
+///
+/// Z3's answers depend on its context's history (which model it gives a
+/// satisfiable query): a worker that checked function A before B could give
+/// B another counterexample than a worker that checked B first. `validate`
+/// and `prove` run each work item this way, so their output does not depend
+/// on how items were spread over `--jobs` workers. Nothing of Z3 crosses
+/// the threads (results are plain values).
+pub fn in_fresh_context<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .stack_size(FRESH_STACK)
+            .spawn_scoped(s, f)
+            .expect("the operating system starts a thread");
+        match worker.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+/// Stack of an [`in_fresh_context`] thread: the main thread's 8 MiB, since
+/// the work it runs was run there before.
+const FRESH_STACK: usize = 8 << 20;
+
 /// Every assertion must evaluate to true in `model`.
 fn check_model(terms: &Terms, assertions: &[Condition], model: &Model) -> Result<(), String> {
     for c in assertions {
@@ -430,7 +457,7 @@ impl Session {
         Session {
             dump_dir,
             log: Vec::new(),
-            dumped_names: HashSet::new(),
+            dumped_names: HashSet::default(),
             budget: Budget::default(),
         }
     }

@@ -7,7 +7,7 @@
 //! extracted. Elements of uninterpreted sorts are numbered by their position
 //! in the model's universe for that sort.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use z3::ast::Dynamic;
@@ -26,7 +26,7 @@ impl<'m> Reader<'m> {
     pub(crate) fn new(model: &'m z3::Model) -> Reader<'m> {
         Reader {
             model,
-            universes: HashMap::new(),
+            universes: HashMap::default(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! vc terms to Z3 terms (in the thread's Z3 context), one node at a time
 //! in id order so each child is translated before its parents.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use z3::ast::{Ast, Bool, Dynamic, Int, BV};

@@ -203,7 +203,9 @@ pub fn check_all(pair: &Pair, names: &[String], s: &RunSettings) -> Vec<FnResult
         let r = if stopped() {
             not_checked_interrupted(name, s.opts)
         } else {
-            adapter::check_function(pair, name, s.opts, s.replay, s.time_limit)
+            crate::smt::in_fresh_context(|| {
+                adapter::check_function(pair, name, s.opts, s.replay, s.time_limit)
+            })
         };
         let d = done.fetch_add(1, Ordering::Relaxed) + 1;
         (s.on_done)(d, names.len(), &r);

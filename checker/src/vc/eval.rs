@@ -7,7 +7,7 @@
 //! by the solver can be checked here, and brute-force ground truth computed
 //! here, independently of Z3.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -133,7 +133,7 @@ impl Model {
 
     /// Evaluates `t`. Every term is evaluated once (the DAG is shared).
     pub fn eval(&self, terms: &Terms, t: TermId) -> Result<Value, EvalError> {
-        let mut values: HashMap<TermId, Value> = HashMap::new();
+        let mut values: HashMap<TermId, Value> = HashMap::default();
         for u in terms.reachable(&[t]) {
             let v = match terms.node(u) {
                 Node::BoolConst(b) => Value::Bool(*b),

@@ -30,7 +30,8 @@ pub mod smtlib;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -433,7 +434,7 @@ impl Terms {
     /// Replaces variables by terms of the same sort, everywhere in `t`.
     pub fn substitute(&mut self, t: TermId, map: &HashMap<VarId, TermId>) -> TermId {
         let order = self.reachable(&[t]);
-        let mut done: HashMap<TermId, TermId> = HashMap::new();
+        let mut done: HashMap<TermId, TermId> = HashMap::default();
         for u in order {
             let new = match self.node(u).clone() {
                 Node::Var(v) => match map.get(&v) {

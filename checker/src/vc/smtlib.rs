@@ -6,8 +6,8 @@
 //! size of the DAG. The printed script is what `--dump-smt` writes and what
 //! the tests replay through Z3's own parser and through the `z3` binary.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt::{self, Write};
 
 use super::{Condition, Node, Op, Sort, TermId, Terms};
@@ -161,7 +161,7 @@ pub struct Display<'a> {
 
 impl fmt::Display for Display<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_term(f, self.terms, self.t, &HashMap::new(), true)
+        write_term(f, self.terms, self.t, &HashMap::default(), true)
     }
 }
 
@@ -232,7 +232,7 @@ pub fn script(
         }
     }
     // Name every application used more than once (by a parent or as a root).
-    let mut uses: HashMap<TermId, usize> = HashMap::new();
+    let mut uses: HashMap<TermId, usize> = HashMap::default();
     for &t in &order {
         if let Node::App(_, args) = terms.node(t) {
             for &a in args.iter() {
@@ -243,7 +243,7 @@ pub fn script(
     for &r in &roots {
         *uses.entry(r).or_default() += 1;
     }
-    let mut named: HashMap<TermId, String> = HashMap::new();
+    let mut named: HashMap<TermId, String> = HashMap::default();
     for &t in &order {
         if matches!(terms.node(t), Node::App(..)) && uses.get(&t).copied().unwrap_or(0) > 1 {
             let name = format!("{SHARED_PREFIX}{}", t.index());

@@ -1,6 +1,6 @@
 //! Tests of the term language without any solver.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use proptest::prelude::{prop_assert_eq, proptest, ProptestConfig};
 
@@ -115,7 +115,7 @@ fn substitute_replaces_variables_and_folds() {
     let y = t.var("y", Sort::BitVec(8));
     let s = t.bv_add(x, y);
     let c = t.bv_ult(s, x);
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     let five = t.bv_const(8, 5);
     map.insert(t.as_var(y).unwrap(), five);
     let c2 = t.substitute(c, &map);
@@ -343,7 +343,7 @@ proptest! {
         let phi = bool_term(&mut t, &v, &mut g, Uf::No, 4);
         let m = v.assignment(&t, &mut g);
         let want = m.eval(&t, phi);
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         for (var, val) in &m.vars {
             let lit = t.value(val).unwrap();
             map.insert(*var, lit);
@@ -373,7 +373,7 @@ proptest! {
         let (w, target) = v.bvs[g.below(v.bvs.len() as u64) as usize];
         let s = super::arb::bv_term(&mut t, &v, &mut g, Uf::No, w, 3);
         let var = t.as_var(target).unwrap();
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         map.insert(var, s);
         let substituted = t.substitute(phi, &map);
         let (Ok(sv), Ok(direct)) = (m.eval(&t, s), m.eval(&t, substituted)) else {

@@ -5,7 +5,7 @@
 //! instances of converged-with operations are converged iff their keys are
 //! equal, D-CW in [`super::keys_eq`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::{ValueDef, ValueId};
 
@@ -177,7 +177,7 @@ impl Builder<'_, '_> {
     ) -> HashMap<(usize, usize), TermId> {
         let p = self.p;
         let cur_blk = th.blk[th.s];
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         for (h, hier) in p.hiers.iter().enumerate() {
             let mut all_cycles: Vec<usize> =
                 hier.enclosing.iter().flatten().map(|(c, _)| *c).collect();

@@ -47,7 +47,7 @@
 //! | [`float`] | float instructions and intrinsics (R-FLOAT-SMT) | `machine/float.rs` |
 //! | [`launch`] | the launch's inputs, reachable (step, block) pairs (P-LAUNCH) | `machine/launch.rs` |
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::Type;
 
@@ -389,8 +389,8 @@ pub fn encode_with(
         name: name.to_string(),
         observe,
         ranks,
-        op_index: HashMap::new(),
-        results: HashMap::new(),
+        op_index: HashMap::default(),
+        results: HashMap::default(),
         here: (format!("@{}", p.func.name), None),
         bad: None,
         hsel: None,

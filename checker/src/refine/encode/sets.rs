@@ -1,7 +1,7 @@
 //! C-OPS results over communicating sets, and D-ORDER as a rank function:
 //! the cross-thread constraints of the encoding (M-AXIOM).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::{mask, member, select, Builder, Enc, InstanceId, Ranks, RW, V};
 use crate::vc::{Sort, TermId};
@@ -94,7 +94,7 @@ impl Builder<'_, '_> {
         let k = enc.k;
         let nops = enc.ops.len();
         let mut slot = vec![0usize; nops];
-        let mut per_block: HashMap<usize, usize> = HashMap::new();
+        let mut per_block: HashMap<usize, usize> = HashMap::default();
         for (o, &(bi, _)) in enc.ops.iter().enumerate() {
             let e = per_block.entry(bi).or_insert(0);
             slot[o] = *e;

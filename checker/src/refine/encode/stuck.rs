@@ -26,7 +26,7 @@
 //! other use in the lasso) is not relevant, so `while (c) i++;` is stuck
 //! when `c` holds.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use semantics::ir::{BinOp, Function, InstKind, Operand, ValueDef, ValueId};
 use semantics::uniformity::analysis::{operands_of, InstRef};
@@ -130,7 +130,7 @@ impl Quiet {
 
 /// The values the visits of block `b` depend on (see the module doc).
 fn relevant(f: &Function, b: usize) -> Vec<ValueId> {
-    let mut rel: HashSet<ValueId> = HashSet::new();
+    let mut rel: HashSet<ValueId> = HashSet::default();
     let mut work: Vec<ValueId> = Vec::new();
     {
         let block = &f.blocks[b];
@@ -146,7 +146,7 @@ fn relevant(f: &Function, b: usize) -> Vec<ValueId> {
         }
     }
     // Defining instruction of each value.
-    let mut def: HashMap<ValueId, InstRef> = HashMap::new();
+    let mut def: HashMap<ValueId, InstRef> = HashMap::default();
     for (vi, info) in f.values.iter().enumerate() {
         if let ValueDef::Inst { block, index } = info.def {
             def.insert(ValueId(vi), InstRef { block, index });

@@ -4,7 +4,7 @@
 //! block), and the step's values, events and counters are merged by `ite`
 //! on `at`. The interpreter's counterpart is `semantics::machine::step`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::{Block, Const, Operand, TermKind, Type, ValueDef, ValueId};
 
@@ -104,11 +104,11 @@ impl Visit {
         Visit {
             bi,
             at,
-            local: HashMap::new(),
+            local: HashMap::default(),
             ub: fls,
             ext_i: 0,
             cev_i: 0,
-            local_c: HashMap::new(),
+            local_c: HashMap::default(),
             mem: None,
         }
     }
@@ -154,7 +154,7 @@ impl Builder<'_, '_> {
         // D-CW classes: the prepared classes, else one class per op.
         let mut op_class = Vec::new();
         let mut class_ops: Vec<Vec<usize>> = Vec::new();
-        let mut by_prepared: HashMap<usize, usize> = HashMap::new();
+        let mut by_prepared: HashMap<usize, usize> = HashMap::default();
         for (o, bi_ii) in ops.iter().enumerate() {
             let c = match p.class.get(bi_ii) {
                 Some(pc) => *by_prepared.entry(*pc).or_insert_with(|| {
@@ -320,7 +320,7 @@ impl Builder<'_, '_> {
         let none = self.bv(enc.bw, enc.nb as u128);
         let fls = self.t.fls();
         let zero = self.cw(0);
-        let mut cur = HashMap::new();
+        let mut cur = HashMap::default();
         for (i, param) in f.params.iter().enumerate() {
             if let Some(v) = param.value {
                 let bits = self.launch.args[i][t];
@@ -379,10 +379,10 @@ impl Builder<'_, '_> {
             occ,
             cocc_after: cocc.clone(),
             cocc,
-            anchor_vars: HashMap::new(),
+            anchor_vars: HashMap::default(),
             loop_hist: Vec::new(),
-            cyc: HashMap::new(),
-            cyc_after: HashMap::new(),
+            cyc: HashMap::default(),
+            cyc_after: HashMap::default(),
             visit: Visit::new(0, fls, fls),
             new_mem: mem.clone(),
             mem,
