@@ -10,8 +10,11 @@
 //! verdict: on every launch, every target behaviour's observation (R-OBS)
 //! is one of the source's, or the source has UB (R-REF); a thread cut by
 //! the interpreter's bound is read as never ending and compared by its
-//! events (R-PREFIX), a reading checked at twice the bound, and launches
-//! on which no source execution ends are not compared. The checker's
+//! events (R-PREFIX, R-PREFIX-REC for recursion, which the interpreter
+//! executes natively), a reading checked at twice the bound; launches on
+//! which no source execution ends are compared too (their cut threads
+//! read as never ending), unless the source requires progress
+//! (`mustprogress`, as the checker). The checker's
 //! verdict is `refines` or a counterexample (whose replay must agree); any
 //! other verdict (unknown, vacuous) is an error, not an agreement.
 
@@ -22,6 +25,7 @@ use semantics::machine::{explore, ArgValues, Options as MOptions};
 
 use crate::refine::encode::Observe;
 use crate::refine::obs::{CEnd, CThread};
+use crate::refine::prog::progress_required;
 use crate::refine::replay::{project, same_observation};
 use crate::refine::{check, Options, PairResult, Verdict};
 
@@ -261,6 +265,8 @@ fn interp_verdict(
         let mut args = BTreeMap::new();
         args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
         let opts = MOptions {
+            // The kernel is `@k` (a recursive helper may be defined too).
+            entry: Some("k".to_string()),
             threads: THREADS as u32,
             args,
             max_steps: 400,
@@ -273,8 +279,11 @@ fn interp_verdict(
             return Err(format!("exploration incomplete on launch {xs:?}"));
         }
         // R-BOUND, as the checker: a launch on which no source execution
-        // ends in every thread is not compared.
-        if !sx.behaviours.iter().any(|b| !has_cut(&b.execution)) {
+        // ends or is stuck in every thread is not compared. Every cut
+        // thread is read as stuck (checked below), so that is no launch,
+        // unless the source requires progress: then cut threads do not
+        // count.
+        if progress_required(src) && !sx.behaviours.iter().any(|b| !has_cut(&b.execution)) {
             continue;
         }
         // R-PREFIX: a thread cut by the interpreter's bound is read as

@@ -9,8 +9,8 @@ use checker::agree::{check_agreement, interp_refines, smt_verdict};
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 use semantics::ir::Module;
 use testgen::refine_family::{
-    arb_irr_pair, arb_mutation, arb_prog, arb_spin_pair, mutate, render, render_irr, IrrPlace,
-    IrrProg, OpKind, Place, Prog, Shape, Spin,
+    arb_irr_pair, arb_mutation, arb_prog, arb_rec_pair, arb_spin_pair, mutate, render, render_irr,
+    IrrPlace, IrrProg, OpKind, Place, Prog, Shape, Spin,
 };
 
 fn parse(text: &str) -> Module {
@@ -73,30 +73,55 @@ proptest! {
 
 /// Non-vacuity of the R-PREFIX cases: a target that spins where the
 /// source does not is a counterexample for both formalizations (the
-/// barrier's set loses the spinning thread), and the same spin on both
-/// sides refines (those launches are not compared, the others agree).
+/// barrier's set loses the spinning thread), so is a target that returns
+/// where the source spins (the source never returns there), and the same
+/// spin on both sides refines (stuck threads match stuck threads). The
+/// same with the spin a recursion (R-PREFIX-REC), controlled or not.
 #[test]
 fn mc07_prefix_has_both_verdicts() {
-    let base = Prog {
-        controlled: false,
-        with_loop: false,
-        ops: vec![(OpKind::Barrier, Place::Join)],
-        spin: None,
-    };
-    let spin = Some(Spin {
-        place: Place::Arm,
-        value: 0,
-    });
-    let spinning = Prog {
-        spin,
-        ..base.clone()
-    };
-    let s = parse(&render(&base));
-    let t = parse(&render(&spinning));
-    assert_eq!(interp_refines(&s, &t), Ok(false));
-    assert_eq!(smt_verdict(&s, &t), Ok(false));
-    assert_eq!(interp_refines(&t, &t), Ok(true));
-    assert_eq!(smt_verdict(&t, &t), Ok(true));
+    for (rec, controlled) in [(false, false), (true, false), (true, true)] {
+        let base = Prog {
+            controlled,
+            with_loop: false,
+            ops: vec![(OpKind::Barrier, Place::Join)],
+            spin: None,
+        };
+        let spin = Some(Spin {
+            place: Place::Arm,
+            value: 0,
+            rec,
+        });
+        let spinning = Prog {
+            spin,
+            ..base.clone()
+        };
+        let s = parse(&render(&base));
+        let t = parse(&render(&spinning));
+        let what = format!("rec {rec}, controlled {controlled}");
+        assert_eq!(interp_refines(&s, &t), Ok(false), "{what}");
+        assert_eq!(smt_verdict(&s, &t), Ok(false), "{what}");
+        assert_eq!(interp_refines(&t, &s), Ok(false), "{what}");
+        assert_eq!(smt_verdict(&t, &s), Ok(false), "{what}");
+        assert_eq!(interp_refines(&t, &t), Ok(true), "{what}");
+        assert_eq!(smt_verdict(&t, &t), Ok(true), "{what}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// MC-07 / M-AGREE with recursions that never end for some inputs
+    /// (R-PREFIX-REC): the checker inlines them to a depth and calls the
+    /// thread stuck when the recursion repeats itself; the interpreter
+    /// executes the calls natively and reads the cut thread as never
+    /// ending (checked at twice its bound); both must give the same
+    /// verdict.
+    #[test]
+    fn mc07_recursion_agrees_with_interpreter((p, q) in arb_rec_pair(2)) {
+        let (st, tt) = (render(&p), render(&q));
+        let r = check_agreement(&st, &tt);
+        prop_assert!(r.is_ok(), "{}\nsource:\n{}\ntarget:\n{}", r.err().unwrap_or_default(), st, tt);
+    }
 }
 
 proptest! {

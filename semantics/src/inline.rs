@@ -36,6 +36,16 @@
 //!   in the target, anything allowed in the source, R-BOUND), never given a
 //!   wrong meaning. The number of cut call sites is reported
 //!   ([`Inlined::recursion_cuts`]) so that verdicts can state the depth.
+//!   Each cut is recorded with its callee, arguments and frame
+//!   ([`RecursionCut`]), and each inlined call with its frame, arguments
+//!   and entry point ([`InlinedCall`]), so that a consumer can tell a
+//!   recursion that repeats itself forever from one that would return
+//!   deeper (rule R-PREFIX-REC of docs/RULES.md, in the checker).
+//!
+//! Frames: the instructions of one inlined copy of a callee all have the
+//! same [`Origin::path`], the copy's *frame* (the call sites through which
+//! it was inlined; the kernel's own frame is empty). Every block also
+//! records the frame its terminator belongs to ([`Inlined::term_frames`]).
 //!
 //! Returns: a callee with one `ret` gets the rest of the caller's block
 //! appended to its return block (its returned operand replaces the call's
@@ -94,6 +104,46 @@ pub struct Inlined {
     pub calls_inlined: usize,
     /// Number of recursive call sites cut at [`RECURSION_DEPTH`].
     pub recursion_cuts: usize,
+    /// Per block of the inlined kernel: the frame (call path, as
+    /// [`Origin::path`]) its terminator belongs to.
+    pub term_frames: Vec<Vec<Loc>>,
+    /// Every call inlined, in the order it was inlined.
+    pub calls: Vec<InlinedCall>,
+    /// Every recursive call cut at [`RECURSION_DEPTH`].
+    pub cuts: Vec<RecursionCut>,
+}
+
+/// One inlined call: a copy of the callee's body.
+#[derive(Clone, Debug)]
+pub struct InlinedCall {
+    /// The callee (without `@`).
+    pub callee: String,
+    /// The copy's frame: the [`Origin::path`] of its instructions (the
+    /// caller's frame and then the call's location).
+    pub frame: Vec<Loc>,
+    /// The block the callee's entry block was merged into, and the index
+    /// there of the copy's first instruction: the visit of `block` enters
+    /// the copy at `start`.
+    pub block: BlockId,
+    pub start: usize,
+    /// The call's arguments, as operands of the inlined kernel.
+    pub args: Vec<(Type, Operand)>,
+}
+
+/// A recursive call cut at [`RECURSION_DEPTH`]: the thread that reaches it
+/// branches to `block`, which loops forever.
+#[derive(Clone, Debug)]
+pub struct RecursionCut {
+    /// The callee (without `@`).
+    pub callee: String,
+    /// The frame the call executed in (its [`Origin::path`]) and the call
+    /// itself.
+    pub frame: Vec<Loc>,
+    pub call: Loc,
+    /// The `recursion.cut` block.
+    pub block: BlockId,
+    /// The call's arguments, as operands of the inlined kernel.
+    pub args: Vec<(Type, Operand)>,
 }
 
 /// Why a kernel's calls cannot be inlined.
@@ -119,6 +169,9 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
     let mut w = Work {
         m,
         f: f0.clone(),
+        term_frames: vec![Vec::new(); f0.blocks.len()],
+        calls: Vec::new(),
+        cuts: Vec::new(),
         origins: f0
             .blocks
             .iter()
@@ -153,7 +206,14 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
         }
     }
     if count + cuts > 0 {
-        compact(&mut w.f).map_err(|message| InlineError {
+        let mut recorded: Vec<&mut Operand> = w
+            .calls
+            .iter_mut()
+            .flat_map(|c| c.args.iter_mut())
+            .chain(w.cuts.iter_mut().flat_map(|c| c.args.iter_mut()))
+            .map(|(_, op)| op)
+            .collect();
+        compact(&mut w.f, &mut recorded).map_err(|message| InlineError {
             message,
             at: format!("@{kernel}"),
         })?;
@@ -167,6 +227,9 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
         origins: w.origins,
         calls_inlined: count,
         recursion_cuts: cuts,
+        term_frames: w.term_frames,
+        calls: w.calls,
+        cuts: w.cuts,
     })
 }
 
@@ -174,6 +237,10 @@ struct Work<'m> {
     m: &'m Module,
     f: Function,
     origins: Vec<Vec<Origin>>,
+    /// Per block: the frame of its terminator ([`Inlined::term_frames`]).
+    term_frames: Vec<Vec<Loc>>,
+    calls: Vec<InlinedCall>,
+    cuts: Vec<RecursionCut>,
 }
 
 fn called_definition<'m>(m: &'m Module, inst: &Inst) -> Option<&'m Function> {
@@ -255,13 +322,32 @@ impl Work<'_> {
         Name::Named(cand.into())
     }
 
-    /// Replaces the recursive call at instruction `i` of block `b` by a
-    /// branch to a block that loops forever; the rest of the block moves to
-    /// a block without predecessors (module documentation).
-    fn cut(&mut self, b: usize, i: usize) {
+    /// Replaces every use of `from` by `to`, in the kernel and in the
+    /// recorded arguments of inlined and cut calls.
+    fn substitute_all(&mut self, from: ValueId, to: &Operand) {
+        substitute(&mut self.f, from, to);
+        for op in self
+            .calls
+            .iter_mut()
+            .flat_map(|c| c.args.iter_mut())
+            .chain(self.cuts.iter_mut().flat_map(|c| c.args.iter_mut()))
+            .map(|(_, op)| op)
+        {
+            if *op == Operand::Local(from) {
+                *op = to.clone();
+            }
+        }
+    }
+
+    /// Replaces the recursive call `call` of `callee` at instruction `i` of
+    /// block `b` by a branch to a block that loops forever; the rest of the
+    /// block moves to a block without predecessors (module documentation).
+    /// The cut is recorded ([`RecursionCut`]).
+    fn cut(&mut self, b: usize, i: usize, callee: &str, call: &Call) {
         let inst = self.f.blocks[b].insts[i].clone();
+        let o_call = self.origins[b][i].clone();
         if let Some(res) = inst.result {
-            substitute(&mut self.f, res, &Operand::constant(Const::Poison));
+            self.substitute_all(res, &Operand::constant(Const::Poison));
         }
         let mut taken: HashSet<String> = self.f.blocks.iter().map(|x| name_text(&x.name)).collect();
         let rest_name = self.fresh_value_name(&mut taken, "recursion.rest");
@@ -295,6 +381,25 @@ impl Work<'_> {
             span: inst.span,
         });
         self.origins.push(Vec::new());
+        // Frames: the branch to the cut replaces the call in the call's
+        // frame; the cut block stands for the callee's copy that was not
+        // made; the rest keeps the block's old terminator.
+        let old_frame = std::mem::replace(&mut self.term_frames[b], o_call.path.clone());
+        self.term_frames.push(old_frame);
+        let mut deeper = o_call.path.clone();
+        deeper.push(o_call.loc.clone());
+        self.term_frames.push(deeper);
+        self.cuts.push(RecursionCut {
+            callee: callee.to_string(),
+            frame: o_call.path,
+            call: o_call.loc,
+            block: BlockId(cut),
+            args: call
+                .args
+                .iter()
+                .map(|a| (a.ty.clone(), a.value.clone()))
+                .collect(),
+        });
         self.repoint_phis(&succs, b, rest);
     }
 
@@ -336,7 +441,7 @@ impl Work<'_> {
             .filter(|l| l.func == g.name)
             .count();
         if copies >= RECURSION_DEPTH {
-            self.cut(b, i);
+            self.cut(b, i, &g.name, call);
             return Ok(false);
         }
         if g.varargs || call.args.len() != g.params.len() {
@@ -440,6 +545,17 @@ impl Work<'_> {
         };
         let mut path = o_call.path.clone();
         path.push(o_call.loc.clone());
+        self.calls.push(InlinedCall {
+            callee: g.name.clone(),
+            frame: path.clone(),
+            block: BlockId(b),
+            start: i,
+            args: call
+                .args
+                .iter()
+                .map(|a| (a.ty.clone(), a.value.clone()))
+                .collect(),
+        });
         let clone_insts = |gb: usize| -> (Vec<Inst>, Vec<Origin>) {
             let mut out = Vec::new();
             let mut orig = Vec::new();
@@ -499,6 +615,7 @@ impl Work<'_> {
         self.f.blocks[b].insts.extend(ei);
         self.origins[b].extend(eo);
         self.f.blocks[b].term = clone_term(0);
+        let caller_frame = std::mem::replace(&mut self.term_frames[b], path.clone());
         for gb in 1..g.blocks.len() {
             let (xs, os) = clone_insts(gb);
             let name = self.fresh_value_name(
@@ -513,6 +630,7 @@ impl Work<'_> {
                 span: g.blocks[gb].span,
             });
             self.origins.push(os);
+            self.term_frames.push(path.clone());
         }
         let rets: Vec<(usize, Option<Operand>)> = (0..g.blocks.len())
             .map(|gb| bmap[gb].0)
@@ -528,7 +646,7 @@ impl Work<'_> {
             if let Some(res) = res {
                 // The returned operand replaces the call's result everywhere.
                 let rv = rv.unwrap_or(Operand::constant(Const::Poison));
-                substitute(&mut self.f, res, &rv);
+                self.substitute_all(res, &rv);
                 for x in tail.iter_mut() {
                     substitute_inst(&mut x.kind, res, &rv);
                 }
@@ -537,6 +655,7 @@ impl Work<'_> {
             self.f.blocks[r].insts.extend(tail);
             self.origins[r].extend(tail_orig);
             self.f.blocks[r].term = old_term;
+            self.term_frames[r] = caller_frame;
             r
         } else {
             // Several returns (or none): a join block, whose phi defines
@@ -572,7 +691,7 @@ impl Work<'_> {
                 Some(res) => {
                     // No return: the tail is unreachable; the result is poison.
                     let p = Operand::constant(Const::Poison);
-                    substitute(&mut self.f, res, &p);
+                    self.substitute_all(res, &p);
                     for x in tail.iter_mut() {
                         substitute_inst(&mut x.kind, res, &p);
                     }
@@ -590,6 +709,7 @@ impl Work<'_> {
                 span: inst.span,
             });
             self.origins.push(orig);
+            self.term_frames.push(caller_frame);
             for (rb, _) in &rets {
                 self.f.blocks[*rb].term.kind = TermKind::Br(BlockId(j));
             }
@@ -632,8 +752,9 @@ fn substitute(f: &mut Function, from: ValueId, to: &Operand) {
 
 /// Renumbers the values of `f` by the IR convention (arguments first, then
 /// instruction results in textual order), dropping values no instruction
-/// defines any more (replaced call results), and fixes every `def`.
-fn compact(f: &mut Function) -> Result<(), String> {
+/// defines any more (replaced call results), and fixes every `def` and the
+/// `recorded` operands kept beside the function.
+fn compact(f: &mut Function, recorded: &mut [&mut Operand]) -> Result<(), String> {
     let mut map: HashMap<ValueId, ValueId> = HashMap::new();
     let mut values = Vec::new();
     for (k, p) in f.params.iter().enumerate() {
@@ -679,6 +800,9 @@ fn compact(f: &mut Function) -> Result<(), String> {
         if let Some(v) = p.value.as_mut() {
             *v = map[v];
         }
+    }
+    for op in recorded.iter_mut() {
+        fix(op);
     }
     if let Some(v) = missing {
         return Err(format!(

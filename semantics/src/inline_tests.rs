@@ -663,3 +663,67 @@ fn inlining_preserves_behaviours_on_a_fixed_sample() {
         2 * cases.len()
     );
 }
+
+/// The record R-PREFIX-REC reads: every inlined call with its frame, entry
+/// point and arguments, every cut call likewise, and the frame of every
+/// block's terminator. A self-recursion with a countdown: three copies of
+/// `@f`, nested (each frame extends the previous one), the cut call's
+/// frame that of the third copy, its argument the third copy's `%m`
+/// (after renumbering), and the cut block's terminator one frame deeper.
+#[test]
+fn recursion_records_frames_and_arguments() {
+    let m = parse(
+        "
+define void @f(i32 %n) {
+entry:
+  %m = sub i32 %n, 1
+  call void @f(i32 %m)
+  ret void
+}
+define void @k(i32 %a) {
+entry:
+  call void @f(i32 %a)
+  ret void
+}
+",
+    );
+    let i = inline(&m, "k");
+    let f = i.module.function("k").expect("kernel");
+    assert_eq!(i.calls.len(), 3);
+    assert_eq!(i.cuts.len(), 1);
+    assert_eq!(i.term_frames.len(), f.blocks.len());
+    for (d, c) in i.calls.iter().enumerate() {
+        assert_eq!(c.callee, "f");
+        assert_eq!(c.frame.len(), d + 1, "copy {d} nests in the previous");
+        if d > 0 {
+            assert!(c.frame.starts_with(&i.calls[d - 1].frame));
+        }
+        // The copy's first instruction is its `%m`, in its frame.
+        let inst = &f.blocks[c.block.0].insts[c.start];
+        assert_eq!(i.origins[c.block.0][c.start].path, c.frame);
+        assert!(matches!(inst.kind, InstKind::Binary { .. }));
+    }
+    assert_eq!(i.calls[0].args.len(), 1);
+    let cut = &i.cuts[0];
+    assert_eq!(cut.callee, "f");
+    assert_eq!(cut.frame, i.calls[2].frame);
+    let name = |op: &crate::ir::Operand| match op {
+        crate::ir::Operand::Local(v) => f.value(*v).name.to_string(),
+        other => format!("{other:?}"),
+    };
+    // The cut call passes the third copy's `%m`; the third copy was
+    // called with the second's.
+    let third_m = f.blocks[i.calls[2].block.0].insts[i.calls[2].start]
+        .result
+        .expect("%m");
+    assert_eq!(cut.args[0].1, crate::ir::Operand::Local(third_m));
+    assert_ne!(name(&cut.args[0].1), name(&i.calls[2].args[0].1));
+    assert_eq!(
+        f.blocks[cut.block.0].term.successors(),
+        [cut.block],
+        "the cut block loops"
+    );
+    let mut deeper = cut.frame.clone();
+    deeper.push(cut.call.clone());
+    assert_eq!(i.term_frames[cut.block.0], deeper);
+}

@@ -137,11 +137,33 @@ pub struct Prog {
 /// A loop that threads with `%x == value` never leave (a dead counter
 /// runs in it; no convergent operation, no event), placed at the end of
 /// the entry block, the arm or the join block: the shape of a miscompile
-/// that keeps some threads in a loop forever (issue 12 item 7).
+/// that keeps some threads in a loop forever (issue 12 item 7). With
+/// `rec`, a call of `@spin` instead, a recursion that threads with `%x ==
+/// value` never leave (the same arguments at every level, R-PREFIX-REC)
+/// and that the others leave after at most two levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Spin {
     pub place: Place,
     pub value: i32,
+    pub rec: bool,
+}
+
+/// The recursive `@spin(%a, %v, %d)`: `%a == %v` calls itself with the
+/// same arguments (forever), `%d > 0` once more with `%d` = 0, else it
+/// returns; with `controlled`, through its `entry` token.
+fn spin_fn_ll(controlled: bool) -> String {
+    let (conv, tok, bundle) = if controlled {
+        (
+            " convergent",
+            "  %e = call token @llvm.experimental.convergence.entry()\n",
+            " [ \"convergencectrl\"(token %e) ]",
+        )
+    } else {
+        ("", "", "")
+    };
+    format!(
+        "define void @spin(i32 %a, i32 %v, i32 %d){conv} {{\nentry:\n{tok}  %stay = icmp eq i32 %a, %v\n  %pos = icmp sgt i32 %d, 0\n  %go = or i1 %stay, %pos\n  br i1 %go, label %again, label %done\nagain:\n  %d1 = select i1 %stay, i32 %d, i32 0\n  call void @spin(i32 %a, i32 %v, i32 %d1){bundle}\n  ret void\ndone:\n  ret void\n}}\n\n"
+    )
 }
 
 /// The spin loop closing block `pred` (`%x == value` stays forever), then
@@ -214,14 +236,30 @@ pub fn render(p: &Prog) -> String {
             }
         }
     };
-    let spin_at = |pl: Place| p.spin.filter(|sp| sp.place == pl).map(|sp| sp.value);
+    let spin_at = |pl: Place| p.spin.filter(|sp| sp.place == pl);
+    // A recursive spin returns after two levels without the loop, one
+    // with it (the kernel's paths stay within the agreement's bound).
+    let levels = if p.with_loop { 0 } else { 1 };
+    let spin_here = |s: &mut String, pred: &str, sp: Spin| -> bool {
+        if sp.rec {
+            *s += &format!(
+                "  call void @spin(i32 %x, i32 {}, i32 {levels}){}\n",
+                sp.value,
+                bundle("tok")
+            );
+            false
+        } else {
+            *s += &spin_ll(pred, sp.value);
+            true
+        }
+    };
     for (k, pl) in &p.ops {
         if *pl == Place::Entry {
             emit(&mut s, *k, "tok");
         }
     }
-    if let Some(v) = spin_at(Place::Entry) {
-        s += &spin_ll("entry", v);
+    if let Some(sp) = spin_at(Place::Entry) {
+        spin_here(&mut s, "entry", sp);
     }
     s += "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
     for (k, pl) in &p.ops {
@@ -229,8 +267,8 @@ pub fn render(p: &Prog) -> String {
             emit(&mut s, *k, "tok");
         }
     }
-    if let Some(v) = spin_at(Place::Arm) {
-        s += &spin_ll("arm", v);
+    if let Some(sp) = spin_at(Place::Arm) {
+        spin_here(&mut s, "arm", sp);
     }
     s += "  br label %join\njoin:\n";
     for (k, pl) in &p.ops {
@@ -239,9 +277,10 @@ pub fn render(p: &Prog) -> String {
         }
     }
     let mut last = "join";
-    if let Some(v) = spin_at(Place::Join) {
-        s += &spin_ll("join", v);
-        last = "after.join";
+    if let Some(sp) = spin_at(Place::Join) {
+        if spin_here(&mut s, "join", sp) {
+            last = "after.join";
+        }
     }
     if p.with_loop {
         s += &format!(
@@ -258,6 +297,9 @@ pub fn render(p: &Prog) -> String {
         s += "  %i.next = add i32 %i, 1\n  %more = icmp slt i32 %i.next, %x\n  br i1 %more, label %loop, label %exit\nexit:\n";
     }
     s += "  ret void\n}\n\n";
+    if p.spin.is_some_and(|sp| sp.rec) {
+        s += &spin_fn_ll(p.controlled);
+    }
     s += "declare token @llvm.experimental.convergence.entry() convergent nounwind willreturn memory(none)\n";
     s += "declare token @llvm.experimental.convergence.loop() convergent nounwind willreturn memory(none)\n";
     s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
@@ -405,12 +447,13 @@ pub fn arb_mutation() -> impl Strategy<Value = (usize, Option<Place>)> {
     )
 }
 
-/// A spin loop (R-PREFIX) or none, as a strategy.
-pub fn arb_spin() -> impl Strategy<Value = Option<Spin>> {
+/// A spin loop (R-PREFIX) or none, as a strategy; `rec`: a recursive
+/// spin (R-PREFIX-REC) instead of a loop.
+pub fn arb_spin(rec: bool) -> impl Strategy<Value = Option<Spin>> {
     let place = prop_oneof![Just(Place::Entry), Just(Place::Arm), Just(Place::Join)];
     prop_oneof![
         1 => Just(None),
-        3 => (place, 0i32..3).prop_map(|(place, value)| Some(Spin { place, value })),
+        3 => (place, 0i32..3).prop_map(move |(place, value)| Some(Spin { place, value, rec })),
     ]
 }
 
@@ -418,14 +461,28 @@ pub fn arb_spin() -> impl Strategy<Value = Option<Spin>> {
 /// a program with a spin loop or none, and a target that moves one
 /// operation (as [`mutate`]) and has its own spin loop or none.
 pub fn arb_spin_pair(max_ops: usize) -> impl Strategy<Value = (Prog, Prog)> {
-    (arb_prog(max_ops), arb_spin(), arb_mutation(), arb_spin()).prop_map(
-        |(mut p, s1, (i, to), s2)| {
+    spin_pair(max_ops, false)
+}
+
+/// Pairs for R-PREFIX-REC: as [`arb_spin_pair`] with recursive spins
+/// (`@spin` calls itself forever for one value of `%x`) in place of loops.
+pub fn arb_rec_pair(max_ops: usize) -> impl Strategy<Value = (Prog, Prog)> {
+    spin_pair(max_ops, true)
+}
+
+fn spin_pair(max_ops: usize, rec: bool) -> impl Strategy<Value = (Prog, Prog)> {
+    (
+        arb_prog(max_ops),
+        arb_spin(rec),
+        arb_mutation(),
+        arb_spin(rec),
+    )
+        .prop_map(|(mut p, s1, (i, to), s2)| {
             p.spin = s1;
             let mut q = mutate(&p, i, to);
             q.spin = s2;
             (p, q)
-        },
-    )
+        })
 }
 
 /// The control flow of an [`IrrProg`] (D-HIER): a loop whose header `%H`

@@ -98,21 +98,22 @@ impl Checker<'_, '_> {
                 }
             }
         }
-        // Only launches on which some source execution completes within
-        // the bound are compared (R-BOUND); the others count as cut.
+        // Only launches on which some source execution is settled within
+        // the bound are compared (R-BOUND): every thread ends, or is stuck
+        // (R-PREFIX: it provably never returns, which is then its
+        // observation), the latter only when the source does not require
+        // progress; the other launches count as cut.
         let b = encode(&mut terms, self.src, &launch, k, "B", obs).map_err(RefineError::source)?;
         let mut bc = b.defs.clone();
         bc.extend(&b.valid);
-        for c in &b.cut {
-            bc.push(terms.not(*c));
-        }
+        bc.extend(settled(&mut terms, &b, !self.src.progress_required));
         let bc = conj(&mut terms, &bc);
         self.memory_model(&mut terms, &launch, &t, &b, n)?;
         add(
             &mut terms,
             &mut prop,
             bc,
-            "some source execution completes within the bound",
+            "some source execution ends or is stuck in every thread within the bound",
         );
         if !self.src.has_anchor {
             // No anchors: the source's choices are its hierarchy (D-HIER)
@@ -548,9 +549,26 @@ pub(super) fn domain_constraints(
     out
 }
 
+/// R-PREFIX: per thread of `e`, the thread ends within the bound, or
+/// (with `stuck_too`) is stuck: it provably never returns.
+pub(super) fn settled(terms: &mut Terms, e: &Enc, stuck_too: bool) -> Vec<TermId> {
+    e.cut
+        .iter()
+        .zip(&e.stuck)
+        .map(|(c, st)| {
+            let ended = terms.not(*c);
+            if stuck_too {
+                terms.or(&[ended, *st])
+            } else {
+                ended
+            }
+        })
+        .collect()
+}
+
 /// R-PREFIX: some thread of `e` is cut by the bound without being stuck
 /// (it might still end, or do more, with more steps).
-fn open_cut(terms: &mut Terms, e: &Enc) -> TermId {
+pub(super) fn open_cut(terms: &mut Terms, e: &Enc) -> TermId {
     let xs: Vec<TermId> = e
         .cut
         .iter()

@@ -73,15 +73,17 @@ impl Checker<'_, '_> {
                 add(*x, "mirror source execution");
             }
             // R-BOUND: only launches on which some source execution
-            // completes are compared. Without `freeze` a thread's source
-            // path is a function of its inputs (S1, S3), so one execution
-            // with a cut thread means all are cut there, on this launch and
-            // on every larger launch holding the thread: such launches are
-            // set aside here as there. (With `freeze` the paths may differ
-            // per choice: nothing is set aside, a stronger check.)
+            // ends or is stuck (R-PREFIX) in every thread are compared.
+            // Without `freeze` a thread's source path is a function of its
+            // inputs (S1, S3), so one execution with a thread cut without
+            // being stuck means all are cut there, on this launch and on
+            // every larger launch holding the thread: such launches are set
+            // aside here as there. (With `freeze` the paths may differ per
+            // choice: nothing is set aside, a stronger check.)
             if s.freeze.is_empty() {
-                for x in &s.cut {
-                    add(terms.not(*x), "R-BOUND: the source completes");
+                let stuck_too = !self.src.progress_required;
+                for x in super::cegis::settled(&mut terms, &s, stuck_too) {
+                    add(x, "R-BOUND: the source ends or is stuck");
                 }
             }
             // D-HIER: the strategy runs the source under its first cycle

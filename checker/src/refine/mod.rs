@@ -194,10 +194,10 @@ pub struct Cex {
 pub enum Verdict {
     /// Every target behaviour within the bounds is a source behaviour (or
     /// the source has UB). `cut`: per thread count at which some target
-    /// executions were cut by the step bound, one launch on which that
-    /// happens (compared only when every cut thread is stuck, R-PREFIX). (Executions over full-range inputs are too
-    /// many to count; an example launch tells the user which inputs a
-    /// larger `--max-steps` would cover.)
+    /// executions were cut by the step bound without being stuck (so not
+    /// compared, R-PREFIX), one launch on which that happens. (Executions
+    /// over full-range inputs are too many to count; an example launch
+    /// tells the user which inputs a larger `--max-steps` would cover.)
     Refines {
         cut: Vec<CutLaunch>,
     },
@@ -215,6 +215,10 @@ pub struct CutLaunch {
     pub threads: usize,
     /// Input name and value (signed), uniform ones once.
     pub inputs: Vec<(String, i128)>,
+    /// R-PREFIX: the cut threads are stuck (they provably never return),
+    /// so the execution is compared; false: some cut thread is not stuck
+    /// and the execution is not compared.
+    pub stuck: bool,
 }
 
 /// What a check did, for printing with the verdict.
@@ -458,7 +462,10 @@ impl Checker<'_, '_> {
     }
 
     /// Vacuity (STYLE 9): does some source execution run to the end without
-    /// UB, and does some target execution return within the bound?
+    /// UB, and does some target execution return within the bound? A
+    /// thread that is stuck (R-PREFIX: it provably never returns) counts as
+    /// run to its end, in the source only when it does not require
+    /// progress (as the launches CEGIS compares).
     fn vacuity(&mut self, n: usize) -> Result<(bool, bool), RefineError> {
         let mut terms = Terms::new();
         let launch = self.launch(&mut terms, n);
@@ -476,9 +483,7 @@ impl Checker<'_, '_> {
         c.extend(&launch.side);
         let ub = terms.or(&s.ub);
         c.push(terms.not(ub));
-        for x in &s.cut {
-            c.push(terms.not(*x));
-        }
+        c.extend(cegis::settled(&mut terms, &s, !self.src.progress_required));
         let conds = c
             .into_iter()
             .map(|t| Condition::new(t, "source defined"))
@@ -499,9 +504,7 @@ impl Checker<'_, '_> {
         let mut c = t.defs.clone();
         c.extend(&t.valid);
         c.extend(&launch.side);
-        for x in &t.cut {
-            c.push(terms.not(*x));
-        }
+        c.extend(cegis::settled(&mut terms, &t, true));
         let conds = c
             .into_iter()
             .map(|t| Condition::new(t, "target complete"))
@@ -514,7 +517,9 @@ impl Checker<'_, '_> {
     }
 
     /// A launch on which some target execution at `n` threads is cut by
-    /// the bound, if there is one.
+    /// the bound without being stuck (R-PREFIX: such executions are not
+    /// compared), if there is one; else one on which some target thread is
+    /// stuck (compared: it provably never returns), if there is one.
     fn target_cut(
         &mut self,
         terms: &mut Terms,
@@ -525,7 +530,7 @@ impl Checker<'_, '_> {
         let mut c = t.defs.clone();
         c.extend(&t.valid);
         c.extend(&launch.side);
-        c.push(terms.or(&t.cut));
+        c.push(cegis::open_cut(terms, t));
         let conds: Vec<Condition> = c
             .into_iter()
             .map(|x| Condition::new(x, "target cut"))
@@ -548,13 +553,36 @@ impl Checker<'_, '_> {
             Outcome::Sat(m) => Outcome::Sat(m),
             _ => self.solve(terms, &format!("n{n}-target-cut"), conds)?,
         };
-        Ok(match r {
-            Outcome::Sat(m) => Some(CutLaunch {
+        if let Outcome::Sat(m) = r {
+            return Ok(Some(CutLaunch {
                 threads: n,
                 inputs: launch_inputs(terms, launch, &m),
-            }),
-            _ => None,
-        })
+                stuck: false,
+            }));
+        }
+        // No execution set aside: is some thread stuck (R-PREFIX)?
+        let stuck = terms.or(&t.stuck);
+        if terms.literal(stuck).and_then(|v| v.as_bool()) == Some(false) {
+            return Ok(None);
+        }
+        let mut c = t.defs.clone();
+        c.extend(&t.valid);
+        c.extend(&launch.side);
+        c.push(stuck);
+        let conds = c
+            .into_iter()
+            .map(|x| Condition::new(x, "target stuck"))
+            .collect();
+        Ok(
+            match self.solve(terms, &format!("n{n}-target-stuck"), conds)? {
+                Outcome::Sat(m) => Some(CutLaunch {
+                    threads: n,
+                    inputs: launch_inputs(terms, launch, &m),
+                    stuck: true,
+                }),
+                _ => None,
+            },
+        )
     }
 }
 

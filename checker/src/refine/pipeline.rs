@@ -188,6 +188,9 @@ pub fn check_pair<'a>(
     // D-HIER: every cycle hierarchy of each program (LLVM's alone with
     // `--hierarchy llvm`, as prepared).
     let (mut ps, mut pt) = (ps, pt);
+    // R-PREFIX-REC: where a cut recursion provably repeats itself.
+    ps.rec_lassos = super::encode::recursion_lassos(&ps, &isrc);
+    pt.rec_lassos = super::encode::recursion_lassos(&pt, &itgt);
     if opts.hierarchy == HierarchyMode::All {
         for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
             match hier::hierarchies(p.func, HierarchyMode::All) {

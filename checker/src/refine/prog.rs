@@ -83,6 +83,15 @@ pub struct Prepared<'m> {
     pub class: HashMap<(usize, usize), usize>,
     /// R-MEM-SMT: the memory objects (empty without memory).
     pub mem: super::memobj::Objects,
+    /// R-PREFIX-REC: how a thread at a cut recursive call can be stuck
+    /// (set by the pipeline from the inliner's record; empty without
+    /// recursion).
+    pub rec_lassos: Vec<super::encode::RecLasso>,
+    /// R-PREFIX: the module says threads must make progress (`mustprogress`
+    /// or `willreturn` on a function, `llvm.loop.mustprogress` on a loop),
+    /// so a thread that never returns may be undefined behaviour there:
+    /// launches on which the source never returns are then not compared.
+    pub progress_required: bool,
 }
 
 impl Prepared<'_> {
@@ -582,6 +591,24 @@ pub fn prepare_inlined<'m>(
         atomics,
         class,
         mem,
+        rec_lassos: Vec::new(),
+        progress_required: progress_required(m),
+    })
+}
+
+/// R-PREFIX: whether `m` requires forward progress anywhere: a defined
+/// function with `mustprogress` or `willreturn`, or a loop with
+/// `llvm.loop.mustprogress` (LangRef; non-termination may then be
+/// undefined behaviour, which the checker does not model).
+pub fn progress_required(m: &Module) -> bool {
+    m.functions.iter().filter(|f| f.has_body()).any(|f| {
+        m.has_attr(&f.fn_attrs, "mustprogress")
+            || m.has_attr(&f.fn_attrs, "willreturn")
+            || (0..f.blocks.len()).any(|b| {
+                m.loop_properties(f, BlockId(b))
+                    .iter()
+                    .any(|(name, _)| name == "llvm.loop.mustprogress")
+            })
     })
 }
 

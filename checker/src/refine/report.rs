@@ -12,7 +12,7 @@ use super::cutoff::Cutoff;
 use super::encode::Observe;
 use super::obs::{CEnd, CEvent, CThread};
 use super::replay::Replayed;
-use super::{Cex, Options, Outcome2, UnknownWhy, Verdict};
+use super::{Cex, CutLaunch, Options, Outcome2, UnknownWhy, Verdict};
 
 /// Everything printed about one check.
 pub struct Report<'a> {
@@ -81,7 +81,8 @@ pub fn model_notes(r: &Report) -> Vec<String> {
         if cut {
             out.push(format!(
                 "recursion inlined to {} nested copies of a function; executions that recurse \
-                 deeper are cut like executions past the step bound",
+                 deeper are cut like executions past the step bound, unless the recursion \
+                 provably repeats itself (R-PREFIX-REC: stuck)",
                 semantics::inline::RECURSION_DEPTH
             ));
         }
@@ -397,22 +398,36 @@ pub fn render_text(r: &Report) -> String {
                     "verdict: refines within bounds (not a proof for other thread counts or longer runs)"
                 );
             }
+            let open: Vec<&CutLaunch> = cut.iter().filter(|c| !c.stuck).collect();
             if cut.is_empty() {
                 let _ = writeln!(s, "executions cut by the step bound: none");
+            } else if open.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "executions cut by the step bound: only where threads are stuck (R-PREFIX: \
+                     they provably never return), compared as such, e.g."
+                );
             } else {
                 let _ = writeln!(
                     s,
-                    "executions cut by the step bound: some, compared only where every cut thread is stuck \
-                     and some source execution ends (R-PREFIX; a larger --max-steps covers the others), e.g."
+                    "executions cut by the step bound: some, not compared (a thread is cut without \
+                     being stuck, R-PREFIX; a larger --max-steps covers them), e.g."
                 );
-                for c in cut {
+            }
+            {
+                for c in cut.iter().filter(|c| open.is_empty() || !c.stuck) {
                     let inputs: Vec<String> = c
                         .inputs
                         .iter()
                         .map(|(k, v)| format!("%{k} = {v}"))
                         .collect();
                     let plural = if c.threads == 1 { "" } else { "s" };
-                    let _ = writeln!(s, "  {} thread{plural}: {}", c.threads, inputs.join(", "));
+                    let inputs = if inputs.is_empty() {
+                        "(no inputs)".to_string()
+                    } else {
+                        inputs.join(", ")
+                    };
+                    let _ = writeln!(s, "  {} thread{plural}: {inputs}", c.threads);
                 }
             }
         }
@@ -495,9 +510,18 @@ pub fn render_json(r: &Report) -> Value {
     }
     match v {
         Verdict::Refines { cut } => {
-            out["cut"] = json!(!cut.is_empty());
+            out["cut"] = json!(cut.iter().any(|c| !c.stuck));
             out["cut_launches"] = json!(cut
                 .iter()
+                .filter(|c| !c.stuck)
+                .map(|c| json!({
+                    "threads": c.threads,
+                    "inputs": c.inputs.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),
+                }))
+                .collect::<Vec<_>>());
+            out["stuck_launches"] = json!(cut
+                .iter()
+                .filter(|c| c.stuck)
                 .map(|c| json!({
                     "threads": c.threads,
                     "inputs": c.inputs.iter().map(|(k, v)| json!({"name": k, "value": v})).collect::<Vec<_>>(),

@@ -17,7 +17,8 @@ pub enum UnknownWhy {
     Solver { threads: usize, why: String },
     /// CEGIS ran `limit` iterations without deciding `threads`.
     Iterations { threads: usize, limit: usize },
-    /// No target execution returns within `max_steps` block visits.
+    /// No target execution returns (or provably never returns, R-PREFIX)
+    /// within `max_steps` block visits.
     TargetCut { max_steps: usize },
     /// A source execution on the launch of a candidate counterexample needs
     /// more than `max_steps` block visits.
@@ -70,7 +71,7 @@ impl fmt::Display for UnknownWhy {
             UnknownWhy::TargetCut { max_steps } => write!(
                 f,
                 "bound too small: no target execution returns within {max_steps} block visits \
-                 per thread"
+                 per thread (nor is shown never to return, R-PREFIX)"
             ),
             UnknownWhy::SourceCut { threads, max_steps } => write!(
                 f,

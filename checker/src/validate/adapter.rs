@@ -152,8 +152,12 @@ pub fn check_function(
             match &outcome.verdict {
                 Verdict::Refines { cut } => {
                     r.verdict = FnVerdict::Refines;
-                    if !cut.is_empty() {
+                    if cut.iter().any(|c| !c.stuck) {
                         r.reason = "some executions cut by the step bound, not compared".into();
+                    } else if !cut.is_empty() {
+                        r.reason = "some threads never return (R-PREFIX: stuck, compared as \
+                                    such)"
+                            .into();
                     }
                 }
                 Verdict::Counterexample(_) => {

@@ -66,6 +66,8 @@ mod thread;
 pub use float::fcmp_pred_known;
 pub use launch::Launch;
 pub use memory::{MByte, PW};
+pub(crate) use stuck::recursion_lassos;
+pub use stuck::RecLasso;
 
 use super::prog::{CallSem, Prepared, Unsupported};
 use crate::vc::{Sort, TermId, Terms};

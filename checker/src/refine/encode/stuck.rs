@@ -25,13 +25,34 @@
 //! it. A counter that only feeds itself (`%i.next = add %i, 1` with no
 //! other use in the lasso) is not relevant, so `while (c) i++;` is stuck
 //! when `c` holds.
+//!
+//! Rule R-PREFIX-REC, the same for recursion: calls of defined functions
+//! are inlined (`semantics::inline`) to `RECURSION_DEPTH` (3) nested copies
+//! of a function, and the call that would nest one more becomes a
+//! `recursion.cut` block that loops forever. A thread in that block at the
+//! bound K is stuck when the recursion provably repeats itself: some
+//! enclosing inlined copy of the same callee was entered (its entry block
+//! visited at step e) with the same argument values (bits and poison) as
+//! the cut call has at K, the copy's part of the entry block and every
+//! visit e+1..K is quiet and lies wholly in the copy's frame (every
+//! instruction and the terminator belong to the copy or to copies nested
+//! in it: the thread did not return from the copy), and the event counts
+//! did not change. The callee's body sees its caller only through its
+//! arguments, and a quiet path is a deterministic function of the values
+//! it reads and of memory it does not change, so the cut call (the
+//! copy's callee, called with the copy's arguments) would run the same
+//! quiet path to the same call again, forever: the thread never returns,
+//! never has undefined behaviour and produces no further event. A
+//! recursion whose arguments change (a countdown) is not stuck however
+//! deep it goes: it stays cut (R-BOUND).
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use semantics::ir::{BinOp, Function, InstKind, Operand, ValueDef, ValueId};
+use semantics::inline::{Inlined, Loc};
+use semantics::ir::{BinOp, Function, Inst, InstKind, Operand, TermKind, Type, ValueDef, ValueId};
 use semantics::uniformity::analysis::{operands_of, InstRef};
 
-use super::{Builder, V};
+use super::{width, Builder, V};
 use crate::refine::prog::{CallSem, Prepared};
 use crate::vc::TermId;
 
@@ -42,13 +63,48 @@ pub(crate) struct Quiet {
     pub blocks: Vec<(usize, Vec<ValueId>)>,
 }
 
+/// Whether instruction `ii` of block `bi` is quiet: no effect beyond its
+/// SSA value, and deterministic.
+fn quiet_inst(p: &Prepared, bi: usize, ii: usize, inst: &Inst) -> bool {
+    match &inst.kind {
+        InstKind::Call(_) => p.call(bi, ii).is_some_and(|c| {
+            !c.convergent
+                && !c.callee.starts_with("llvm.mem")
+                && !c.callee.starts_with("llvm.lifetime")
+                && matches!(
+                    c.sem,
+                    CallSem::Tid
+                        | CallSem::Pure
+                        | CallSem::UniformInput
+                        | CallSem::Ignored
+                        | CallSem::PureIntrinsic(_)
+                )
+        }),
+        InstKind::Load {
+            volatile, atomic, ..
+        } => !volatile && atomic.is_none(),
+        InstKind::Store { .. }
+        | InstKind::AtomicRmw { .. }
+        | InstKind::CmpXchg { .. }
+        | InstKind::Alloca { .. }
+        | InstKind::Freeze(_) => false,
+        _ => true,
+    }
+}
+
+/// A terminator that goes on to another block (not `ret`, not
+/// `unreachable`).
+fn continues(kind: &TermKind) -> bool {
+    !matches!(kind, TermKind::Ret(_) | TermKind::Unreachable)
+}
+
 /// Whether block `bi` is quiet: its visits have no effect beyond its SSA
 /// values and are deterministic.
 fn quiet_block(p: &Prepared, bi: usize) -> bool {
     let f = p.func;
     // The loop that stands for recursion deeper than the inlining depth
     // (`semantics::inline`) is a truncation, not a real loop: a thread in
-    // it is cut, never stuck.
+    // it is cut, and stuck only by R-PREFIX-REC.
     if f.blocks[bi].name.to_string().starts_with("recursion.cut") {
         return false;
     }
@@ -56,34 +112,90 @@ fn quiet_block(p: &Prepared, bi: usize) -> bool {
         .insts
         .iter()
         .enumerate()
-        .all(|(ii, inst)| match &inst.kind {
-            InstKind::Call(_) => p.call(bi, ii).is_some_and(|c| {
-                !c.convergent
-                    && !c.callee.starts_with("llvm.mem")
-                    && !c.callee.starts_with("llvm.lifetime")
-                    && matches!(
-                        c.sem,
-                        CallSem::Tid
-                            | CallSem::Pure
-                            | CallSem::UniformInput
-                            | CallSem::Ignored
-                            | CallSem::PureIntrinsic(_)
-                    )
-            }),
-            InstKind::Load {
-                volatile, atomic, ..
-            } => !volatile && atomic.is_none(),
-            InstKind::Store { .. }
-            | InstKind::AtomicRmw { .. }
-            | InstKind::CmpXchg { .. }
-            | InstKind::Alloca { .. }
-            | InstKind::Freeze(_) => false,
-            _ => true,
-        })
-        && !matches!(
-            f.blocks[bi].term.kind,
-            semantics::ir::TermKind::Ret(_) | semantics::ir::TermKind::Unreachable
-        )
+        .all(|(ii, inst)| quiet_inst(p, bi, ii, inst))
+        && continues(&f.blocks[bi].term.kind)
+}
+
+/// Rule R-PREFIX-REC: one way for a thread in a `recursion.cut` block to
+/// be stuck, through one enclosing inlined copy of the cut call's callee
+/// (module doc).
+#[derive(Clone, Debug)]
+pub struct RecLasso {
+    /// The `recursion.cut` block.
+    pub cut: usize,
+    /// The block whose visit enters the copy (its entry block merged in).
+    pub entry: usize,
+    /// The blocks the thread may visit after that: wholly in the copy's
+    /// frame and quiet, and the cut block.
+    pub inside: Vec<usize>,
+    /// Per argument: the cut call's operand, the copy's call's operand,
+    /// and the width the encoding holds them at.
+    pub args: Vec<(Operand, Operand, u32)>,
+}
+
+/// A type whose values the encoding holds as one bit-vector.
+fn scalar(ty: &Type) -> bool {
+    matches!(ty, Type::Int(1..=64) | Type::Ptr(_))
+        || semantics::ir::float::FloatTy::of(ty).is_some()
+}
+
+/// Rule R-PREFIX-REC: the lassos of `p`'s kernel, inlined as `inl` says
+/// (one per cut recursive call and enclosing copy of its callee whose
+/// entry part is quiet and whose arguments the encoding can compare).
+pub(crate) fn recursion_lassos(p: &Prepared, inl: &Inlined) -> Vec<RecLasso> {
+    let f = p.func;
+    if inl.origins.len() != f.blocks.len() || inl.term_frames.len() != f.blocks.len() {
+        return Vec::new();
+    }
+    let within = |path: &[Loc], frame: &[Loc]| path.starts_with(frame);
+    // Block `b` lies wholly in `frame`: every instruction and the
+    // terminator belong to that frame or to one nested in it.
+    let wholly = |b: usize, frame: &[Loc]| {
+        inl.origins[b].iter().all(|o| within(&o.path, frame)) && within(&inl.term_frames[b], frame)
+    };
+    let mut out = Vec::new();
+    for cut in &inl.cuts {
+        let copies = inl
+            .calls
+            .iter()
+            .filter(|c| c.callee == cut.callee && within(&cut.frame, &c.frame));
+        for c in copies {
+            if c.args.len() != cut.args.len() {
+                continue;
+            }
+            let args: Option<Vec<(Operand, Operand, u32)>> = cut
+                .args
+                .iter()
+                .zip(&c.args)
+                .map(|((ta, a), (tb, b))| {
+                    (ta == tb && scalar(ta)).then(|| (a.clone(), b.clone(), width(ta)))
+                })
+                .collect();
+            let Some(args) = args else {
+                continue;
+            };
+            let (eb, blk) = (c.block.0, &f.blocks[c.block.0]);
+            let entry_quiet = (c.start..blk.insts.len()).all(|ii| {
+                within(&inl.origins[eb][ii].path, &c.frame) && quiet_inst(p, eb, ii, &blk.insts[ii])
+            }) && within(&inl.term_frames[eb], &c.frame)
+                && continues(&blk.term.kind);
+            if !entry_quiet {
+                continue;
+            }
+            let inside = (0..f.blocks.len())
+                .filter(|&b| {
+                    b == cut.block.0 || (b != eb && wholly(b, &c.frame) && quiet_block(p, b))
+                })
+                .collect();
+            out.push(RecLasso {
+                cut: cut.block.0,
+                entry: eb,
+                inside,
+                args,
+            });
+        }
+    }
+    out
 }
 
 /// A pure computation: its result is a function of its operands and it
@@ -217,6 +329,66 @@ impl Builder<'_, '_> {
                     .collect();
                 let same = self.t.and(&same);
                 c.push(self.t.implies(visited, same));
+            }
+            alts.push(self.t.and(&c));
+        }
+        self.t.or(&alts)
+    }
+
+    /// Rule R-PREFIX-REC: the thread sits in a `recursion.cut` block at
+    /// the bound and one of `lassos` shows that the recursion repeats
+    /// itself (module doc). `blk`, `snaps` and `counts` as for
+    /// [`Builder::stuck`].
+    pub(super) fn rec_stuck(
+        &mut self,
+        lassos: &[RecLasso],
+        blk: &[TermId],
+        snaps: &[HashMap<ValueId, V>],
+        counts: &[[TermId; 2]],
+    ) -> TermId {
+        let k = self.k;
+        let bw = self.t.sort(blk[0]).bv_width().unwrap_or(1);
+        let mut alts = Vec::new();
+        for l in lassos {
+            let cut = self.t.bv_const(bw, l.cut as u128);
+            let at_cut = self.t.eq(blk[k], cut);
+            let inside: Vec<TermId> = l
+                .inside
+                .iter()
+                .map(|b| self.t.bv_const(bw, *b as u128))
+                .collect();
+            // from[s]: every visit s..=K is inside the copy.
+            let tru = self.t.tru();
+            let mut from = vec![tru; k + 2];
+            for s in (1..=k).rev() {
+                let here: Vec<TermId> = inside.iter().map(|b| self.t.eq(blk[s], *b)).collect();
+                let here = self.t.or(&here);
+                from[s] = self.t.and(&[here, from[s + 1]]);
+            }
+            let entry = self.t.bv_const(bw, l.entry as u128);
+            let mut entered = Vec::new();
+            for e in 0..k {
+                let at = self.t.eq(blk[e], entry);
+                let mut c = vec![at, from[e + 1]];
+                // Quiet visits make no events; said again on the counts
+                // after the entry's visit (its caller's part may have some).
+                for (a, b) in counts[e + 1].iter().zip(&counts[k]) {
+                    c.push(self.t.eq(*a, *b));
+                }
+                entered.push(self.t.and(&c));
+            }
+            let entered = self.t.or(&entered);
+            let mut c = vec![at_cut, entered];
+            let snap = &snaps[k];
+            for (a, b, w) in &l.args {
+                let look = |op: &Operand| match op {
+                    Operand::Local(v) => Some(snap.get(v).cloned()),
+                    _ => None,
+                };
+                let (fa, fb) = (look(a), look(b));
+                let va = self.read(a, fa, *w);
+                let vb = self.read(b, fb, *w);
+                c.push(self.same_value(Some(&va), Some(&vb)));
             }
             alts.push(self.t.and(&c));
         }

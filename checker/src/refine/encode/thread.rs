@@ -242,6 +242,8 @@ impl Builder<'_, '_> {
         let running = self.t.eq(last, th.none);
         let cut = self.t.not(running);
         let lasso = self.stuck(quiet, &th.blk, &snaps, &counts);
+        let rec = self.rec_stuck(&self.p.rec_lassos, &th.blk, &snaps, &counts);
+        let lasso = self.t.or(&[lasso, rec]);
         let stuck = self.t.and(&[cut, lasso]);
         enc.stuck.push(stuck);
         enc.blk.push(th.blk);
@@ -608,7 +610,7 @@ impl Builder<'_, '_> {
     /// value of another width (its definition's type disagrees with this
     /// use) is reported as unsupported and read as poison, so terms stay
     /// well-sorted.
-    fn read(&mut self, op: &Operand, found: Option<Option<V>>, w: u32) -> V {
+    pub(super) fn read(&mut self, op: &Operand, found: Option<Option<V>>, w: u32) -> V {
         if let Some(value) = op.as_int() {
             let bits = self.bv(w, value as u128);
             return self.int(bits);
