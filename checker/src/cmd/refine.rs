@@ -138,6 +138,13 @@ pub struct CheckArgs {
     /// cut and reported as such.
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
+    /// When the answer is that --max-steps is too small (no target execution
+    /// returns or is stuck, a source execution is cut on a candidate
+    /// counterexample's launch, the source is cut on every launch), check
+    /// again at twice the bound, up to CAP block visits per thread, within
+    /// the time limit; the verdict names the bound it holds for.
+    #[arg(long, value_name = "CAP")]
+    pub grow_steps: Option<usize>,
     /// What is observed of convergent calls (R-OBS).
     #[arg(long, value_enum, default_value = "auto")]
     pub observe: ObserveArg,
@@ -220,6 +227,7 @@ impl CheckArgs {
                 HierarchyArg::Llvm => HierarchyMode::Llvm,
                 HierarchyArg::All => HierarchyMode::All,
             },
+            grow_steps: self.grow_steps.filter(|cap| *cap > self.max_steps),
             ..Options::default()
         }
     }

@@ -213,12 +213,13 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 name: n.clone(),
                 verdict: FnVerdict::Unsupported,
                 reason: format!("opt's output cannot be read: {e}"),
-                bounds: crate::refine::report::bounds_text(&ropts),
+                bounds: crate::refine::report::bounds_used_text(&ropts, ropts.max_steps),
                 seconds: 0.0,
                 text: None,
                 counterexample: None,
                 internal: None,
                 bisect: None,
+                steps: ropts.max_steps,
             })
             .collect(),
     };

@@ -14,8 +14,8 @@ use crate::vc::{Condition, TermId, Terms};
 use super::encode::{self, encode, encode_with, Enc, Launch, Ranks};
 use super::obs::{self, complete, concrete};
 use super::{
-    conj, fix, fix_functions, launch_inputs, prog, reason, scale, signed_of, Cex, Checker, PerN,
-    RefineError, Side, Strategies, UnknownWhy,
+    conj, fix, fix_functions, launch_inputs, prog, reason, scale, signed_of, twin, Cex, Checker,
+    PerN, RefineError, Side, Strategies, UnknownWhy,
 };
 
 impl Checker<'_, '_> {
@@ -141,13 +141,31 @@ impl Checker<'_, '_> {
                 };
                 self.learn(&mut terms, &mut prop, &s, &t, choice);
             }
-        } else if self.opts.strategies == Strategies::Mirror {
-            // The mirror strategy: the source's anchors make the choices
-            // the target's anchors of the same name made (F-21).
-            let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical)
-                .map_err(RefineError::source)?;
-            let tie = mirror_anchors(&mut terms, &s, &t);
-            self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
+        } else {
+            // The twin strategy (`twin`): the source makes the choices the
+            // target made, when their convergent operations are the same or
+            // copies of each other; with `loop` intrinsics, the mirror.
+            let plan = match self.opts.strategies {
+                Strategies::Plain => None,
+                _ => twin::twins(self.src, self.tgt),
+            };
+            let mirror = self.opts.strategies == Strategies::Mirror
+                || matches!(plan, Some(twin::Twins::Names));
+            if mirror {
+                // The mirror strategy: the source's anchors make the choices
+                // the target's anchors of the same name made (F-21).
+                let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical)
+                    .map_err(RefineError::source)?;
+                let tie = mirror_anchors(&mut terms, &s, &t);
+                self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
+            }
+            if let Some(map) = plan.filter(|p| !matches!(p, twin::Twins::Names)) {
+                let s = encode::encode_twin(&mut terms, self.src, &launch, k, "W", obs)
+                    .map_err(RefineError::source)?;
+                if let Some(tie) = twin::tie(&mut terms, &s, &t, &map) {
+                    self.learn(&mut terms, &mut prop, &s, &t, Some(tie));
+                }
+            }
         }
         let mut input_vars: Vec<TermId> = launch.vars.iter().map(|x| x.1).collect();
         input_vars.extend(launch.buffers.iter().flat_map(|b| b.2.iter().copied()));

@@ -339,6 +339,7 @@ fn mirror<'a>(
             }),
             iterations: Vec::new(),
             cutoff: None,
+            max_steps: checker.opts.max_steps,
         }));
     }
     if let super::mirror::Strategy::Fails(why) = strategy {

@@ -33,6 +33,7 @@ pub mod report;
 mod scale;
 mod signature;
 pub mod sublaunch;
+mod twin;
 pub mod why;
 
 use std::sync::atomic::AtomicBool;
@@ -123,6 +124,13 @@ pub struct Options {
     /// D-HIER: every cycle hierarchy of each program, or LLVM's alone
     /// (`--hierarchy`).
     pub hierarchy: hier::HierarchyMode,
+    /// `--grow-steps CAP` (R-BOUND): when the answer is that the bound is
+    /// too small (no target execution settles, a candidate
+    /// counterexample's source execution is cut, the source is cut on every
+    /// launch), check again at twice `max_steps`, up to CAP block visits,
+    /// within the time limit; the verdict names the bound used
+    /// ([`Outcome2::max_steps`]). `None`: `max_steps` only.
+    pub grow_steps: Option<usize>,
 }
 
 impl Default for Options {
@@ -145,6 +153,7 @@ impl Default for Options {
             auto_cutoff: true,
             dump_smt: None,
             hierarchy: hier::HierarchyMode::All,
+            grow_steps: None,
         }
     }
 }
@@ -229,6 +238,9 @@ pub struct Outcome2 {
     pub iterations: Vec<(usize, usize)>,
     /// What `--cutoff` established, when asked.
     pub cutoff: Option<cutoff::Cutoff>,
+    /// R-BOUND: the block visits per thread the verdict holds for
+    /// (`Options::max_steps`, or more when `--grow-steps` raised it).
+    pub max_steps: usize,
 }
 
 /// Which program of a pair (R-REF): the source, which the target must
@@ -370,6 +382,7 @@ impl Checker<'_, '_> {
         let mut unknown: Option<UnknownWhy> = None;
         let mut finished = Vec::new();
         let mut source_defined = false;
+        let mut source_cut = false;
         let mut target_complete = false;
         for &n in &self.opts.threads.clone() {
             let (r, it) = self.check_scaled(n)?;
@@ -379,8 +392,9 @@ impl Checker<'_, '_> {
             // where no source execution has UB); at many threads it is
             // among the costliest queries.
             if !matches!(r, PerN::Cex(_)) && self.session.budget.spent().is_none() {
-                let (src_ok, tgt_ok) = self.vacuity(n)?;
+                let (src_ok, src_cut, tgt_ok) = self.vacuity(n)?;
                 source_defined |= src_ok;
+                source_cut |= src_cut;
                 target_complete |= tgt_ok;
             }
             // One stop mechanism (smt::Budget): a query cut by the run's
@@ -390,6 +404,7 @@ impl Checker<'_, '_> {
                     verdict: Verdict::Unknown(UnknownWhy::Stopped { stop, finished }),
                     iterations,
                     cutoff: None,
+                    max_steps: self.opts.max_steps,
                 });
             }
             match r {
@@ -398,6 +413,7 @@ impl Checker<'_, '_> {
                         verdict: Verdict::Counterexample(c),
                         iterations,
                         cutoff: None,
+                        max_steps: self.opts.max_steps,
                     })
                 }
                 PerN::Refines { cut } => {
@@ -415,6 +431,10 @@ impl Checker<'_, '_> {
             Verdict::Unknown(UnknownWhy::TargetCut {
                 max_steps: self.opts.max_steps,
             })
+        } else if !source_defined && source_cut {
+            Verdict::Vacuous(VacuousWhy::SourceAlwaysCut {
+                max_steps: self.opts.max_steps,
+            })
         } else if !source_defined {
             Verdict::Vacuous(VacuousWhy::SourceAlwaysUb)
         } else {
@@ -424,6 +444,7 @@ impl Checker<'_, '_> {
             verdict,
             iterations,
             cutoff: None,
+            max_steps: self.opts.max_steps,
         })
     }
 
@@ -465,8 +486,10 @@ impl Checker<'_, '_> {
     /// UB, and does some target execution return within the bound? A
     /// thread that is stuck (R-PREFIX: it provably never returns) counts as
     /// run to its end, in the source only when it does not require
-    /// progress (as the launches CEGIS compares).
-    fn vacuity(&mut self, n: usize) -> Result<(bool, bool), RefineError> {
+    /// progress (as the launches CEGIS compares). The middle answer: when
+    /// no source execution runs to its end, does one run without UB at
+    /// least as far as the bound (so the bound, not UB, is to blame)?
+    fn vacuity(&mut self, n: usize) -> Result<(bool, bool, bool), RefineError> {
         let mut terms = Terms::new();
         let launch = self.launch(&mut terms, n);
         let s = encode(
@@ -483,6 +506,10 @@ impl Checker<'_, '_> {
         c.extend(&launch.side);
         let ub = terms.or(&s.ub);
         c.push(terms.not(ub));
+        let defined_so_far: Vec<Condition> = c
+            .iter()
+            .map(|t| Condition::new(*t, "source defined so far"))
+            .collect();
         c.extend(cegis::settled(&mut terms, &s, !self.src.progress_required));
         let conds = c
             .into_iter()
@@ -492,6 +519,15 @@ impl Checker<'_, '_> {
             self.solve(&terms, &format!("n{n}-source-defined"), conds)?,
             Outcome::Unsat
         );
+        let src_cut = !src_ok
+            && !matches!(
+                self.solve(
+                    &terms,
+                    &format!("n{n}-source-defined-so-far"),
+                    defined_so_far
+                )?,
+                Outcome::Unsat
+            );
         let t = encode(
             &mut terms,
             self.tgt,
@@ -513,7 +549,7 @@ impl Checker<'_, '_> {
             self.solve(&terms, &format!("n{n}-target-complete"), conds)?,
             Outcome::Unsat
         );
-        Ok((src_ok, tgt_ok))
+        Ok((src_ok, src_cut, tgt_ok))
     }
 
     /// A launch on which some target execution at `n` threads is cut by

@@ -16,6 +16,61 @@ use super::{
 };
 use crate::smt::Session;
 
+/// `--grow-steps`: the verdict says the step bound was too small to settle
+/// anything (R-BOUND, R-PREFIX), so a larger bound may give an answer.
+fn bound_too_small(v: &Verdict) -> bool {
+    matches!(
+        v,
+        Verdict::Unknown(UnknownWhy::TargetCut { .. } | UnknownWhy::SourceCut { .. })
+            | Verdict::Vacuous(super::VacuousWhy::SourceAlwaysCut { .. })
+    )
+}
+
+/// One check of the prepared pair at `opts`' bounds: the bounded check, or
+/// with `--cutoff` (or the automatic cutoff at many threads) theorem
+/// C-PAIR's pair check first. `progress` is lent to the check.
+fn run_at(
+    ps: &Prepared,
+    pt: &Prepared,
+    opts: &Options,
+    session: &mut Session,
+    progress: &mut Option<Progress<'_>>,
+) -> Result<Outcome2, RefineError> {
+    // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
+    // free ids, then the asked counts above W (W from `--cutoff`, or the
+    // largest asked count when C-PAIR is tried by itself).
+    let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
+    // With anchors (theorem C-MIRROR) the pair check learns the mirror
+    // strategy first; without, strategies do not matter (no source choices).
+    let pair_opts = Options {
+        threads: vec![1, 2],
+        strategies: super::Strategies::Mirror,
+        ..opts.clone()
+    };
+    let rest_opts = Options {
+        threads: (opts.threads.iter().copied())
+            .filter(|n| wave.is_some_and(|w| *n > w))
+            .collect(),
+        ..opts.clone()
+    };
+    let mut checker = Checker {
+        src: ps,
+        tgt: pt,
+        opts,
+        session,
+        tag: "refine".into(),
+        progress: progress
+            .as_mut()
+            .map(|p| Box::new(move |q: &crate::smt::QueryRecord| p(q)) as Progress<'_>),
+        free_ids: None,
+        lift: Default::default(),
+    };
+    match wave {
+        Some(wave) => cutoff::with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
+        None => checker.run(),
+    }
+}
+
 /// Convenience for callers: the map from parameter name to per-thread values.
 pub fn args_by_name(p: &Prepared, cex: &Cex) -> HashMap<String, Vec<i128>> {
     let mut out = HashMap::default();
@@ -207,6 +262,7 @@ pub fn check_pair<'a>(
                             verdict: Verdict::Unknown(why),
                             iterations: Vec::new(),
                             cutoff: None,
+                            max_steps: opts.max_steps,
                         },
                         replay: None,
                         inlined: None,
@@ -215,47 +271,54 @@ pub fn check_pair<'a>(
             }
         }
     }
-    // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
-    // free ids, then the asked counts above W (W from `--cutoff`, or the
-    // largest asked count when C-PAIR is tried by itself).
-    let wave = opts.cutoff.or_else(|| cutoff::automatic(opts));
-    // With anchors (theorem C-MIRROR) the pair check learns the mirror
-    // strategy first; without, strategies do not matter (no source choices).
-    let pair_opts = Options {
-        threads: vec![1, 2],
-        strategies: super::Strategies::Mirror,
-        ..opts.clone()
-    };
-    let rest_opts = Options {
-        threads: (opts.threads.iter().copied())
-            .filter(|n| wave.is_some_and(|w| *n > w))
-            .collect(),
-        ..opts.clone()
-    };
-    let mut checker = Checker {
-        src: &ps,
-        tgt: &pt,
-        opts,
-        session,
-        tag: "refine".into(),
-        progress,
-        free_ids: None,
-        lift: Default::default(),
-    };
-    let run = match wave {
-        Some(wave) => cutoff::with_cutoff(&mut checker, wave, &pair_opts, &rest_opts),
-        None => checker.run(),
-    };
-    let mut outcome = match run {
-        Ok(o) => o,
-        Err(RefineError::Unsupported { role, what }) => {
-            return Ok(PairResult::Unsupported {
-                role,
-                message: what.to_string(),
-                span: what.span,
-            })
+    // `--grow-steps` (R-BOUND): a bound too small to settle anything is
+    // doubled up to the cap, each check within what is left of the time
+    // limit; the verdict is that of the last bound checked, which it names.
+    let started = std::time::Instant::now();
+    let mut progress = progress;
+    let mut run_opts = opts.clone();
+    let mut outcome = loop {
+        let run = if run_opts.max_steps == opts.max_steps {
+            run_at(&ps, &pt, &run_opts, session, &mut progress)
+        } else {
+            // A larger bound is checked in a fresh Z3 context, as a run of
+            // its own would be (Z3's answers depend on the context's
+            // history); the queries are shown to `progress` afterwards.
+            let seen = session.log.len();
+            let (ps, pt, o) = (&ps, &pt, &run_opts);
+            let s = &mut *session;
+            let r = crate::smt::in_fresh_context(move || run_at(ps, pt, o, s, &mut None));
+            if let Some(p) = progress.as_mut() {
+                for q in &session.log[seen..] {
+                    p(q);
+                }
+            }
+            r
+        };
+        let outcome = match run {
+            Ok(o) => o,
+            Err(RefineError::Unsupported { role, what }) => {
+                return Ok(PairResult::Unsupported {
+                    role,
+                    message: what.to_string(),
+                    span: what.span,
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        let left = opts.time_limit.map(|l| l.saturating_sub(started.elapsed()));
+        match (opts.grow_steps, bound_too_small(&outcome.verdict)) {
+            (Some(cap), true) if run_opts.max_steps < cap && left != Some(Default::default()) => {
+                run_opts.max_steps = (run_opts.max_steps * 2).min(cap);
+                run_opts.time_limit = left;
+            }
+            _ => break outcome,
         }
-        Err(e) => return Err(e),
+    };
+    // Replay runs the interpreter at (a multiple of) the bound checked.
+    let opts = &Options {
+        time_limit: opts.time_limit,
+        ..run_opts
     };
     let memory = ps
         .atomics

@@ -9,7 +9,7 @@
 //! purpose: the encoding is the second formalization (M-AXIOM), and M-AGREE
 //! compares the two.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::callsem::call_types;
 pub use super::callsem::{
@@ -21,8 +21,9 @@ use semantics::intrinsics;
 use semantics::ir::float::FloatTy;
 use semantics::ir::{
     BinOp, BlockId, CastOp, Const, Function, InstKind, Module, Operand, RmwOp, TermKind, Type,
-    ValueDef,
+    ValueDef, ValueId,
 };
+use semantics::uniformity::analysis::{operands_of, InstRef};
 
 /// An `atomicrmw` on a global, under the memory abstraction of the
 /// encoding (which has no memory): an observable event (R-OBS) carrying
@@ -562,6 +563,13 @@ pub fn prepare_inlined<'m>(
             });
         }
     }
+    drop_unused_anchors(func, &mut calls);
+    let has_anchor = has_anchor
+        && calls
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|c| c.sem == CallSem::Anchor);
     let kernel_cc = func
         .cconv
         .as_deref()
@@ -594,6 +602,41 @@ pub fn prepare_inlined<'m>(
         rec_lassos: Vec::new(),
         progress_required: progress_required(m),
     })
+}
+
+/// D-ANCHOR, D-ORDER: an `anchor` whose token has no use is not encoded.
+/// Its instances may always converge with no other thread (D-ANCHOR),
+/// which adds no convergence-before edge beyond program order (D-ORDER);
+/// with other groupings it only constrains D-ORDER more; it has no value
+/// and no event (R-OBS). So the observations of the program are those of
+/// the program without it, and the encoding has one choice less per
+/// instance (the interpreter, which executes it, finds the same
+/// observations).
+fn drop_unused_anchors(func: &Function, calls: &mut [Vec<Option<CallInfo>>]) {
+    let mut used: HashSet<ValueId> = HashSet::default();
+    for (b, blk) in func.blocks.iter().enumerate() {
+        for i in 0..=blk.insts.len() {
+            let r = InstRef {
+                block: BlockId(b),
+                index: i,
+            };
+            for op in operands_of(func, r) {
+                if let Operand::Local(v) = op {
+                    used.insert(*v);
+                }
+            }
+        }
+    }
+    for (b, row) in calls.iter_mut().enumerate() {
+        for (i, slot) in row.iter_mut().enumerate() {
+            let Some(c) = slot.as_mut() else { continue };
+            let result = func.blocks[b].insts[i].result;
+            if c.sem == CallSem::Anchor && result.is_none_or(|r| !used.contains(&r)) {
+                c.sem = CallSem::Ignored;
+                c.convergent = false;
+            }
+        }
+    }
 }
 
 /// R-PREFIX: whether `m` requires forward progress anywhere: a defined

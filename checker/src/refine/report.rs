@@ -134,13 +134,42 @@ fn threads_text(ts: &[usize]) -> String {
     }
 }
 
-/// R-BOUND: the bounds and modes of a verdict, one line.
+/// R-BOUND: the bounds and modes of checks run with `o`, one line
+/// (with `--grow-steps`, the policy: doubled where too small, up to the
+/// cap).
 pub fn bounds_text(o: &Options) -> String {
+    let visits = match o.grow_steps {
+        Some(cap) => format!(
+            "at most {} block visits per thread (doubled up to {cap} where too small, \
+             --grow-steps)",
+            o.max_steps
+        ),
+        None => format!("at most {} block visits per thread", o.max_steps),
+    };
+    modes_text(o, &visits)
+}
+
+/// R-BOUND: the bounds and modes a verdict holds for, one line: `used`
+/// block visits per thread (more than `o.max_steps` when `--grow-steps`
+/// raised it, which the line says).
+pub fn bounds_used_text(o: &Options, used: usize) -> String {
+    let visits = if used > o.max_steps {
+        format!(
+            "at most {used} block visits per thread (--max-steps {} was too small; grown by \
+             --grow-steps)",
+            o.max_steps
+        )
+    } else {
+        format!("at most {used} block visits per thread")
+    };
+    modes_text(o, &visits)
+}
+
+fn modes_text(o: &Options, visits: &str) -> String {
     format!(
-        "threads {}, at most {} block visits per thread, integer inputs over their full range \
-         (one launch group); --observe {}, --uncontrolled {}, --hierarchy {}",
+        "threads {}, {visits}, integer inputs over their full range (one launch group); \
+         --observe {}, --uncontrolled {}, --hierarchy {}",
         threads_text(&o.threads),
-        o.max_steps,
         observe_name(o.observe),
         unc_name(o.uncontrolled),
         o.hierarchy.as_str()
@@ -370,7 +399,11 @@ pub fn render_text(r: &Report) -> String {
     let mut s = String::new();
     let v = &r.outcome.verdict;
     let _ = writeln!(s, "refine {} -> {} (kernel @{})", r.src, r.tgt, r.kernel);
-    let _ = writeln!(s, "bounds: {}", bounds_text(r.opts));
+    let _ = writeln!(
+        s,
+        "bounds: {}",
+        bounds_used_text(r.opts, r.outcome.max_steps)
+    );
     for n in model_notes(r) {
         let _ = writeln!(s, "model: {n}");
     }
@@ -479,7 +512,8 @@ pub fn render_json(r: &Report) -> Value {
         "verdict": verdict_name(v),
         "bounds": {
             "threads": r.opts.threads,
-            "max_block_visits": r.opts.max_steps,
+            "max_block_visits": r.outcome.max_steps,
+            "max_steps_asked": r.opts.max_steps,
             "inputs": "full range",
             "observe": observe_name(r.opts.observe),
             "uncontrolled": unc_name(r.opts.uncontrolled),

@@ -114,16 +114,25 @@ impl fmt::Display for UnknownWhy {
 /// Why a check holds for a trivial reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VacuousWhy {
-    /// Every source execution has undefined behaviour or is cut.
+    /// Every source execution has undefined behaviour (within the bound).
     SourceAlwaysUb,
+    /// Every source execution has undefined behaviour or is cut by the
+    /// bound without being stuck (R-PREFIX), and some would be free of UB
+    /// were cut executions counted: a larger bound may compare something.
+    SourceAlwaysCut { max_steps: usize },
 }
 
 impl fmt::Display for VacuousWhy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VacuousWhy::SourceAlwaysUb => write!(
+            VacuousWhy::SourceAlwaysUb => {
+                write!(f, "the source has undefined behaviour on every launch")
+            }
+            VacuousWhy::SourceAlwaysCut { max_steps } => write!(
                 f,
-                "the source has undefined behaviour (or is cut) on every launch"
+                "bound too small: the source has undefined behaviour or is cut on every launch \
+                 (no source execution ends or is shown never to return within {max_steps} block \
+                 visits per thread)"
             ),
         }
     }

@@ -10,7 +10,7 @@ use semantics::ir::Module;
 
 use super::testing::{test_refinement, Tested};
 use super::{FnResult, FnVerdict};
-use crate::refine::report::{bounds_text, render_json, render_text, Report};
+use crate::refine::report::{bounds_used_text, render_json, render_text, Report};
 use crate::refine::{check, Options, PairResult, RefineError, Side, Verdict};
 
 /// The two modules of a check and the files they were read from (for
@@ -50,12 +50,13 @@ pub fn check_function(
         name: kernel.to_string(),
         verdict: FnVerdict::Unknown,
         reason: String::new(),
-        bounds: bounds_text(opts),
+        bounds: bounds_used_text(opts, opts.max_steps),
         seconds,
         text: None,
         counterexample: None,
         internal: None,
         bisect: None,
+        steps: opts.max_steps,
     };
     let location = |role: Side| role.pick(pair.src_path, pair.tgt_path);
     let Ok((result, timed_out, queries)) = joined else {
@@ -149,6 +150,9 @@ pub fn check_function(
                 tgt_module: inlined.as_deref().map_or(pair.tgt, |b| &b.1),
                 inlined: inlined.is_some(),
             };
+            // R-BOUND: the bound the verdict holds for (`--grow-steps`).
+            r.bounds = bounds_used_text(opts, outcome.max_steps);
+            r.steps = outcome.max_steps;
             match &outcome.verdict {
                 Verdict::Refines { cut } => {
                     r.verdict = FnVerdict::Refines;

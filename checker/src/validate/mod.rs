@@ -73,6 +73,9 @@ pub struct FnResult {
     pub internal: Option<String>,
     /// `--bisect` on a counterexample: the pass found, or why none.
     pub bisect: Option<Result<bisect::Found, String>>,
+    /// R-BOUND: the block visits per thread the verdict holds for (more
+    /// than `--max-steps` when `--grow-steps` raised it).
+    pub steps: usize,
 }
 
 /// Rule C-CONV through calls: the defined functions of `m` that contain a
@@ -174,12 +177,13 @@ pub fn not_checked_interrupted(name: &str, opts: &Options) -> FnResult {
         name: name.to_string(),
         verdict: FnVerdict::Unknown,
         reason: "not checked: interrupted (Ctrl-C)".into(),
-        bounds: crate::refine::report::bounds_text(opts),
+        bounds: crate::refine::report::bounds_used_text(opts, opts.max_steps),
         seconds: 0.0,
         text: None,
         counterexample: None,
         internal: None,
         bisect: None,
+        steps: opts.max_steps,
     }
 }
 

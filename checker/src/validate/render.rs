@@ -51,6 +51,12 @@ pub fn render_text(v: &Validation) -> String {
             (FnVerdict::Refines, false) => format!("within bounds; {}", r.reason),
             (_, false) => r.reason.clone(),
         };
+        // R-BOUND: a verdict at a bound `--grow-steps` raised names it.
+        let why = if r.steps > v.opts.max_steps {
+            format!("at {} block visits per thread: {why}", r.steps)
+        } else {
+            why
+        };
         let _ = writeln!(
             s,
             "  @{:<width$} {:<14} {:>7.2}s  {}",
@@ -137,15 +143,16 @@ pub fn render_text(v: &Validation) -> String {
 /// "reason", "bounds", "seconds", "counterexample"?}]}` (issue 14), with
 /// `removed`, `added`, `skipped`, `file` and `output` besides.
 pub fn render_json(v: &Validation) -> Value {
-    let bounds = json!({
-        "threads": v.opts.threads,
-        "max_block_visits": v.opts.max_steps,
-        "text": bounds_text(v.opts),
-    });
     let functions: Vec<Value> = v
         .results
         .iter()
         .map(|r| {
+            // R-BOUND: the bound this verdict holds for (`--grow-steps`).
+            let bounds = json!({
+                "threads": v.opts.threads,
+                "max_block_visits": r.steps,
+                "text": r.bounds,
+            });
             let mut f = json!({
                 "name": r.name,
                 "verdict": r.verdict.name(),

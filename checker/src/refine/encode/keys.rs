@@ -14,20 +14,27 @@ use super::{select, Builder, Enc, V};
 use crate::refine::prog::{CallInfo, CallSem, Prepared};
 use crate::vc::{Sort, TermId};
 
-/// The static key length of each token value (D-CTRL/D-LOOP keys): an
-/// anchor's key has one component, a `loop`'s one more than its token's,
+/// The static key layout of each token value (D-CTRL/D-LOOP keys), as the
+/// widths of its components: an anchor's key has one component (of
+/// `anchor_w` bits), a `loop`'s one more than its token's (a count),
 /// `entry`'s none.
-pub(super) fn key_len(p: &Prepared, v: ValueId, depth: usize) -> usize {
+pub(super) fn key_widths(p: &Prepared, v: ValueId, depth: usize, anchor_w: u32) -> Vec<u32> {
     let ValueDef::Inst { block, index } = p.func.value(v).def else {
-        return 0;
+        return Vec::new();
     };
     match p.call(block.0, index) {
         Some(c) => match c.sem {
-            CallSem::Anchor => 1,
-            CallSem::Loop if depth < 64 => c.token.map_or(0, |tok| key_len(p, tok, depth + 1)) + 1,
-            _ => 0,
+            CallSem::Anchor => vec![anchor_w],
+            CallSem::Loop if depth < 64 => {
+                let mut w = c
+                    .token
+                    .map_or(Vec::new(), |tok| key_widths(p, tok, depth + 1, anchor_w));
+                w.push(super::CW);
+                w
+            }
+            _ => Vec::new(),
         },
-        None => 0,
+        None => Vec::new(),
     }
 }
 
@@ -84,7 +91,12 @@ impl Builder<'_, '_> {
             let t = th.t;
             let copies = enc.class_ops[c].len();
             let vs: Vec<TermId> = (0..self.k * copies)
-                .map(|j| self.fresh(&format!("anchor.t{t}.o{o}.j{j}"), Sort::BitVec(super::CW)))
+                .map(|j| {
+                    self.fresh(
+                        &format!("anchor.t{t}.o{o}.j{j}"),
+                        Sort::BitVec(self.anchor_w),
+                    )
+                })
                 .collect();
             enc.choices.extend(&vs);
             let tok = match res {
@@ -92,6 +104,7 @@ impl Builder<'_, '_> {
                 None => format!("op{o}"),
             };
             enc.anchor_keys.push((tok, t, vs.clone()));
+            enc.anchor_vars.push(((c, t), vs.clone()));
             if vs.len() > 1 {
                 let d = self.t.distinct(&vs);
                 enc.valid.push(d);

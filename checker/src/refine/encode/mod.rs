@@ -176,6 +176,12 @@ pub struct Enc {
     /// variable of each occurrence). Lets CEGIS map a source anchor to the
     /// target anchor of the same name.
     pub anchor_keys: Vec<(String, usize, Vec<TermId>)>,
+    /// D-ANCHOR choice variables by (D-CW class, thread): the same
+    /// variables as `anchor_keys`, for the twin strategy of CEGIS.
+    pub anchor_vars: Vec<((usize, usize), Vec<TermId>)>,
+    /// D-ORDER rank variables `[t][o][j]` (thread, operation, occurrence)
+    /// with [`Ranks::Free`] and anchors; empty otherwise.
+    pub rank_vars: Vec<Vec<Vec<TermId>>>,
     /// D-CW class per op ([`Prepared::class`]) and the ops of each class:
     /// only instances of ops of one class can be converged.
     pub op_class: Vec<usize>,
@@ -252,7 +258,16 @@ pub(crate) struct Builder<'a, 'p> {
     bad: Option<Unsupported>,
     /// D-HIER: the selector of the hierarchy (several hierarchies only).
     hsel: Option<TermId>,
+    /// Width of D-ANCHOR key variables ([`CW`], or [`TWIN_KEY_W`] for the
+    /// twin strategy's source copy, [`encode_twin`]).
+    anchor_w: u32,
 }
+
+/// Width of the anchor keys of [`encode_twin`]'s encoding: a target
+/// anchor's D-CW class (8 bits) and its key ([`CW`] bits), so that the
+/// source's occurrences of one anchor can take the keys of several
+/// target anchors (D-INST holds per class in the target).
+pub const TWIN_KEY_W: u32 = 8 + CW;
 
 /// The bit-vector width of a value of IR type `ty`: integers by their
 /// width, floats by their format's (R-FLOAT-SMT), pointers [`PW`].
@@ -383,6 +398,35 @@ pub fn encode_with(
     observe: Observe,
     ranks: Ranks,
 ) -> Result<Enc, Unsupported> {
+    encode_full(terms, p, launch, k, name, observe, ranks, CW)
+}
+
+/// [`encode_with`] free ranks and anchor keys of [`TWIN_KEY_W`] bits:
+/// the source copy of CEGIS's twin strategy (`refine::twin`). Anchor
+/// keys are labels compared for equality (D-ANCHOR), so wider ones give
+/// the same executions.
+pub fn encode_twin(
+    terms: &mut Terms,
+    p: &Prepared,
+    launch: &Launch,
+    k: usize,
+    name: &str,
+    observe: Observe,
+) -> Result<Enc, Unsupported> {
+    encode_full(terms, p, launch, k, name, observe, Ranks::Free, TWIN_KEY_W)
+}
+
+#[allow(clippy::too_many_arguments)] // the encodings' common entry point
+fn encode_full(
+    terms: &mut Terms,
+    p: &Prepared,
+    launch: &Launch,
+    k: usize,
+    name: &str,
+    observe: Observe,
+    ranks: Ranks,
+    anchor_w: u32,
+) -> Result<Enc, Unsupported> {
     let mut b = Builder {
         t: terms,
         p,
@@ -396,6 +440,7 @@ pub fn encode_with(
         here: (format!("@{}", p.func.name), None),
         bad: None,
         hsel: None,
+        anchor_w,
     };
     let enc = b.run();
     match b.bad {

@@ -134,6 +134,7 @@ impl Builder<'_, '_> {
                     enc.choices.extend(&vs);
                     per_op.push(vs);
                 }
+                enc.rank_vars.push(per_op.clone());
                 (0..k)
                     .map(|s| {
                         (0..nops)

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use semantics::ir::{Block, Const, Operand, TermKind, Type, ValueDef, ValueId};
 
-use super::keys::key_len;
+use super::keys::key_widths;
 use super::launch::possible_blocks;
 use super::{width, Builder, CEv, Enc, Ev, Inst, V};
 use crate::vc::TermId;
@@ -191,6 +191,8 @@ impl Builder<'_, '_> {
             cev_count: Vec::new(),
             op_callee,
             anchor_keys: Vec::new(),
+            anchor_vars: Vec::new(),
+            rank_vars: Vec::new(),
             op_class,
             class_ops,
             atom: Vec::new(),
@@ -333,8 +335,8 @@ impl Builder<'_, '_> {
         for (vi, info) in f.values.iter().enumerate() {
             if matches!(info.def, ValueDef::Inst { .. }) {
                 let v = if info.ty.is_token() {
-                    let kl = key_len(p, ValueId(vi), 0);
-                    let key = (0..kl).map(|_| self.cw(0)).collect();
+                    let widths = key_widths(p, ValueId(vi), 0, self.anchor_w);
+                    let key = widths.iter().map(|w| self.bv(*w, 0)).collect();
                     V::Tok {
                         key,
                         def: self.cw(255),
