@@ -163,11 +163,14 @@ j:
 }
 
 /// Recursion is inlined to `semantics::inline::RECURSION_DEPTH` nested
-/// copies and cut past it: a recursion without end has no execution that
-/// returns (unknown, never a verdict). Uncontrolled calls of `entry`
-/// callees are unsupported, with the reason.
+/// copies and cut past it: a recursion without end that repeats itself
+/// (the same arguments, nothing observable) is stuck (R-PREFIX-REC) and
+/// refines itself; one that counts down past the depth has no execution
+/// compared (unknown, never a verdict; `refine_prefix.rs` has more).
+/// Uncontrolled calls of `entry` callees outside a convergent kernel's
+/// entry block are unsupported, with the reason.
 #[test]
-fn endless_recursion_is_unknown_and_uncontrolled_entry_calls_unsupported() {
+fn endless_recursion_refines_and_uncontrolled_entry_calls_unsupported() {
     let rec = parse(&format!(
         "{DECLS}
 define void @f(i32 %x) {{
@@ -179,7 +182,20 @@ define void @k(i32 %a) {{
   ret void
 }}"
     ));
-    let got = check(&rec, &rec, "k", &opts(vec![1]));
+    assert_eq!(check(&rec, &rec, "k", &opts(vec![1, 2])), "refines");
+    let down = parse(&format!(
+        "{DECLS}
+define void @f(i32 %x) {{
+  %y = add i32 %x, 1
+  call void @f(i32 %y)
+  ret void
+}}
+define void @k(i32 %a) {{
+  call void @f(i32 %a)
+  ret void
+}}"
+    ));
+    let got = check(&down, &down, "k", &opts(vec![1]));
     assert!(
         got.starts_with("unknown") && got.contains("bound too small"),
         "{got}"
@@ -201,6 +217,102 @@ define void @k() {{
         got.starts_with("unsupported") && got.contains("without a convergencectrl token"),
         "{got}"
     );
+    // In a convergent kernel, but in a loop: D-MAX there converges
+    // iterations (D-MAX-ITER), not the launch group; no token says so.
+    let looped = parse(&format!(
+        "{DECLS}
+define void @f() convergent {{
+  %e = call token @llvm.experimental.convergence.entry()
+  %s = call i32 @subgroupAdd(i32 1) [ \"convergencectrl\"(token %e) ]
+  ret void
+}}
+define void @k(i1 %c) convergent {{
+entry:
+  br label %loop
+loop:
+  call void @f()
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}}"
+    ));
+    let got = check(&looped, &looped, "k", &opts(vec![1]));
+    assert!(
+        got.starts_with("unsupported") && got.contains("without a convergencectrl token"),
+        "{got}"
+    );
+}
+
+/// D-ENTRY-CALL for an uncontrolled call outside every cycle of a
+/// convergent kernel (LLVM's Inline/convergence-inline.ll
+/// @test_convergent_no_token): D-MAX converges the launch group's
+/// instances there, as the kernel's `entry` would, so the callee's `entry`
+/// becomes an inserted `entry` token. The
+/// program refines itself; a target whose callee groups threads by an
+/// anchor instead (any grouping) is a counterexample at 2 threads (the
+/// source's operation has every thread in its set), replayed on the
+/// inlined and the original modules, where the interpreter executes the
+/// uncontrolled call itself.
+#[test]
+fn uncontrolled_entry_call_in_the_entry_block_is_the_launch_entry() {
+    let kernel = "
+define void @k(i32 %x) convergent {
+entry:
+  call void @f(i32 %x)
+  ret void
+}";
+    let src = parse(&format!(
+        "{DECLS}{kernel}
+define void @f(i32 %v) convergent {{
+  %e = call token @llvm.experimental.convergence.entry()
+  %s = call i32 @subgroupAdd(i32 %v) [ \"convergencectrl\"(token %e) ]
+  call void @ext(i32 %s)
+  ret void
+}}"
+    ));
+    let tgt = parse(&format!(
+        "{DECLS}{kernel}
+define void @f(i32 %v) convergent {{
+  %e = call token @llvm.experimental.convergence.entry()
+  %a = call token @llvm.experimental.convergence.anchor()
+  %s = call i32 @subgroupAdd(i32 %v) [ \"convergencectrl\"(token %a) ]
+  call void @ext(i32 %s)
+  ret void
+}}"
+    ));
+    assert_eq!(check(&src, &src, "k", &opts(vec![1, 2])), "refines");
+    assert_eq!(check(&src, &tgt, "k", &opts(vec![1, 2])), "counterexample");
+    assert_eq!(check(&tgt, &src, "k", &opts(vec![1, 2])), "refines");
+    // In a branch (outside every cycle): the threads that take it are
+    // converged there, the others do not communicate.
+    let branch = |body: &str| {
+        parse(&format!(
+            "{DECLS}
+define void @k(i32 %x) convergent {{
+entry:
+  %c = icmp ult i32 %x, 7
+  br i1 %c, label %then, label %done
+then:
+  call void @f(i32 %x)
+  br label %done
+done:
+  ret void
+}}
+define void @f(i32 %v) convergent {{
+  %e = call token @llvm.experimental.convergence.entry()
+{body}
+  call void @ext(i32 %s)
+  ret void
+}}"
+        ))
+    };
+    let src = branch("  %s = call i32 @subgroupAdd(i32 %v) [ \"convergencectrl\"(token %e) ]");
+    let tgt = branch(
+        "  %a = call token @llvm.experimental.convergence.anchor()
+  %s = call i32 @subgroupAdd(i32 %v) [ \"convergencectrl\"(token %a) ]",
+    );
+    assert_eq!(check(&src, &src, "k", &opts(vec![1, 2])), "refines");
+    assert_eq!(check(&src, &tgt, "k", &opts(vec![1, 2])), "counterexample");
 }
 
 /// The memory abstraction: `atomicrmw` on a global is an observed event

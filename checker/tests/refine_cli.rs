@@ -31,6 +31,9 @@ fn args(stem: &str) -> Args {
             strategies: StrategiesArg::Canonical,
             no_replay: false,
             hierarchy: HierarchyArg::All,
+            grow_steps: None,
+            buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
+            grow_buffers: None,
         },
         time_limit: 300,
         dump_smt: None,
@@ -86,8 +89,9 @@ fn exit_statuses() {
         e.message
     );
     // Calls of defined functions are inlined (F-20 fixed), recursion to a
-    // depth: a recursion without end is unknown (no execution returns),
-    // exit 2. An indirect call is a call of an unknown function
+    // depth: a recursion without end whose arguments change is unknown (no
+    // execution returns, and it never repeats itself: R-PREFIX-REC does
+    // not apply), exit 2. An indirect call is a call of an unknown function
     // (R-CALL-IND): exit 0 against itself. Passing a pointer to an unknown
     // function that may access memory in a kernel that loads is outside
     // the encoding (R-CALL-PTR): no verdict (exit 2, the project-wide
@@ -100,7 +104,7 @@ fn exit_statuses() {
     };
     let rec = tmp(
         "rec",
-        "define void @f(i32 %x) {\n  call void @f(i32 %x)\n  ret void\n}\n\
+        "define void @f(i32 %x) {\n  %y = add i32 %x, 1\n  call void @f(i32 %y)\n  ret void\n}\n\
          define void @k(i32 %a) {\n  call void @f(i32 %a)\n  ret void\n}\n",
     );
     let mut a = args("cl02-reduction-merge-uniform");

@@ -318,3 +318,58 @@ fn r_mem_smt_agreeing_writers_are_checked() {
         other => panic!("a byte read by a thread another writes: {other:?}"),
     }
 }
+
+/// `--buffer-bytes` / `--grow-buffers` (P-MEM-OBJ, R-BOUND): a kernel
+/// storing at byte 80 of a pointer parameter without `dereferenceable`
+/// has UB on every launch with the default 64-byte buffers (vacuous);
+/// with `grow_buffers` the buffers are doubled to 128 bytes, the store is
+/// in bounds, and a target storing another value is a counterexample,
+/// replayed with the grown buffers. The verdict names the size used.
+#[test]
+fn grow_buffers_doubles_input_buffers_of_an_always_ub_source() {
+    let k = |v: u32| {
+        format!(
+            "define void @k(ptr %out) {{
+entry:
+  %p = getelementptr inbounds i8, ptr %out, i64 80
+  store i32 {v}, ptr %p
+  ret void
+}}"
+        )
+    };
+    let (s, t) = (parse(&k(1)), parse(&k(2)));
+    let run = |o: &Options| {
+        let mut session = Session::new(None);
+        match check_pair(&s, &t, "k", o, &mut session, true, None) {
+            Ok(PairResult::Checked {
+                outcome, replay, ..
+            }) => {
+                if let Some(Err(e)) = replay {
+                    panic!("R-CEX: the interpreter does not confirm: {e}");
+                }
+                (outcome.verdict, outcome.buffer_bytes)
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    let base = Options {
+        threads: vec![1],
+        ..Options::default()
+    };
+    let (v, bytes) = run(&base);
+    assert!(matches!(v, Verdict::Vacuous(_)), "{v:?}");
+    assert_eq!(bytes, 64);
+    let (v, bytes) = run(&Options {
+        grow_buffers: Some(256),
+        ..base.clone()
+    });
+    assert!(matches!(v, Verdict::Counterexample(_)), "{v:?}");
+    assert_eq!(bytes, 128);
+    // `--buffer-bytes` alone gives the same answer without growing.
+    let (v, bytes) = run(&Options {
+        buffer_bytes: 96,
+        ..base
+    });
+    assert!(matches!(v, Verdict::Counterexample(_)), "{v:?}");
+    assert_eq!(bytes, 96);
+}

@@ -22,10 +22,22 @@
 //!   same static instruction). [`Origin`] records the original instruction
 //!   and call path of every inlined instruction so that a consumer can
 //!   identify the copies (the checker's encoding does);
-//! - a call without a token to a callee that uses `entry`: rejected with
-//!   [`InlineError`]. D-ENTRY-CALL for such a call relates the callee's
-//!   `entry` to the call site's own convergence (D-MAX), which has no token
-//!   to substitute; inventing one would invent semantics;
+//! - a call without a token to a callee that uses `entry`: D-ENTRY-CALL
+//!   relates the callee's `entry` to the call site's own convergence
+//!   (D-UNCTRL: D-MAX), which has no token to substitute. One case has
+//!   one: a call outside every cycle of a `convergent` kernel without an
+//!   `entry` of its own. There D-MAX converges the instances of all the
+//!   threads of the launch group that execute the call ("Outside every
+//!   cycle, all instances of X in threads of the same launch group are
+//!   converged"), as D-ENTRY-LAUNCH (OpenCL-like environment, the
+//!   checker's) converges the instances of the kernel's `entry` and D-CTRL
+//!   the calls using its token: such calls get the token of an `entry`
+//!   call inserted at the start of the kernel ([`Inlined::entry_added`];
+//!   the same meaning, now controlled, as step 4 of CO "Inferring Tokens"
+//!   gives them), and are inlined as controlled calls. In a cycle (whose
+//!   heart would need a `loop` token, D-MAX-ITER) or in a callee they are
+//!   rejected with [`InlineError`]; inventing a token would invent
+//!   semantics;
 //! - recursion (direct or mutual) is inlined to [`RECURSION_DEPTH`] nested
 //!   copies of a function; a call that would nest one more copy is replaced
 //!   by a branch to a block that loops forever (`recursion.cut: br label
@@ -111,6 +123,10 @@ pub struct Inlined {
     pub calls: Vec<InlinedCall>,
     /// Every recursive call cut at [`RECURSION_DEPTH`].
     pub cuts: Vec<RecursionCut>,
+    /// Whether an `entry` call was inserted at the start of the kernel for
+    /// its uncontrolled calls, outside every cycle, of callees that use
+    /// `entry` (module documentation).
+    pub entry_added: bool,
 }
 
 /// One inlined call: a copy of the callee's body.
@@ -190,6 +206,7 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
             })
             .collect(),
     };
+    let entry_added = w.control_entry_block_calls();
     let (mut count, mut cuts) = (0, 0);
     while let Some((b, i)) = w.next_call() {
         if w.inline_one(b, i)? {
@@ -230,6 +247,7 @@ pub fn inline_kernel(m: &Module, kernel: &str) -> Result<Inlined, InlineError> {
         term_frames: w.term_frames,
         calls: w.calls,
         cuts: w.cuts,
+        entry_added,
     })
 }
 
@@ -290,7 +308,108 @@ fn name_text(n: &Name) -> String {
     n.to_string()
 }
 
+/// Whether function `g` calls the `entry` intrinsic.
+fn uses_entry(g: &Function) -> bool {
+    g.blocks.iter().flat_map(|b| &b.insts).any(is_entry)
+}
+
 impl Work<'_> {
+    /// D-ENTRY-CALL for uncontrolled calls outside every cycle of the
+    /// kernel (module documentation): in a `convergent` kernel without
+    /// `entry`, the calls without a token of defined callees that use
+    /// `entry`, in blocks outside every cycle, get the token of an `entry`
+    /// call inserted at the start of the entry block. Returns whether it
+    /// did.
+    fn control_entry_block_calls(&mut self) -> bool {
+        let m = self.m;
+        let f = &self.f;
+        if f.blocks.is_empty()
+            || !m.has_attr(&f.fn_attrs, "convergent")
+            || f.blocks.iter().flat_map(|b| &b.insts).any(is_entry)
+        {
+            return false;
+        }
+        // Blocks outside every cycle: the non-trivial strongly connected
+        // components are the outermost cycles of every hierarchy (D-HIER),
+        // so one hierarchy tells.
+        let cycles = crate::cfg::CycleInfo::compute(&crate::cfg::Cfg::from_function(f));
+        let targets: Vec<(usize, usize)> = f
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| cycles.cycles_containing(BlockId(*b)).is_empty())
+            .flat_map(|(b, blk)| blk.insts.iter().enumerate().map(move |(i, x)| (b, i, x)))
+            .filter(|(_, _, x)| match &x.kind {
+                InstKind::Call(c) => {
+                    c.convergence_bundles().next().is_none()
+                        && called_definition(m, x).is_some_and(uses_entry)
+                }
+                _ => false,
+            })
+            .map(|(b, i, _)| (b, i))
+            .collect();
+        if targets.is_empty() {
+            return false;
+        }
+        let mut taken: HashSet<String> = f.values.iter().map(|v| name_text(&v.name)).collect();
+        let name = self.fresh_value_name(&mut taken, "entry.token");
+        let id = ValueId(self.f.values.len());
+        self.f.values.push(ValueInfo {
+            name,
+            ty: Type::Token,
+            // Fixed by `compact` (the call is inlined, so it runs).
+            def: ValueDef::Arg(usize::MAX),
+        });
+        let span = self.f.blocks[0]
+            .insts
+            .first()
+            .map_or(self.f.blocks[0].term.span, |i| i.span);
+        for &(b, i) in &targets {
+            if let InstKind::Call(c) = &mut self.f.blocks[b].insts[i].kind {
+                c.bundles.push(crate::ir::Bundle {
+                    tag: "convergencectrl".into(),
+                    inputs: vec![crate::ir::TypedOperand {
+                        ty: Type::Token,
+                        value: Operand::Local(id),
+                    }],
+                });
+            }
+        }
+        let call = Call {
+            tail: None,
+            flags: Vec::new(),
+            cconv: None,
+            ret_attrs: Vec::new(),
+            ty: Type::Token,
+            callee: Operand::constant(Const::Global(ENTRY.to_string())),
+            args: Vec::new(),
+            fn_attrs: Vec::new(),
+            bundles: Vec::new(),
+        };
+        self.f.blocks[0].insts.insert(
+            0,
+            Inst {
+                result: Some(id),
+                kind: InstKind::Call(Box::new(call)),
+                meta: Default::default(),
+                span,
+            },
+        );
+        let kernel = self.f.name.clone();
+        self.origins[0].insert(
+            0,
+            Origin {
+                loc: Loc {
+                    func: kernel,
+                    block: BlockId(0),
+                    index: usize::MAX,
+                },
+                path: Vec::new(),
+            },
+        );
+        true
+    }
+
     fn next_call(&self) -> Option<(usize, usize)> {
         for (b, blk) in self.f.blocks.iter().enumerate() {
             for (i, inst) in blk.insts.iter().enumerate() {

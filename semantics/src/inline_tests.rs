@@ -460,6 +460,61 @@ entry:
     assert!(e.at.contains("@k %entry"), "{e}");
 }
 
+/// D-ENTRY-CALL with D-MAX: in a `convergent` kernel without `entry`, an
+/// uncontrolled call outside every cycle of a callee that uses `entry`
+/// gets the token of an `entry` inserted at the kernel's start; the
+/// interpreter, which runs the uncontrolled calls itself (the callee's
+/// `entry` converged as the call sites are), sees the same behaviours. In
+/// a cycle the call is still rejected.
+#[test]
+fn uncontrolled_entry_calls_outside_cycles_get_an_entry_token() {
+    let callee = "
+define i32 @f(i32 %x) convergent {
+  %e = call token @llvm.experimental.convergence.entry()
+  %r = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %x) [ \"convergencectrl\"(token %e) ]
+  ret i32 %r
+}
+declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent
+";
+    let m = parse(&format!(
+        "{callee}
+define void @k() convergent {{
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %a = call i32 @f(i32 %t)
+  call void @ext(i32 %a)
+  %c = icmp ult i32 %t, 1
+  br i1 %c, label %then, label %done
+then:
+  %b = call i32 @f(i32 %t)
+  call void @ext(i32 %b)
+  br label %done
+done:
+  ret void
+}}
+"
+    ));
+    let i = inline(&m, "k");
+    assert!(i.entry_added);
+    assert_eq!(i.calls_inlined, 2);
+    assert_same_behaviours(&m, "k");
+    let looped = parse(&format!(
+        "{callee}
+define void @k(i1 %c) convergent {{
+entry:
+  br label %loop
+loop:
+  %a = call i32 @f(i32 0)
+  br i1 %c, label %loop, label %done
+done:
+  ret void
+}}
+"
+    ));
+    let e = inline_kernel(&looped, "k").expect_err("rejected");
+    assert!(e.message.contains("without a convergencectrl token"), "{e}");
+}
+
 /// Calls inside a loop, anchors in the callee, a callee with a loop of its
 /// own: the interpreter sees the same behaviours.
 #[test]

@@ -145,6 +145,17 @@ pub struct CheckArgs {
     /// the time limit; the verdict names the bound it holds for.
     #[arg(long, value_name = "CAP")]
     pub grow_steps: Option<usize>,
+    /// Bytes of each kernel pointer parameter's input buffer when the
+    /// parameter has no `dereferenceable(N)` (P-MEM-OBJ; the interpreter's
+    /// `run --buffer-bytes` default).
+    #[arg(long, default_value_t = semantics::machine::DEFAULT_BUFFER_BYTES)]
+    pub buffer_bytes: u64,
+    /// When the source has undefined behaviour on every launch and some
+    /// input buffer has the size --buffer-bytes chose (an access past it is
+    /// UB), check again with buffers twice as large, up to CAP bytes (at
+    /// most 256), within the time limit; the verdict names the size used.
+    #[arg(long, value_name = "CAP", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub grow_buffers: Option<u64>,
     /// What is observed of convergent calls (R-OBS).
     #[arg(long, value_enum, default_value = "auto")]
     pub observe: ObserveArg,
@@ -228,6 +239,8 @@ impl CheckArgs {
                 HierarchyArg::All => HierarchyMode::All,
             },
             grow_steps: self.grow_steps.filter(|cap| *cap > self.max_steps),
+            buffer_bytes: self.buffer_bytes,
+            grow_buffers: self.grow_buffers.filter(|cap| *cap > self.buffer_bytes),
             ..Options::default()
         }
     }

@@ -220,6 +220,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 internal: None,
                 bisect: None,
                 steps: ropts.max_steps,
+                buffer_bytes: ropts.buffer_bytes,
             })
             .collect(),
     };

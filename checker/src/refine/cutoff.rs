@@ -340,6 +340,7 @@ fn mirror<'a>(
             iterations: Vec::new(),
             cutoff: None,
             max_steps: checker.opts.max_steps,
+            buffer_bytes: checker.opts.buffer_bytes,
         }));
     }
     if let super::mirror::Strategy::Fails(why) = strategy {

@@ -11,7 +11,6 @@ use rustc_hash::FxHashMap as HashMap;
 use semantics::ir::layout::DataLayout;
 use semantics::ir::{Attr, Const, Function, InstKind, Module, Type};
 use semantics::machine::memory::{base_address, global_id, input_id, is_workgroup};
-use semantics::machine::DEFAULT_BUFFER_BYTES;
 
 /// Largest object the encoding expresses (bytes are terms; a load at a
 /// variable offset is a choice among every offset).
@@ -76,22 +75,23 @@ pub struct Objects {
     /// Object index of each entry-block `alloca` (instruction index).
     pub alloca: HashMap<usize, usize>,
     pub layout: Option<DataLayout>,
+    /// Some input buffer has the size the check chose (no
+    /// `dereferenceable`): `--grow-buffers` may enlarge it.
+    pub chosen_buffer_size: bool,
 }
 
-/// An input buffer's size: `dereferenceable(N)`, else the interpreter's
-/// default (`DEFAULT_BUFFER_BYTES`).
-fn buffer_size(m: &Module, attrs: &[Attr]) -> u64 {
-    m.expand_attrs(attrs)
-        .iter()
-        .find_map(|a| match a {
-            Attr::Paren { name, args }
-                if name == "dereferenceable" || name == "dereferenceable_or_null" =>
-            {
-                args.trim().parse::<u64>().ok()
-            }
-            _ => None,
-        })
-        .unwrap_or(DEFAULT_BUFFER_BYTES)
+/// An input buffer's size given by its parameter: `dereferenceable(N)`
+/// (else the check's `--buffer-bytes`, by default the interpreter's
+/// `DEFAULT_BUFFER_BYTES`, 64).
+fn declared_buffer_size(m: &Module, attrs: &[Attr]) -> Option<u64> {
+    m.expand_attrs(attrs).iter().find_map(|a| match a {
+        Attr::Paren { name, args }
+            if name == "dereferenceable" || name == "dereferenceable_or_null" =>
+        {
+            args.trim().parse::<u64>().ok()
+        }
+        _ => None,
+    })
 }
 
 /// The little-endian bytes of an initializer of type `ty` (P-MEM-OBJ:
@@ -132,7 +132,8 @@ fn init_bytes(
 /// P-MEM-OBJ: the objects of `func` in module `m`. Globals whose type or
 /// initializer the encoding does not express get no object (a use of one
 /// is reported unsupported); so do entry-block `alloca`s of unsized types.
-pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
+/// An input buffer without `dereferenceable(N)` has `buffer_bytes` bytes.
+pub fn objects(m: &Module, func: &Function, buffer_bytes: u64) -> Result<Objects, String> {
     let mut t = Objects::default();
     let uses_memory = func.params.iter().any(|p| matches!(p.ty, Type::Ptr(_)))
         || func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
@@ -156,9 +157,11 @@ pub fn objects(m: &Module, func: &Function) -> Result<Objects, String> {
                 .map(|v| func.value(v).name.to_string())
                 .unwrap_or_else(|| format!("arg{i}"));
             t.param.insert(i, t.objects.len());
+            let declared = declared_buffer_size(m, &p.attrs);
+            t.chosen_buffer_size |= declared.is_none();
             t.objects.push(Object {
                 name: format!("%{name}"),
-                size: buffer_size(m, &p.attrs),
+                size: declared.unwrap_or(buffer_bytes),
                 kind: ObjKind::Input { param: i },
                 base: base_address(input_id(k)),
                 init: Vec::new(),

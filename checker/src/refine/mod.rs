@@ -131,6 +131,16 @@ pub struct Options {
     /// within the time limit; the verdict names the bound used
     /// ([`Outcome2::max_steps`]). `None`: `max_steps` only.
     pub grow_steps: Option<usize>,
+    /// P-MEM-OBJ, R-MEM-SMT: the bytes of each input buffer whose pointer
+    /// parameter has no `dereferenceable(N)` (`--buffer-bytes`; default
+    /// the interpreter's, 64).
+    pub buffer_bytes: u64,
+    /// `--grow-buffers CAP` (R-BOUND): when the source has undefined
+    /// behaviour on every launch and some input buffer has the size
+    /// `buffer_bytes` chose, check again with buffers twice as large, up
+    /// to CAP bytes (at most `memobj::MAX_OBJECT_BYTES`), within the time
+    /// limit; the verdict names the size used ([`Outcome2::buffer_bytes`]).
+    pub grow_buffers: Option<u64>,
 }
 
 impl Default for Options {
@@ -154,6 +164,8 @@ impl Default for Options {
             dump_smt: None,
             hierarchy: hier::HierarchyMode::All,
             grow_steps: None,
+            buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
+            grow_buffers: None,
         }
     }
 }
@@ -241,6 +253,10 @@ pub struct Outcome2 {
     /// R-BOUND: the block visits per thread the verdict holds for
     /// (`Options::max_steps`, or more when `--grow-steps` raised it).
     pub max_steps: usize,
+    /// R-BOUND, P-MEM-OBJ: the bytes of each input buffer without
+    /// `dereferenceable` (`Options::buffer_bytes`, or more when
+    /// `--grow-buffers` raised it).
+    pub buffer_bytes: u64,
 }
 
 /// Which program of a pair (R-REF): the source, which the target must
@@ -405,6 +421,7 @@ impl Checker<'_, '_> {
                     iterations,
                     cutoff: None,
                     max_steps: self.opts.max_steps,
+                    buffer_bytes: self.opts.buffer_bytes,
                 });
             }
             match r {
@@ -414,6 +431,7 @@ impl Checker<'_, '_> {
                         iterations,
                         cutoff: None,
                         max_steps: self.opts.max_steps,
+                        buffer_bytes: self.opts.buffer_bytes,
                     })
                 }
                 PerN::Refines { cut } => {
@@ -445,6 +463,7 @@ impl Checker<'_, '_> {
             iterations,
             cutoff: None,
             max_steps: self.opts.max_steps,
+            buffer_bytes: self.opts.buffer_bytes,
         })
     }
 

@@ -90,10 +90,15 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
                 conj.push(terms.implies(pre, ok));
             }
         }
-        // Convergent events with their sets.
+        // Convergent events with their sets; a pair whose ordinals cannot
+        // be equal (disjoint ranges, below the counters' wrap) constrains
+        // nothing and is left out.
         conj.push(terms.eq(s.cev_count[th], t.cev_count[th]));
         for cs in &s.cev[th] {
             for ct in &t.cev[th] {
+                if apart(s.cev_range_at(cs.s, cs.op), t.cev_range_at(ct.s, ct.op)) {
+                    continue;
+                }
                 let is_ = &s.inst[th][cs.s][cs.op];
                 let it = &t.inst[th][ct.s][ct.op];
                 let (Some(os), Some(ot)) = (is_.ord, it.ord) else {
@@ -125,6 +130,16 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
     conj.push(memory_match(terms, s, t));
     let eq = terms.and(&conj);
     terms.or(&[ub_s, eq])
+}
+
+/// Two ordinal ranges that share no value, both below the wrap of the
+/// `CW`-bit event counters.
+fn apart(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> bool {
+    let limit = 1usize << super::encode::CW;
+    match (a, b) {
+        (Some((a0, a1)), Some((b0, b1))) => a1 < limit && b1 < limit && (a1 < b0 || b1 < a0),
+        _ => false,
+    }
 }
 
 /// R-MEM: the final contents of the observed objects agree, byte by byte

@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use semantics::inline::Inlined;
 use semantics::ir::Module;
 
 use super::cutoff;
@@ -15,6 +16,77 @@ use super::{
     Verdict,
 };
 use crate::smt::Session;
+
+/// The two inlined kernels prepared for the encoding (`buffer_bytes`: the
+/// size of input buffers without `dereferenceable`, P-MEM-OBJ), with their
+/// R-PREFIX-REC lassos and D-HIER hierarchies; or the pair's result when
+/// that already decides it (unsupported, too many hierarchies).
+#[allow(clippy::type_complexity)] // one pair of programs or one result
+fn prepare_pair<'m>(
+    isrc: &'m Inlined,
+    itgt: &'m Inlined,
+    kernel: &str,
+    opts: &Options,
+    buffer_bytes: u64,
+) -> Result<(Prepared<'m>, Prepared<'m>), Box<PairResult>> {
+    let prep = |role: Side, i: &'m Inlined| {
+        prog::prepare_inlined(
+            &i.module,
+            kernel,
+            opts.shuffle_oob_ub,
+            Some(&i.origins),
+            buffer_bytes,
+        )
+        .map_err(|u| {
+            Box::new(PairResult::Unsupported {
+                role,
+                message: u.to_string(),
+                span: u.span,
+            })
+        })
+    };
+    let mut ps = prep(Side::Source, isrc)?;
+    let mut pt = prep(Side::Target, itgt)?;
+    // R-PREFIX-REC: where a cut recursion provably repeats itself.
+    ps.rec_lassos = super::encode::recursion_lassos(&ps, isrc);
+    pt.rec_lassos = super::encode::recursion_lassos(&pt, itgt);
+    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
+    // `--hierarchy llvm`, as prepared).
+    if opts.hierarchy == HierarchyMode::All {
+        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
+            match hier::hierarchies(p.func, HierarchyMode::All) {
+                Ok(hs) => p.hiers = hs,
+                Err(too_many) => {
+                    let why = UnknownWhy::Hierarchies {
+                        role,
+                        found: too_many.found,
+                        complete: too_many.complete,
+                        limit: hier::HIERARCHY_LIMIT,
+                    };
+                    return Err(Box::new(PairResult::Checked {
+                        outcome: Outcome2 {
+                            verdict: Verdict::Unknown(why),
+                            iterations: Vec::new(),
+                            cutoff: None,
+                            max_steps: opts.max_steps,
+                            buffer_bytes,
+                        },
+                        replay: None,
+                        inlined: None,
+                    }));
+                }
+            }
+        }
+    }
+    Ok((ps, pt))
+}
+
+/// `--grow-buffers`: the source has UB on every launch, and a pointer
+/// parameter's buffer has the size the check chose (no
+/// `dereferenceable`), so a larger buffer may make an access in bounds.
+fn buffers_too_small(v: &Verdict, p: &Prepared) -> bool {
+    matches!(v, Verdict::Vacuous(super::VacuousWhy::SourceAlwaysUb)) && p.mem.chosen_buffer_size
+}
 
 /// `--grow-steps`: the verdict says the step bound was too small to settle
 /// anything (R-BOUND, R-PREFIX), so a larger bound may give an answer.
@@ -210,75 +282,22 @@ pub fn check_pair<'a>(
             }
         }
     }
-    let ps = match prog::prepare_inlined(
-        &isrc.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&isrc.origins),
-    ) {
-        Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: Side::Source,
-                message: u.to_string(),
-                span: u.span,
-            })
-        }
+    let (mut ps, mut pt) = match prepare_pair(&isrc, &itgt, kernel, opts, opts.buffer_bytes) {
+        Ok(pair) => pair,
+        Err(r) => return Ok(*r),
     };
-    let pt = match prog::prepare_inlined(
-        &itgt.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&itgt.origins),
-    ) {
-        Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: Side::Target,
-                message: u.to_string(),
-                span: u.span,
-            })
-        }
-    };
-    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
-    // `--hierarchy llvm`, as prepared).
-    let (mut ps, mut pt) = (ps, pt);
-    // R-PREFIX-REC: where a cut recursion provably repeats itself.
-    ps.rec_lassos = super::encode::recursion_lassos(&ps, &isrc);
-    pt.rec_lassos = super::encode::recursion_lassos(&pt, &itgt);
-    if opts.hierarchy == HierarchyMode::All {
-        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
-            match hier::hierarchies(p.func, HierarchyMode::All) {
-                Ok(hs) => p.hiers = hs,
-                Err(too_many) => {
-                    let why = UnknownWhy::Hierarchies {
-                        role,
-                        found: too_many.found,
-                        complete: too_many.complete,
-                        limit: hier::HIERARCHY_LIMIT,
-                    };
-                    return Ok(PairResult::Checked {
-                        outcome: Outcome2 {
-                            verdict: Verdict::Unknown(why),
-                            iterations: Vec::new(),
-                            cutoff: None,
-                            max_steps: opts.max_steps,
-                        },
-                        replay: None,
-                        inlined: None,
-                    });
-                }
-            }
-        }
-    }
     // `--grow-steps` (R-BOUND): a bound too small to settle anything is
     // doubled up to the cap, each check within what is left of the time
     // limit; the verdict is that of the last bound checked, which it names.
+    // `--grow-buffers` likewise doubles the input buffers of a source with
+    // UB on every launch.
     let started = std::time::Instant::now();
     let mut progress = progress;
     let mut run_opts = opts.clone();
     let mut outcome = loop {
-        let run = if run_opts.max_steps == opts.max_steps {
+        let first =
+            run_opts.max_steps == opts.max_steps && run_opts.buffer_bytes == opts.buffer_bytes;
+        let run = if first {
             run_at(&ps, &pt, &run_opts, session, &mut progress)
         } else {
             // A larger bound is checked in a fresh Z3 context, as a run of
@@ -307,13 +326,25 @@ pub fn check_pair<'a>(
             Err(e) => return Err(e),
         };
         let left = opts.time_limit.map(|l| l.saturating_sub(started.elapsed()));
-        match (opts.grow_steps, bound_too_small(&outcome.verdict)) {
-            (Some(cap), true) if run_opts.max_steps < cap && left != Some(Default::default()) => {
+        if left == Some(Default::default()) {
+            break outcome;
+        }
+        match (opts.grow_steps, opts.grow_buffers) {
+            (Some(cap), _) if bound_too_small(&outcome.verdict) && run_opts.max_steps < cap => {
                 run_opts.max_steps = (run_opts.max_steps * 2).min(cap);
-                run_opts.time_limit = left;
+            }
+            (_, Some(cap))
+                if buffers_too_small(&outcome.verdict, &ps) && run_opts.buffer_bytes < cap =>
+            {
+                run_opts.buffer_bytes = (run_opts.buffer_bytes * 2).min(cap);
+                (ps, pt) = match prepare_pair(&isrc, &itgt, kernel, opts, run_opts.buffer_bytes) {
+                    Ok(pair) => pair,
+                    Err(r) => return Ok(*r),
+                };
             }
             _ => break outcome,
         }
+        run_opts.time_limit = left;
     };
     // Replay runs the interpreter at (a multiple of) the bound checked.
     let opts = &Options {

@@ -230,16 +230,25 @@ fn wide_ptr(ty: &Type, mem: &super::memobj::Objects) -> bool {
 /// Prepares kernel `kernel` (name without `@`) of `m`, or says which
 /// construct the encoding does not cover (P-PROG subset of the checker).
 pub fn prepare<'m>(m: &'m Module, kernel: &str, oob_ub: bool) -> Result<Prepared<'m>, Unsupported> {
-    prepare_inlined(m, kernel, oob_ub, None)
+    prepare_inlined(
+        m,
+        kernel,
+        oob_ub,
+        None,
+        semantics::machine::DEFAULT_BUFFER_BYTES,
+    )
 }
 
 /// [`prepare`] for a kernel produced by `semantics::inline`, whose
-/// `origins` identify the copies of one static instruction (D-CW classes).
+/// `origins` identify the copies of one static instruction (D-CW classes),
+/// with input buffers of `buffer_bytes` bytes where no `dereferenceable`
+/// gives their size (P-MEM-OBJ).
 pub fn prepare_inlined<'m>(
     m: &'m Module,
     kernel: &str,
     oob_ub: bool,
     origins: Option<&[Vec<Origin>]>,
+    buffer_bytes: u64,
 ) -> Result<Prepared<'m>, Unsupported> {
     let func = m
         .function(kernel)
@@ -256,7 +265,7 @@ pub fn prepare_inlined<'m>(
             span: None,
         });
     }
-    let mem = super::memobj::objects(m, func).map_err(|e| Unsupported {
+    let mem = super::memobj::objects(m, func, buffer_bytes).map_err(|e| Unsupported {
         construct: e,
         at: format!("@{kernel}"),
         span: None,

@@ -306,7 +306,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
         reduce: true,
-        buffer_bytes: semantics::machine::DEFAULT_BUFFER_BYTES,
+        buffer_bytes: opts.buffer_bytes,
         buffers: cex.buffers.clone(),
         races: false,
     }

@@ -78,6 +78,29 @@ pub fn model_notes(r: &Report) -> Vec<String> {
                 })
             })
         });
+        // The inliner's inserted token (semantics::inline): an `entry`
+        // call named `entry.token` for the kernel's uncontrolled calls
+        // outside every cycle.
+        let added = [r.src_module, r.tgt_module].iter().any(|m| {
+            m.function(&r.kernel).is_some_and(|f| {
+                f.blocks
+                    .first()
+                    .and_then(|b| b.insts.first())
+                    .is_some_and(|i| {
+                        i.result
+                            .is_some_and(|v| f.value(v).name.to_string().starts_with("entry.token"))
+                    })
+            })
+        });
+        if added {
+            out.push(
+                "uncontrolled calls of callees using `entry`, outside every cycle of the \
+                 kernel, get the token of an `entry` inserted at the kernel's start \
+                 (D-ENTRY-CALL with D-MAX: outside every cycle the launch group's calls are \
+                 converged, as the launch's entry)"
+                    .to_string(),
+            );
+        }
         if cut {
             out.push(format!(
                 "recursion inlined to {} nested copies of a function; executions that recurse \
@@ -146,7 +169,17 @@ pub fn bounds_text(o: &Options) -> String {
         ),
         None => format!("at most {} block visits per thread", o.max_steps),
     };
-    modes_text(o, &visits)
+    let mut s = modes_text(o, &visits);
+    if let Some(cap) = o.grow_buffers {
+        s.push_str(&format!(
+            "; input buffers without dereferenceable(N) of {} bytes, doubled up to {cap} where \
+             the source has undefined behaviour on every launch (--grow-buffers)",
+            o.buffer_bytes
+        ));
+    } else if let Some(b) = buffers_text(o, o.buffer_bytes) {
+        s.push_str(&format!("; {b}"));
+    }
+    s
 }
 
 /// R-BOUND: the bounds and modes a verdict holds for, one line: `used`
@@ -163,6 +196,24 @@ pub fn bounds_used_text(o: &Options, used: usize) -> String {
         format!("at most {used} block visits per thread")
     };
     modes_text(o, &visits)
+}
+
+/// R-BOUND, P-MEM-OBJ: the input buffers' size, when it is not the
+/// default one (`--buffer-bytes`, or grown by `--grow-buffers`).
+pub fn buffers_text(o: &Options, used: u64) -> Option<String> {
+    if used > o.buffer_bytes {
+        Some(format!(
+            "input buffers without dereferenceable(N) of {used} bytes (--buffer-bytes {} was \
+             too small; grown by --grow-buffers)",
+            o.buffer_bytes
+        ))
+    } else if used != semantics::machine::DEFAULT_BUFFER_BYTES {
+        Some(format!(
+            "input buffers without dereferenceable(N) of {used} bytes"
+        ))
+    } else {
+        None
+    }
 }
 
 fn modes_text(o: &Options, visits: &str) -> String {
@@ -404,6 +455,9 @@ pub fn render_text(r: &Report) -> String {
         "bounds: {}",
         bounds_used_text(r.opts, r.outcome.max_steps)
     );
+    if let Some(b) = buffers_text(r.opts, r.outcome.buffer_bytes) {
+        let _ = writeln!(s, "bounds: {b}");
+    }
     for n in model_notes(r) {
         let _ = writeln!(s, "model: {n}");
     }
@@ -513,6 +567,7 @@ pub fn render_json(r: &Report) -> Value {
         "bounds": {
             "threads": r.opts.threads,
             "max_block_visits": r.outcome.max_steps,
+            "buffer_bytes": r.outcome.buffer_bytes,
             "max_steps_asked": r.opts.max_steps,
             "inputs": "full range",
             "observe": observe_name(r.opts.observe),

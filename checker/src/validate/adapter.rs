@@ -57,6 +57,7 @@ pub fn check_function(
         internal: None,
         bisect: None,
         steps: opts.max_steps,
+        buffer_bytes: opts.buffer_bytes,
     };
     let location = |role: Side| role.pick(pair.src_path, pair.tgt_path);
     let Ok((result, timed_out, queries)) = joined else {
@@ -152,7 +153,11 @@ pub fn check_function(
             };
             // R-BOUND: the bound the verdict holds for (`--grow-steps`).
             r.bounds = bounds_used_text(opts, outcome.max_steps);
+            if let Some(b) = crate::refine::report::buffers_text(opts, outcome.buffer_bytes) {
+                r.bounds = format!("{}; {b}", r.bounds);
+            }
             r.steps = outcome.max_steps;
+            r.buffer_bytes = outcome.buffer_bytes;
             match &outcome.verdict {
                 Verdict::Refines { cut } => {
                     r.verdict = FnVerdict::Refines;

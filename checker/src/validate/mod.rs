@@ -76,6 +76,9 @@ pub struct FnResult {
     /// R-BOUND: the block visits per thread the verdict holds for (more
     /// than `--max-steps` when `--grow-steps` raised it).
     pub steps: usize,
+    /// R-BOUND: the bytes of input buffers the verdict holds for (more
+    /// than `--buffer-bytes` when `--grow-buffers` raised it).
+    pub buffer_bytes: u64,
 }
 
 /// Rule C-CONV through calls: the defined functions of `m` that contain a
@@ -184,6 +187,7 @@ pub fn not_checked_interrupted(name: &str, opts: &Options) -> FnResult {
         internal: None,
         bisect: None,
         steps: opts.max_steps,
+        buffer_bytes: opts.buffer_bytes,
     }
 }
 

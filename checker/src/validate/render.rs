@@ -52,6 +52,11 @@ pub fn render_text(v: &Validation) -> String {
             (_, false) => r.reason.clone(),
         };
         // R-BOUND: a verdict at a bound `--grow-steps` raised names it.
+        let why = if r.buffer_bytes > v.opts.buffer_bytes {
+            format!("with {}-byte input buffers: {why}", r.buffer_bytes)
+        } else {
+            why
+        };
         let why = if r.steps > v.opts.max_steps {
             format!("at {} block visits per thread: {why}", r.steps)
         } else {
@@ -151,6 +156,7 @@ pub fn render_json(v: &Validation) -> Value {
             let bounds = json!({
                 "threads": v.opts.threads,
                 "max_block_visits": r.steps,
+                "buffer_bytes": r.buffer_bytes,
                 "text": r.bounds,
             });
             let mut f = json!({

@@ -146,3 +146,41 @@ pub(super) fn possible_blocks(f: &semantics::ir::Function, k: usize) -> Vec<Vec<
     }
     out
 }
+
+/// `[s][b]`: the least and greatest number of observed convergent events
+/// (R-OBS, the thread's `cev` count) a thread can have made before step
+/// `s` when it is in block `b` at step `s` (`None`: it cannot be), over the
+/// CFG paths of [`possible_blocks`]; `events[b]` is the number of observed
+/// convergent calls in block `b` (every visit makes all of them: the count
+/// grows by the block's events whatever happens in it). An observed event
+/// at step `s` in block `b` has an ordinal in this range plus its position
+/// among the block's observed calls, so two events whose ranges are
+/// disjoint never have equal ordinals.
+pub(super) fn event_ranges(
+    f: &semantics::ir::Function,
+    events: &[usize],
+    k: usize,
+) -> Vec<Vec<Option<(usize, usize)>>> {
+    let cfg = semantics::cfg::Cfg::from_function(f);
+    let nb = f.blocks.len();
+    let mut out: Vec<Vec<Option<(usize, usize)>>> = vec![vec![None; nb]; k.max(1)];
+    if nb > 0 {
+        out[0][0] = Some((0, 0));
+    }
+    for s in 1..k {
+        for b in 0..nb {
+            let Some((lo, hi)) = out[s - 1][b] else {
+                continue;
+            };
+            let (lo, hi) = (lo + events[b], hi + events[b]);
+            for x in &cfg.succs[b] {
+                let slot = &mut out[s][x.0];
+                *slot = Some(match *slot {
+                    Some((a, c)) => (a.min(lo), c.max(hi)),
+                    None => (lo, hi),
+                });
+            }
+        }
+    }
+    out
+}

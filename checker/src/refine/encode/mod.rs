@@ -182,6 +182,11 @@ pub struct Enc {
     /// D-ORDER rank variables `[t][o][j]` (thread, operation, occurrence)
     /// with [`Ranks::Free`] and anchors; empty otherwise.
     pub rank_vars: Vec<Vec<Vec<TermId>>>,
+    /// `[s][op]`: the range of ordinals an observed convergent event of
+    /// `op` at step `s` can have (R-OBS; `launch::event_ranges` plus the
+    /// call's position in its block), the same in every thread; `None`
+    /// for an op that is not observed or cannot be at step `s`.
+    pub cev_range: Vec<Vec<Option<(usize, usize)>>>,
     /// D-CW class per op ([`Prepared::class`]) and the ops of each class:
     /// only instances of ops of one class can be converged.
     pub op_class: Vec<usize>,
@@ -446,6 +451,13 @@ fn encode_full(
     match b.bad {
         Some(u) => Err(u),
         None => Ok(enc),
+    }
+}
+
+impl Enc {
+    /// [`Enc::cev_range`] of `op` at step `s` (`None`: unknown).
+    pub fn cev_range_at(&self, s: usize, op: usize) -> Option<(usize, usize)> {
+        *self.cev_range.get(s)?.get(op)?
     }
 }
 

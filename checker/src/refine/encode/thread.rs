@@ -193,6 +193,7 @@ impl Builder<'_, '_> {
             anchor_keys: Vec::new(),
             anchor_vars: Vec::new(),
             rank_vars: Vec::new(),
+            cev_range: Vec::new(),
             op_class,
             class_ops,
             atom: Vec::new(),
@@ -213,6 +214,7 @@ impl Builder<'_, '_> {
             enc.hierarchy = Some(sel);
             self.hsel = Some(sel);
         }
+        enc.cev_range = self.cev_ranges(&enc);
         let quiet = super::stuck::Quiet::compute(p);
         let mut views = Vec::new();
         for t in 0..n {
@@ -222,6 +224,38 @@ impl Builder<'_, '_> {
         self.define_results(&mut enc);
         self.anchor_rules(&mut enc);
         enc
+    }
+
+    /// [`Enc::cev_range`]: per step and op, the ordinals an observed
+    /// convergent event can have.
+    fn cev_ranges(&self, enc: &Enc) -> Vec<Vec<Option<(usize, usize)>>> {
+        let p = self.p;
+        let f = p.func;
+        // Per op: whether it is observed with its set, and its position
+        // among its block's observed calls.
+        let mut events = vec![0usize; f.blocks.len()];
+        let mut pos: Vec<Option<(usize, usize)>> = Vec::with_capacity(enc.ops.len());
+        for &(bi, ii) in &enc.ops {
+            let observed = p.call(bi, ii).is_some_and(|c| c.sem.observed(self.observe));
+            if observed {
+                pos.push(Some((bi, events[bi])));
+                events[bi] += 1;
+            } else {
+                pos.push(None);
+            }
+        }
+        let ranges = super::launch::event_ranges(f, &events, self.k);
+        (0..self.k)
+            .map(|s| {
+                pos.iter()
+                    .map(|x| {
+                        let (bi, i) = (*x)?;
+                        let (lo, hi) = ranges[s][bi]?;
+                        Some((lo + i, hi + i))
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Thread `t`: its initial state, K steps, and what the encoding keeps;
