@@ -597,14 +597,35 @@ fn cutoff_campaign() {
     );
 }
 
-/// [`arb_cutoff_pair`]'s family with its `entry` token replaced by an
-/// `anchor` (D-ANCHOR) in both programs: the operations and loop hearts the
-/// token controls converge as the implementation chooses, so C-PAIR's (A)
-/// fails and theorem C-MIRROR is tried (pairs whose operations are all
-/// uncontrolled have no anchor and stay C-PAIR's).
+/// C-MIRROR's first family: [`arb_cutoff_pair`] with the `entry` token
+/// replaced by an `anchor` in both programs (the operations and loop hearts
+/// it controls converge as the implementation chooses).
 fn arb_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
     use proptest::strategy::Strategy;
     arb_cutoff_pair().prop_map(|(s, t, b)| (anchored(&s), anchored(&t), b))
+}
+
+/// C-MIRROR's second family: every operation controlled by an anchor of
+/// its own, right before it (`testgen::refine_family::render_own_anchors`),
+/// and the mutation moves an operation with its anchor (or drops both):
+/// source and target place their anchors differently, paired by name.
+fn arb_own_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
+    use proptest::prelude::{prop_oneof, Just};
+    use proptest::strategy::Strategy;
+    use testgen::refine_family::{arb_mutation, arb_prog, mutate, render_own_anchors, OpKind};
+    let branch = prop_oneof![
+        Just(Branch::Symmetric),
+        (0u32..8).prop_map(Branch::OneThread),
+        Just(Branch::BelowTid),
+    ];
+    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
+        for o in &mut p.ops {
+            o.0 = OpKind::Barrier;
+        }
+        let q = mutate(&p, i, to);
+        let (s, t) = (render_own_anchors(&p), render_own_anchors(&q));
+        (with_branch(&s, b), with_branch(&t, b), b)
+    })
 }
 
 fn anchored(text: &str) -> String {
@@ -621,19 +642,35 @@ struct MirrorAgreement {
     /// C-MIRROR (or, without anchors, C-PAIR) answered refines for every
     /// thread count up to W.
     holds: bool,
-    /// Thread counts whose bounded check gave no answer (no comparison).
+    /// It was C-MIRROR (the pair has anchors), not C-PAIR.
+    by_mirror: bool,
+    /// Thread counts whose bounded check was asked and gave no answer.
     unanswered: usize,
+    /// Thread counts whose bounded check was asked and answered refines.
+    bounded_refines: usize,
 }
 
-/// Theorem C-MIRROR's soundness on one pair: when `--cutoff 8` answers
-/// refines through C-MIRROR (or C-PAIR), every bounded check in `counts`
-/// refines or gives no answer (counted); a bounded counterexample is a
-/// disagreement. When the strategy does not match, nothing is claimed.
+/// Theorem C-MIRROR's soundness on one pair, W = 8. When `--cutoff 8`
+/// answers refines through C-MIRROR, then at every thread count N in
+/// `counts`:
+/// - the strategy check on the plain N-thread launch (ids `0..N`,
+///   `checker::refine::mirror::strategy_at`: one N-thread query, with
+///   every pair of threads related directly, not through the theorem's
+///   reduction) must hold: the mirror source execution is valid and
+///   matches every target execution, so the target refines at N;
+/// - with `bounded`, the plain bounded check (CEGIS over every source
+///   choice, no cutoff, no lifting) must not find a counterexample
+///   (unanswered checks are counted).
+///
+/// When the strategy does not match at 1 or 2 threads, nothing is claimed.
+/// (C-PAIR's `refines`, for pairs whose operations are all uncontrolled,
+/// is checked by the bounded check only: it does not use the strategy.)
 fn mirror_vs_bounded(
     src: &str,
     tgt: &str,
     base: &Options,
     counts: &[usize],
+    bounded: bool,
 ) -> Result<MirrorAgreement, String> {
     let (s, t) = (parse(src), parse(tgt));
     let with = |threads: Vec<usize>, cutoff: Option<usize>| Options {
@@ -642,23 +679,36 @@ fn mirror_vs_bounded(
         ..base.clone()
     };
     let cut = check(&s, &t, "k", &with(vec![1, 2], Some(8)));
-    let holds = match &cut.cutoff {
-        Some(Cutoff::Mirror { .. } | Cutoff::Holds { .. }) => {
-            matches!(cut.verdict, Verdict::Refines { .. })
-        }
-        _ => false,
-    };
+    let refines = matches!(cut.verdict, Verdict::Refines { .. });
     let mut out = MirrorAgreement {
-        holds,
-        unanswered: 0,
+        holds: refines
+            && matches!(
+                cut.cutoff,
+                Some(Cutoff::Mirror { .. } | Cutoff::Holds { .. })
+            ),
+        by_mirror: refines && matches!(cut.cutoff, Some(Cutoff::Mirror { .. })),
+        ..Default::default()
     };
-    if !holds {
+    if !out.holds {
         return Ok(out);
     }
     for &n in counts {
+        if out.by_mirror {
+            match checker::refine::mirror::strategy_at(&s, &t, "k", base, n)? {
+                checker::refine::mirror::Strategy::Holds => {}
+                checker::refine::mirror::Strategy::Fails(why) => {
+                    return Err(format!(
+                        "C-MIRROR says refines for every N <= 8; at {n} threads (ids 0..{n}) {why}"
+                    ))
+                }
+            }
+        }
+        if !bounded && out.by_mirror {
+            continue;
+        }
         let b = check(&s, &t, "k", &with(vec![n], None));
         match b.verdict {
-            Verdict::Refines { .. } => {}
+            Verdict::Refines { .. } => out.bounded_refines += 1,
             Verdict::Counterexample(c) => {
                 return Err(format!(
                     "C-MIRROR says refines for every N <= 8, {n} threads give a counterexample \
@@ -676,23 +726,35 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
 
     /// Theorem C-MIRROR's validation, the CI slice: on generated pairs with
-    /// anchors, a C-MIRROR `refines` agrees with the bounded verdicts at 3
-    /// and 4 threads. (`mirror_campaign` runs more pairs and counts.)
+    /// anchors, a C-MIRROR `refines` agrees with the strategy check at 3
+    /// and 4 threads and with the bounded verdicts there.
+    /// (`mirror_campaign` runs more pairs and counts.)
     #[test]
     fn mirror_matches_bounded_on_generated_pairs((s, t, _b) in arb_anchor_pair()) {
         let base = Options { minimize: false, ..opts(vec![], None) };
-        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4]);
+        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
+        proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
+    }
+
+    /// The same on pairs whose anchors are placed differently (each
+    /// operation with an anchor of its own, moved with it).
+    #[test]
+    fn mirror_matches_bounded_on_moved_anchors((s, t, _b) in arb_own_anchor_pair()) {
+        let base = Options { minimize: false, ..opts(vec![], None) };
+        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
         proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
     }
 }
 
 /// The C-MIRROR campaign (not in `make test`; `make mirror-campaign`):
-/// MIRROR_CASES generated pairs with anchors (default 1000), C-MIRROR
-/// (W = 8) against the bounded verdict at every thread count
-/// 1..=MIRROR_MAX_N (default 8), at MIRROR_MAX_STEPS block visits (default
-/// 5). Every disagreement is printed; the test fails if there is one.
+/// MIRROR_CASES generated pairs with anchors (default 1000; even cases from
+/// [`arb_anchor_pair`], odd ones from [`arb_own_anchor_pair`]), C-MIRROR
+/// (W = 8) against the strategy check on the plain launch at every thread
+/// count 1..=MIRROR_MAX_N (default 8), and on every MIRROR_BOUNDED_EVERY-th
+/// pair (default 10) also against the bounded verdict at those counts, at
+/// MIRROR_MAX_STEPS block visits (default 5); MIRROR_START skips pairs.
 #[test]
-#[ignore = "campaign: long"]
+#[ignore = "campaign: make mirror-campaign (about an hour)"]
 fn mirror_campaign() {
     use proptest::strategy::{Strategy, ValueTree};
     use proptest::test_runner::TestRunner;
@@ -705,6 +767,7 @@ fn mirror_campaign() {
     let cases = env("MIRROR_CASES", 1000);
     let first = env("MIRROR_START", 0);
     let max_n = env("MIRROR_MAX_N", 8);
+    let every = env("MIRROR_BOUNDED_EVERY", 10).max(1);
     let base = Options {
         max_steps: env("MIRROR_MAX_STEPS", 5),
         minimize: false,
@@ -715,17 +778,25 @@ fn mirror_campaign() {
     };
     let counts: Vec<usize> = (1..=max_n).collect();
     let mut runner = TestRunner::deterministic();
-    let strat = arb_anchor_pair();
+    let (same, moved) = (arb_anchor_pair().boxed(), arb_own_anchor_pair().boxed());
     let pairs: Vec<(String, String, Branch)> = (0..cases)
-        .map(|_| strat.new_tree(&mut runner).expect("generator").current())
+        .map(|i| {
+            let strat = if i % 2 == 0 { &same } else { &moved };
+            strat.new_tree(&mut runner).expect("generator").current()
+        })
         .collect();
-    let (mut holds, mut other, mut unanswered, mut bad) = (0, 0, 0, Vec::new());
+    let mut tally = MirrorAgreement::default();
+    let (mut holds, mut mirror, mut other, mut bounded_pairs, mut bad) = (0, 0, 0, 0, Vec::new());
     let start = std::time::Instant::now();
     for (i, (s, t, _)) in pairs.iter().enumerate().skip(first) {
-        match mirror_vs_bounded(s, t, &base, &counts) {
+        let bounded = i % every == 0;
+        match mirror_vs_bounded(s, t, &base, &counts, bounded) {
             Ok(a) if a.holds => {
                 holds += 1;
-                unanswered += a.unanswered;
+                mirror += usize::from(a.by_mirror);
+                bounded_pairs += usize::from(bounded || !a.by_mirror);
+                tally.unanswered += a.unanswered;
+                tally.bounded_refines += a.bounded_refines;
             }
             Ok(_) => other += 1,
             Err(e) => {
@@ -737,9 +808,8 @@ fn mirror_campaign() {
         let d = i + 1 - first;
         if d.is_multiple_of(25) {
             eprintln!(
-                "mirror campaign: {d} pairs ({:.0} s): {holds} refine by C-MIRROR/C-PAIR, \
-                 {other} not decided by it, {unanswered} bounded checks unanswered, {} \
-                 disagreements",
+                "mirror campaign: {d} pairs ({:.0} s): {holds} refine by C-MIRROR/C-PAIR \
+                 ({mirror} by C-MIRROR), {other} not decided by it, {} disagreements",
                 start.elapsed().as_secs_f64(),
                 bad.len()
             );
@@ -747,11 +817,14 @@ fn mirror_campaign() {
     }
     eprintln!(
         "mirror campaign: pairs {first}..{cases}, threads 1..={max_n}, {} block visits, {:.0} s: \
-         C-MIRROR/C-PAIR refines on {holds} pairs (every bounded check that answered refines; \
-         {unanswered} bounded checks unanswered), {other} pairs not decided by it; {} \
-         disagreements",
+         refines for every N <= 8 on {holds} pairs ({mirror} by C-MIRROR: the strategy check on \
+         the plain launch held at every count 1..={max_n}); bounded checks on {bounded_pairs} of \
+         them: {} refined, {} unanswered, no counterexample; {other} pairs not decided by the \
+         theorems; {} disagreements",
         base.max_steps,
         start.elapsed().as_secs_f64(),
+        tally.bounded_refines,
+        tally.unanswered,
         bad.len()
     );
     assert!(

@@ -21,7 +21,10 @@ fn main() {
             std::process::exit(2)
         })
     };
-    let (ours, opt) = (split_sections(&read(&args[0])), split_sections(&read(&args[1])));
+    let (ours, opt) = (
+        split_sections(&read(&args[0])),
+        split_sections(&read(&args[1])),
+    );
     if ours.len() != opt.len() {
         println!("{} functions vs {}", ours.len(), opt.len());
         std::process::exit(1);

@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use semantics::inline::Inlined;
 use semantics::ir::Module;
 
 use super::cutoff;
@@ -122,96 +123,16 @@ pub fn check_pair<'a>(
             });
         }
     }
-    // Calls of defined functions: inline them (D-ENTRY-CALL, CO "Function
-    // inlining"); the encoding covers one body. The originals are kept for
-    // the interpreter, which executes calls natively (replay cross-check).
-    let inline = |role: Side, m: &Module| {
-        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
-            role,
-            message: format!("inlining: {e}"),
-            span: None,
-        })
-    };
-    let (isrc, itgt) = match (inline(Side::Source, src), inline(Side::Target, tgt)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return Ok(e),
+    let (isrc, itgt) = match inline_pair(src, tgt, kernel) {
+        Ok(p) => p,
+        Err(e) => return Ok(*e),
     };
     let any_inlined =
         isrc.calls_inlined + itgt.calls_inlined + isrc.recursion_cuts + itgt.recursion_cuts > 0;
-    if any_inlined {
-        for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
-            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
-            if let Some(v) = report.violations.first() {
-                return Ok(PairResult::Unsupported {
-                    role,
-                    message: format!(
-                        "the kernel after inlining breaks {}: {} (calls whose inlining \
-                         is not a valid program are not supported)",
-                        v.rule.as_str(),
-                        v.message
-                    ),
-                    span: None,
-                });
-            }
-        }
-    }
-    let ps = match prog::prepare_inlined(
-        &isrc.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&isrc.origins),
-    ) {
+    let (ps, pt) = match prepare_pair(&isrc, &itgt, kernel, opts) {
         Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: Side::Source,
-                message: u.to_string(),
-                span: u.span,
-            })
-        }
+        Err(e) => return Ok(*e),
     };
-    let pt = match prog::prepare_inlined(
-        &itgt.module,
-        kernel,
-        opts.shuffle_oob_ub,
-        Some(&itgt.origins),
-    ) {
-        Ok(p) => p,
-        Err(u) => {
-            return Ok(PairResult::Unsupported {
-                role: Side::Target,
-                message: u.to_string(),
-                span: u.span,
-            })
-        }
-    };
-    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
-    // `--hierarchy llvm`, as prepared).
-    let (mut ps, mut pt) = (ps, pt);
-    if opts.hierarchy == HierarchyMode::All {
-        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
-            match hier::hierarchies(p.func, HierarchyMode::All) {
-                Ok(hs) => p.hiers = hs,
-                Err(too_many) => {
-                    let why = UnknownWhy::Hierarchies {
-                        role,
-                        found: too_many.found,
-                        complete: too_many.complete,
-                        limit: hier::HIERARCHY_LIMIT,
-                    };
-                    return Ok(PairResult::Checked {
-                        outcome: Outcome2 {
-                            verdict: Verdict::Unknown(why),
-                            iterations: Vec::new(),
-                            cutoff: None,
-                        },
-                        replay: None,
-                        inlined: None,
-                    });
-                }
-            }
-        }
-    }
     // The thread counts of `--cutoff`'s runs (C-PAIR): 1 and 2 threads with
     // free ids, then the asked counts above W (W from `--cutoff`, or the
     // largest asked count when C-PAIR is tried by itself).
@@ -316,4 +237,98 @@ pub fn check_pair<'a>(
         replay,
         inlined,
     })
+}
+
+/// Calls of defined functions inlined in both kernels (D-ENTRY-CALL, CO
+/// "Function inlining"; F-20): the encoding covers one body. When anything
+/// was inlined, both results are checked against the static rules again.
+/// The originals are kept by the caller for the interpreter, which executes
+/// calls natively (replay cross-check).
+#[allow(clippy::result_large_err)] // once per pair
+pub(super) fn inline_pair(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+) -> Result<(Inlined, Inlined), Box<PairResult>> {
+    let inline = |role: Side, m: &Module| {
+        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
+            role,
+            message: format!("inlining: {e}"),
+            span: None,
+        })
+    };
+    let (isrc, itgt) = match (inline(Side::Source, src), inline(Side::Target, tgt)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return Err(Box::new(e)),
+    };
+    let any_inlined =
+        isrc.calls_inlined + itgt.calls_inlined + isrc.recursion_cuts + itgt.recursion_cuts > 0;
+    if any_inlined {
+        for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
+            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
+            if let Some(v) = report.violations.first() {
+                return Err(Box::new(PairResult::Unsupported {
+                    role,
+                    message: format!(
+                        "the kernel after inlining breaks {}: {} (calls whose inlining \
+                         is not a valid program are not supported)",
+                        v.rule.as_str(),
+                        v.message
+                    ),
+                    span: None,
+                }));
+            }
+        }
+    }
+    Ok((isrc, itgt))
+}
+
+/// Both inlined kernels prepared for the encoding (the subset it covers),
+/// with every cycle hierarchy of each program (D-HIER; LLVM's alone under
+/// `--hierarchy llvm`).
+#[allow(clippy::result_large_err)] // once per pair
+pub(super) fn prepare_pair<'m>(
+    isrc: &'m Inlined,
+    itgt: &'m Inlined,
+    kernel: &str,
+    opts: &Options,
+) -> Result<(Prepared<'m>, Prepared<'m>), Box<PairResult>> {
+    let prepare = |role: Side, i: &'m Inlined| {
+        prog::prepare_inlined(&i.module, kernel, opts.shuffle_oob_ub, Some(&i.origins)).map_err(
+            |u| {
+                Box::new(PairResult::Unsupported {
+                    role,
+                    message: u.to_string(),
+                    span: u.span,
+                })
+            },
+        )
+    };
+    let mut ps = prepare(Side::Source, isrc)?;
+    let mut pt = prepare(Side::Target, itgt)?;
+    if opts.hierarchy == HierarchyMode::All {
+        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
+            match hier::hierarchies(p.func, HierarchyMode::All) {
+                Ok(hs) => p.hiers = hs,
+                Err(too_many) => {
+                    let why = UnknownWhy::Hierarchies {
+                        role,
+                        found: too_many.found,
+                        complete: too_many.complete,
+                        limit: hier::HIERARCHY_LIMIT,
+                    };
+                    return Err(Box::new(PairResult::Checked {
+                        outcome: Outcome2 {
+                            verdict: Verdict::Unknown(why),
+                            iterations: Vec::new(),
+                            cutoff: None,
+                        },
+                        replay: None,
+                        inlined: None,
+                    }));
+                }
+            }
+        }
+    }
+    Ok((ps, pt))
 }
