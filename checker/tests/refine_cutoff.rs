@@ -648,7 +648,15 @@ struct MirrorAgreement {
     unanswered: usize,
     /// Thread counts whose bounded check was asked and answered refines.
     bounded_refines: usize,
+    /// The interpreter's verdict at [`INTERP_THREADS`] threads (`%x` over
+    /// {0, 1, 2}), when asked: `Some(true)` refines, `Some(false)` its
+    /// exploration was incomplete; `None` not asked.
+    interp: Option<bool>,
 }
+
+/// The thread count at which the campaign asks the interpreter (M-OPER,
+/// the other formalization) for its verdict on pairs C-MIRROR decides.
+const INTERP_THREADS: usize = 3;
 
 /// Theorem C-MIRROR's soundness on one pair, W = 8. When `--cutoff 8`
 /// answers refines through C-MIRROR, then at every thread count N in
@@ -661,6 +669,10 @@ struct MirrorAgreement {
 /// - with `bounded`, the plain bounded check (CEGIS over every source
 ///   choice, no cutoff, no lifting) must not find a counterexample
 ///   (unanswered checks are counted).
+///
+/// - with `bounded`, also the interpreter's exhaustive comparison at
+///   [`INTERP_THREADS`] threads (`checker::agree::interp_refines_at`, M-OPER:
+///   independent of the SMT encoding) must not find a difference.
 ///
 /// When the strategy does not match at 1 or 2 threads, nothing is claimed.
 /// (C-PAIR's `refines`, for pairs whose operations are all uncontrolled,
@@ -691,6 +703,18 @@ fn mirror_vs_bounded(
     };
     if !out.holds {
         return Ok(out);
+    }
+    if bounded {
+        match checker::agree::interp_refines_at(&s, &t, INTERP_THREADS) {
+            Ok(true) => out.interp = Some(true),
+            Ok(false) => {
+                return Err(format!(
+                    "C-MIRROR says refines for every N <= 8; the interpreter finds a target \
+                     behaviour no source execution shows at {INTERP_THREADS} threads"
+                ))
+            }
+            Err(_) => out.interp = Some(false),
+        }
     }
     for &n in counts {
         if out.by_mirror {
@@ -787,6 +811,7 @@ fn mirror_campaign() {
         .collect();
     let mut tally = MirrorAgreement::default();
     let (mut holds, mut mirror, mut other, mut bounded_pairs, mut bad) = (0, 0, 0, 0, Vec::new());
+    let (mut interp_refines, mut interp_asked) = (0, 0);
     let start = std::time::Instant::now();
     for (i, (s, t, _)) in pairs.iter().enumerate().skip(first) {
         let bounded = i % every == 0;
@@ -797,6 +822,8 @@ fn mirror_campaign() {
                 bounded_pairs += usize::from(bounded || !a.by_mirror);
                 tally.unanswered += a.unanswered;
                 tally.bounded_refines += a.bounded_refines;
+                interp_refines += usize::from(a.interp == Some(true));
+                interp_asked += usize::from(a.interp.is_some());
             }
             Ok(_) => other += 1,
             Err(e) => {
@@ -819,8 +846,10 @@ fn mirror_campaign() {
         "mirror campaign: pairs {first}..{cases}, threads 1..={max_n}, {} block visits, {:.0} s: \
          refines for every N <= 8 on {holds} pairs ({mirror} by C-MIRROR: the strategy check on \
          the plain launch held at every count 1..={max_n}); bounded checks on {bounded_pairs} of \
-         them: {} refined, {} unanswered, no counterexample; {other} pairs not decided by the \
-         theorems; {} disagreements",
+         them: {} refined, {} unanswered, no counterexample; the interpreter at \
+         {INTERP_THREADS} threads asked on {interp_asked}: refines on {interp_refines} (the others \
+         incomplete); \
+         {other} pairs not decided by the theorems; {} disagreements",
         base.max_steps,
         start.elapsed().as_secs_f64(),
         tally.bounded_refines,
