@@ -646,6 +646,9 @@ struct MirrorAgreement {
     by_mirror: bool,
     /// Thread counts whose bounded check was asked and gave no answer.
     unanswered: usize,
+    /// Thread counts whose strategy check on the plain launch gave no
+    /// answer (solver time limit): nothing compared there.
+    strategy_unanswered: usize,
     /// Thread counts whose bounded check was asked and answered refines.
     bounded_refines: usize,
     /// The interpreter's verdict at [`INTERP_THREADS`] threads (`%x` over
@@ -683,6 +686,7 @@ fn mirror_vs_bounded(
     base: &Options,
     counts: &[usize],
     bounded: bool,
+    strategy_timeout: Duration,
 ) -> Result<MirrorAgreement, String> {
     let (s, t) = (parse(src), parse(tgt));
     let with = |threads: Vec<usize>, cutoff: Option<usize>| Options {
@@ -718,13 +722,18 @@ fn mirror_vs_bounded(
     }
     for &n in counts {
         if out.by_mirror {
-            match checker::refine::mirror::strategy_at(&s, &t, "k", base, n)? {
+            let o = Options {
+                timeout: strategy_timeout,
+                ..base.clone()
+            };
+            match checker::refine::mirror::strategy_at(&s, &t, "k", &o, n)? {
                 checker::refine::mirror::Strategy::Holds => {}
                 checker::refine::mirror::Strategy::Fails(why) => {
                     return Err(format!(
                         "C-MIRROR says refines for every N <= 8; at {n} threads (ids 0..{n}) {why}"
                     ))
                 }
+                checker::refine::mirror::Strategy::Unknown(_) => out.strategy_unanswered += 1,
             }
         }
         if !bounded && out.by_mirror {
@@ -756,7 +765,7 @@ proptest::proptest! {
     #[test]
     fn mirror_matches_bounded_on_generated_pairs((s, t, _b) in arb_anchor_pair()) {
         let base = Options { minimize: false, ..opts(vec![], None) };
-        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
+        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true, base.timeout);
         proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
     }
 
@@ -765,7 +774,7 @@ proptest::proptest! {
     #[test]
     fn mirror_matches_bounded_on_moved_anchors((s, t, _b) in arb_own_anchor_pair()) {
         let base = Options { minimize: false, ..opts(vec![], None) };
-        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
+        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true, base.timeout);
         proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
     }
 }
@@ -775,8 +784,11 @@ proptest::proptest! {
 /// [`arb_anchor_pair`], odd ones from [`arb_own_anchor_pair`]), C-MIRROR
 /// (W = 8) against the strategy check on the plain launch at every thread
 /// count 1..=MIRROR_MAX_N (default 8), and on every MIRROR_BOUNDED_EVERY-th
-/// pair (default 10) also against the bounded verdict at those counts, at
-/// MIRROR_MAX_STEPS block visits (default 5); MIRROR_START skips pairs.
+/// pair (default 10) also against the bounded verdict at those counts and
+/// the interpreter at 3 threads, at MIRROR_MAX_STEPS block visits (default
+/// 5); MIRROR_TIMEOUT limits each query (default 20 s) but the N-thread
+/// strategy checks (MIRROR_STRATEGY_TIMEOUT, default 120 s); MIRROR_START
+/// skips pairs.
 #[test]
 #[ignore = "campaign: make mirror-campaign (about an hour)"]
 fn mirror_campaign() {
@@ -800,6 +812,7 @@ fn mirror_campaign() {
         timeout: Duration::from_secs(env("MIRROR_TIMEOUT", 20) as u64),
         ..opts(vec![], None)
     };
+    let strategy_timeout = Duration::from_secs(env("MIRROR_STRATEGY_TIMEOUT", 120) as u64);
     let counts: Vec<usize> = (1..=max_n).collect();
     let mut runner = TestRunner::deterministic();
     let (same, moved) = (arb_anchor_pair().boxed(), arb_own_anchor_pair().boxed());
@@ -815,12 +828,13 @@ fn mirror_campaign() {
     let start = std::time::Instant::now();
     for (i, (s, t, _)) in pairs.iter().enumerate().skip(first) {
         let bounded = i % every == 0;
-        match mirror_vs_bounded(s, t, &base, &counts, bounded) {
+        match mirror_vs_bounded(s, t, &base, &counts, bounded, strategy_timeout) {
             Ok(a) if a.holds => {
                 holds += 1;
                 mirror += usize::from(a.by_mirror);
                 bounded_pairs += usize::from(bounded || !a.by_mirror);
                 tally.unanswered += a.unanswered;
+                tally.strategy_unanswered += a.strategy_unanswered;
                 tally.bounded_refines += a.bounded_refines;
                 interp_refines += usize::from(a.interp == Some(true));
                 interp_asked += usize::from(a.interp.is_some());
@@ -845,13 +859,15 @@ fn mirror_campaign() {
     eprintln!(
         "mirror campaign: pairs {first}..{cases}, threads 1..={max_n}, {} block visits, {:.0} s: \
          refines for every N <= 8 on {holds} pairs ({mirror} by C-MIRROR: the strategy check on \
-         the plain launch held at every count 1..={max_n}); bounded checks on {bounded_pairs} of \
+         the plain launch held at every count 1..={max_n} that answered, {} unanswered); bounded \
+         checks on {bounded_pairs} of \
          them: {} refined, {} unanswered, no counterexample; the interpreter at \
          {INTERP_THREADS} threads asked on {interp_asked}: refines on {interp_refines} (the others \
          incomplete); \
          {other} pairs not decided by the theorems; {} disagreements",
         base.max_steps,
         start.elapsed().as_secs_f64(),
+        tally.strategy_unanswered,
         tally.bounded_refines,
         tally.unanswered,
         bad.len()

@@ -341,7 +341,7 @@ fn mirror<'a>(
             cutoff: None,
         }));
     }
-    if let super::mirror::Strategy::Fails(why) = strategy {
+    if let super::mirror::Strategy::Fails(why) | super::mirror::Strategy::Unknown(why) = strategy {
         failures.push(Failure {
             condition: 'M',
             role: Side::Source,
