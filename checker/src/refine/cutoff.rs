@@ -45,6 +45,7 @@ pub fn name(c: char) -> &'static str {
         'C' => "no communication through memory",
         'D' => "one cycle hierarchy in the source",
         'M' => "C-MIRROR's strategy matches on pairs",
+        'V' => "C-VAL's pair check with free results refines",
         _ => "thread-count reads are free inputs",
     }
 }
@@ -60,6 +61,11 @@ pub enum Cutoff {
     /// at 1 and 2 threads with ids free in `0..wave`, and the pair check
     /// answered refines: every thread count `1..=wave` refines.
     Mirror { wave: usize },
+    /// Theorem C-VAL (C-PAIR with convergent results used, [`values`]):
+    /// (A), (C)-(E) hold, no operation is UB depending on its set, and the
+    /// pair check with results as shared inputs and every convergent call
+    /// observed with its set answered refines: every count `1..=wave`.
+    Values { wave: usize },
     /// A side condition fails: the verdict is the bounded one.
     NotApplicable { wave: usize, failures: Vec<Failure> },
     /// (A)-(E) hold but the pair check did not answer refines (a
@@ -253,6 +259,17 @@ pub(super) fn with_cutoff<'a>(
             failures.extend(more);
         }
     }
+    // Convergent results used (B): theorem C-VAL when no operation is UB
+    // depending on its set.
+    if !failures.is_empty()
+        && failures.iter().all(|f| f.condition == 'B')
+        && !set_ub(checker.src)
+        && !set_ub(checker.tgt)
+    {
+        if let Some(o) = values(checker, wave, pair_opts, rest_opts, &mut failures)? {
+            return Ok(o);
+        }
+    }
     if !failures.is_empty() {
         let mut o = checker.run()?;
         o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
@@ -377,5 +394,91 @@ fn mirror<'a>(
         }
     }
     out.cutoff = Some(Cutoff::Mirror { wave });
+    Ok(Some(out))
+}
+
+/// Whether a convergent call of `p` is undefined behaviour depending on its
+/// communicating set (a shuffle under the UB reading, C-OPS): C-VAL needs
+/// none (UB would then not be thread-local given the results).
+fn set_ub(p: &Prepared) -> bool {
+    p.calls
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|c| matches!(c.sem, CallSem::Set { oob_ub: true, .. }))
+}
+
+/// Theorem C-VAL (proofs/CUTOFF.md): C-PAIR with condition (B) replaced by
+/// "no operation is UB depending on its set". The pair check (1 and 2
+/// threads, ids free in `0..wave`) treats the result of every convergent
+/// operation as an input shared by source and target, keyed by (thread id,
+/// callee, event ordinal, arguments) ([`super::encode::Launch::free_results`]),
+/// observes every convergent call with its set, and compares their
+/// arguments exactly. If it refines, every thread count up to `wave`
+/// refines; otherwise (`None`) condition (V) is added to `failures` with
+/// what the pair check answered, and the bounded check runs (the pair
+/// check's difference is not lifted: with free results it need not be a
+/// real execution).
+fn values<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    rest_opts: &'a Options,
+    failures: &mut Vec<Failure>,
+) -> Result<Option<Outcome2>, RefineError> {
+    let asked = checker.opts;
+    checker.opts = pair_opts;
+    checker.free_ids = Some(wave);
+    checker.free_results = true;
+    let tag = std::mem::replace(&mut checker.tag, "cval".into());
+    let pair = checker.run();
+    checker.opts = asked;
+    checker.free_ids = None;
+    checker.free_results = false;
+    checker.tag = tag;
+    let mut out = pair?;
+    if let Some(stop) = checker.session.budget.spent() {
+        out.verdict = Verdict::Unknown(super::UnknownWhy::Stopped {
+            stop,
+            finished: Vec::new(),
+        });
+        return Ok(Some(out));
+    }
+    if !matches!(out.verdict, Verdict::Refines { .. }) {
+        let what = match &out.verdict {
+            Verdict::Counterexample(c) => {
+                let inputs: Vec<String> =
+                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                format!(
+                    "with results as free inputs, the pair check finds a difference at {} \
+                     thread{} ({})",
+                    c.threads,
+                    if c.threads == 1 { "" } else { "s" },
+                    inputs.join(", ")
+                )
+            }
+            Verdict::Unknown(why) => format!("the pair check gave no answer ({why})"),
+            Verdict::Vacuous(why) => format!("the pair check is vacuous ({why})"),
+            Verdict::Refines { .. } => unreachable!("handled above"),
+        };
+        failures.push(Failure {
+            condition: 'V',
+            role: Side::Target,
+            what,
+        });
+        return Ok(None);
+    }
+    if !rest_opts.threads.is_empty() {
+        checker.opts = rest_opts;
+        let rest = checker.run();
+        checker.opts = asked;
+        let rest = rest?;
+        out.iterations.extend(rest.iterations);
+        match (&mut out.verdict, rest.verdict) {
+            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
+            (v, other) => *v = other,
+        }
+    }
+    out.cutoff = Some(Cutoff::Values { wave });
     Ok(Some(out))
 }

@@ -165,6 +165,7 @@ pub fn strategy_at(
         tag: "mirror-at".into(),
         progress: None,
         free_ids: None,
+        free_results: false,
         lift: Default::default(),
     };
     checker.session.budget = Budget::new(opts.time_limit, opts.interrupt.clone());
