@@ -13,7 +13,10 @@ use checker::refine::cutoff::Cutoff;
 use checker::refine::{Options, Verdict};
 
 mod cutoff_support;
-use cutoff_support::{cex_threads, check, example, name, opts, parse, with_branch, Branch};
+use cutoff_support::{
+    campaign_options, cex_threads, check, env_usize, example, generate, name, opts, parse,
+    with_branch, Branch,
+};
 
 /// The claim pairs whose convergent results are used and that refine:
 /// CL-27 (jump threading, ballot results observed) and CL-02's uniform
@@ -98,6 +101,8 @@ fn arb_value_pair() -> impl proptest::strategy::Strategy<Value = (String, String
     use testgen::refine_family::{
         arb_mutation, arb_nvptx_prog, arb_prog, arb_wide_prog, mutate, render,
     };
+    // Flat, as C-PAIR's campaign's [`arb_branch`] plus the count reading
+    // (the campaign's recorded sequence depends on this shape).
     let branch = prop_oneof![
         Just(ValBranch::Plain(Branch::Symmetric)),
         (0u32..8).prop_map(|k| ValBranch::Plain(Branch::OneThread(k))),
@@ -208,31 +213,18 @@ proptest::proptest! {
 #[test]
 #[ignore = "campaign: make cval-campaign"]
 fn cval_campaign() {
-    use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::TestRunner;
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
+    use proptest::strategy::Strategy;
+    let env = env_usize;
     let cases = env("VAL_CASES", 1000);
     let first = env("VAL_START", 0);
     let max_n = env("VAL_MAX_N", 8);
-    let base = Options {
-        max_steps: env("VAL_MAX_STEPS", 5),
-        minimize: false,
-        lift: false,
-        auto_cutoff: false,
-        timeout: Duration::from_secs(env("VAL_TIMEOUT", 20) as u64),
-        ..opts(vec![], None)
-    };
+    let base = campaign_options(
+        env("VAL_MAX_STEPS", 5),
+        Duration::from_secs(env("VAL_TIMEOUT", 20) as u64),
+    );
     let counts: Vec<usize> = (1..=max_n).collect();
-    let mut runner = TestRunner::deterministic();
-    let strat = arb_value_pair();
-    let pairs: Vec<(String, String, ValBranch)> = (0..cases)
-        .map(|_| strat.new_tree(&mut runner).expect("generator").current())
-        .collect();
+    let strat = arb_value_pair().boxed();
+    let pairs: Vec<(String, String, ValBranch)> = generate(cases, |_| strat.clone());
     let (mut holds, mut other, mut counted) = (0, 0, 0);
     let mut tally = ValAgreement::default();
     let mut interp_refines = 0;

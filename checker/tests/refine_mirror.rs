@@ -11,7 +11,8 @@ use checker::refine::{Options, Verdict};
 
 mod cutoff_support;
 use cutoff_support::{
-    arb_cutoff_pair, cex_threads, check, example, name, opts, parse, with_branch, Branch, DECLS,
+    arb_branch, arb_cutoff_pair, campaign_options, cex_threads, check, env_usize, example,
+    generate, name, opts, parse, with_branch, Branch, DECLS,
 };
 
 /// C-MIRROR's first family: [`arb_cutoff_pair`] with the `entry` token
@@ -27,15 +28,9 @@ fn arb_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, Strin
 /// and the mutation moves an operation with its anchor (or drops both):
 /// source and target place their anchors differently, paired by name.
 fn arb_own_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
-    use proptest::prelude::{prop_oneof, Just};
     use proptest::strategy::Strategy;
     use testgen::refine_family::{arb_mutation, arb_prog, mutate, render_own_anchors, OpKind};
-    let branch = prop_oneof![
-        Just(Branch::Symmetric),
-        (0u32..8).prop_map(Branch::OneThread),
-        Just(Branch::BelowTid),
-    ];
-    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
+    (arb_prog(2), arb_mutation(), arb_branch()).prop_map(|(mut p, (i, to), b)| {
         for o in &mut p.ops {
             o.0 = OpKind::Barrier;
         }
@@ -209,36 +204,26 @@ proptest::proptest! {
 #[test]
 #[ignore = "campaign: make mirror-campaign (about an hour)"]
 fn mirror_campaign() {
-    use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::TestRunner;
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
+    use proptest::strategy::Strategy;
+    let env = env_usize;
     let cases = env("MIRROR_CASES", 1000);
     let first = env("MIRROR_START", 0);
     let max_n = env("MIRROR_MAX_N", 8);
     let every = env("MIRROR_BOUNDED_EVERY", 10).max(1);
-    let base = Options {
-        max_steps: env("MIRROR_MAX_STEPS", 5),
-        minimize: false,
-        lift: false,
-        auto_cutoff: false,
-        timeout: Duration::from_secs(env("MIRROR_TIMEOUT", 20) as u64),
-        ..opts(vec![], None)
-    };
+    let base = campaign_options(
+        env("MIRROR_MAX_STEPS", 5),
+        Duration::from_secs(env("MIRROR_TIMEOUT", 20) as u64),
+    );
     let strategy_timeout = Duration::from_secs(env("MIRROR_STRATEGY_TIMEOUT", 120) as u64);
     let counts: Vec<usize> = (1..=max_n).collect();
-    let mut runner = TestRunner::deterministic();
     let (same, moved) = (arb_anchor_pair().boxed(), arb_own_anchor_pair().boxed());
-    let pairs: Vec<(String, String, Branch)> = (0..cases)
-        .map(|i| {
-            let strat = if i % 2 == 0 { &same } else { &moved };
-            strat.new_tree(&mut runner).expect("generator").current()
-        })
-        .collect();
+    let pairs: Vec<(String, String, Branch)> = generate(cases, |i| {
+        if i % 2 == 0 {
+            same.clone()
+        } else {
+            moved.clone()
+        }
+    });
     let mut tally = MirrorAgreement::default();
     let (mut holds, mut mirror, mut other, mut bounded_pairs, mut bad) = (0, 0, 0, 0, Vec::new());
     let (mut interp_refines, mut interp_asked) = (0, 0);

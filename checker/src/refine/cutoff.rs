@@ -275,31 +275,9 @@ pub(super) fn with_cutoff<'a>(
         o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
         return Ok(o);
     }
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.tag = tag;
-    let pair = pair?;
+    let pair = pair_check(checker, wave, pair_opts, "cutoff", false)?;
     if !matches!(pair.verdict, Verdict::Refines { .. }) {
-        let why = match &pair.verdict {
-            Verdict::Counterexample(c) => {
-                let inputs: Vec<String> =
-                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                format!(
-                    "a difference at {} thread{} ({})",
-                    c.threads,
-                    if c.threads == 1 { "" } else { "s" },
-                    inputs.join(", ")
-                )
-            }
-            Verdict::Unknown(why) => format!("unknown ({why})"),
-            Verdict::Vacuous(why) => format!("vacuous ({why})"),
-            Verdict::Refines { .. } => unreachable!("C-PAIR: refines was handled above"),
-        };
+        let why = pair_answer(&pair.verdict);
         let cex = match pair.verdict {
             Verdict::Counterexample(c) => Some(c),
             _ => None,
@@ -311,20 +289,73 @@ pub(super) fn with_cutoff<'a>(
         o.cutoff = Some(Cutoff::PairCheck { wave, why, cex });
         return Ok(o);
     }
-    let mut out = pair;
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
+    let mut out = with_rest(checker, pair, rest_opts)?;
     out.cutoff = Some(Cutoff::Holds { wave });
     Ok(out)
+}
+
+/// The pair check of C-PAIR, C-MIRROR and C-VAL: the asked options at 1 and
+/// 2 threads (`pair_opts`) with thread ids free in `0..wave`, and for C-VAL
+/// convergent results free ([`super::encode::Launch::free_results`]).
+fn pair_check<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    tag: &str,
+    free_results: bool,
+) -> Result<Outcome2, RefineError> {
+    let asked = checker.opts;
+    checker.opts = pair_opts;
+    checker.free_ids = Some(wave);
+    checker.free_results = free_results;
+    let tag = std::mem::replace(&mut checker.tag, tag.into());
+    let pair = checker.run();
+    checker.opts = asked;
+    checker.free_ids = None;
+    checker.free_results = false;
+    checker.tag = tag;
+    pair
+}
+
+/// A theorem's `refines` (every count up to W) joined with the asked
+/// thread counts above W (`rest_opts`), checked as usual.
+fn with_rest<'a>(
+    checker: &mut Checker<'a, '_>,
+    mut out: Outcome2,
+    rest_opts: &'a Options,
+) -> Result<Outcome2, RefineError> {
+    if rest_opts.threads.is_empty() {
+        return Ok(out);
+    }
+    let asked = checker.opts;
+    checker.opts = rest_opts;
+    let rest = checker.run();
+    checker.opts = asked;
+    let rest = rest?;
+    out.iterations.extend(rest.iterations);
+    match (&mut out.verdict, rest.verdict) {
+        (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
+        (v, other) => *v = other,
+    }
+    Ok(out)
+}
+
+/// What a pair check answered, other than refines, for the report.
+fn pair_answer(v: &Verdict) -> String {
+    match v {
+        Verdict::Counterexample(c) => {
+            let inputs: Vec<String> = c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!(
+                "a difference at {} thread{} ({})",
+                c.threads,
+                if c.threads == 1 { "" } else { "s" },
+                inputs.join(", ")
+            )
+        }
+        Verdict::Unknown(why) => format!("unknown ({why})"),
+        Verdict::Vacuous(why) => format!("vacuous ({why})"),
+        Verdict::Refines { .. } => "refines".into(),
+    }
 }
 
 /// Theorem C-MIRROR ([`super::mirror`]): the strategy check, then the pair
@@ -368,31 +399,13 @@ fn mirror<'a>(
     }
     // `pair_opts` learns the mirror strategy first (pipeline): the first
     // proposal then has nothing left to propose.
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.tag = tag;
-    let mut out = pair?;
+    let out = pair_check(checker, wave, pair_opts, "cutoff", false)?;
     if !matches!(out.verdict, Verdict::Refines { .. }) {
         // The strategy matches every complete target execution, so the
         // pair check can only fail to answer (time), or be vacuous.
         return Ok(None);
     }
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
+    let mut out = with_rest(checker, out, rest_opts)?;
     out.cutoff = Some(Cutoff::Mirror { wave });
     Ok(Some(out))
 }
@@ -426,17 +439,7 @@ fn values<'a>(
     rest_opts: &'a Options,
     failures: &mut Vec<Failure>,
 ) -> Result<Option<Outcome2>, RefineError> {
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    checker.free_results = true;
-    let tag = std::mem::replace(&mut checker.tag, "cval".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.free_results = false;
-    checker.tag = tag;
-    let mut out = pair?;
+    let mut out = pair_check(checker, wave, pair_opts, "cval", true)?;
     if let Some(stop) = checker.session.budget.spent() {
         out.verdict = Verdict::Unknown(super::UnknownWhy::Stopped {
             stop,
@@ -445,22 +448,10 @@ fn values<'a>(
         return Ok(Some(out));
     }
     if !matches!(out.verdict, Verdict::Refines { .. }) {
-        let what = match &out.verdict {
-            Verdict::Counterexample(c) => {
-                let inputs: Vec<String> =
-                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                format!(
-                    "with results as free inputs, the pair check finds a difference at {} \
-                     thread{} ({})",
-                    c.threads,
-                    if c.threads == 1 { "" } else { "s" },
-                    inputs.join(", ")
-                )
-            }
-            Verdict::Unknown(why) => format!("the pair check gave no answer ({why})"),
-            Verdict::Vacuous(why) => format!("the pair check is vacuous ({why})"),
-            Verdict::Refines { .. } => unreachable!("handled above"),
-        };
+        let what = format!(
+            "with results as free inputs, the pair check found {}",
+            pair_answer(&out.verdict)
+        );
         failures.push(Failure {
             condition: 'V',
             role: Side::Target,
@@ -468,17 +459,7 @@ fn values<'a>(
         });
         return Ok(None);
     }
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
+    let mut out = with_rest(checker, out, rest_opts)?;
     out.cutoff = Some(Cutoff::Values { wave });
     Ok(Some(out))
 }

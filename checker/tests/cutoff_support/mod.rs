@@ -76,15 +76,9 @@ pub enum Branch {
 /// in two of three readings ([`Branch`]), so that C-PAIR's id range (side
 /// 6) is exercised.
 pub fn arb_cutoff_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
-    use proptest::prelude::{prop_oneof, Just};
     use proptest::strategy::Strategy;
     use testgen::refine_family::{arb_mutation, arb_prog, mutate, render, OpKind};
-    let branch = prop_oneof![
-        Just(Branch::Symmetric),
-        (0u32..8).prop_map(Branch::OneThread),
-        Just(Branch::BelowTid),
-    ];
-    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
+    (arb_prog(2), arb_mutation(), arb_branch()).prop_map(|(mut p, (i, to), b)| {
         for o in &mut p.ops {
             o.0 = OpKind::Barrier;
         }
@@ -115,3 +109,55 @@ declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare void @use(i32)
 ";
+
+/// How a generated pair's branch reads the thread id (C-PAIR side 6):
+/// symmetric, one thread K in 0..8, or below the id.
+pub fn arb_branch() -> impl proptest::strategy::Strategy<Value = Branch> {
+    use proptest::prelude::{prop_oneof, Just};
+    use proptest::strategy::Strategy;
+    prop_oneof![
+        Just(Branch::Symmetric),
+        (0u32..8).prop_map(Branch::OneThread),
+        Just(Branch::BelowTid),
+    ]
+}
+
+/// A campaign's setting: the environment variable `name` as a number, or
+/// `default`.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A campaign's pairs: value `i` of `pick(i)`'s strategy, for `i` in
+/// `0..cases`, drawn from proptest's deterministic runner (the same
+/// sequence on every run, so that a campaign can be split and resumed).
+pub fn generate<T>(
+    cases: usize,
+    mut pick: impl FnMut(usize) -> proptest::strategy::BoxedStrategy<T>,
+) -> Vec<T>
+where
+    T: std::fmt::Debug,
+{
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    (0..cases)
+        .map(|i| pick(i).new_tree(&mut runner).expect("generator").current())
+        .collect()
+}
+
+/// A campaign's bounded checks: the plain search (no lifting, no theorem
+/// tried by itself above 4 threads), no minimization, `max_steps` block
+/// visits, `timeout` per query.
+pub fn campaign_options(max_steps: usize, timeout: Duration) -> Options {
+    Options {
+        max_steps,
+        minimize: false,
+        lift: false,
+        auto_cutoff: false,
+        timeout,
+        ..opts(vec![], None)
+    }
+}
