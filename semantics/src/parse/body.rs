@@ -7,7 +7,7 @@ use super::names::FnBuilder;
 use super::parser::Parser;
 use super::ParseError;
 use crate::ir::{
-    Atomic, Block, BlockId, Function, Inst, InstMeta, Operand, TermKind, Terminator, Type,
+    Atomic, Block, BlockId, Function, Inst, InstMeta, Name, Operand, TermKind, Terminator, Type,
     TypedOperand, ValueDef,
 };
 
@@ -63,7 +63,7 @@ impl Parser<'_> {
             _ => None,
         };
         let explicit_label = label.is_some();
-        let (id, name) = st.fb.def_block(self, label, span)?;
+        let id = st.fb.def_block(self, label, span)?;
         let mut insts = Vec::new();
         let mut dbg_records = thin_vec::ThinVec::new();
         loop {
@@ -103,7 +103,9 @@ impl Parser<'_> {
                 // one or two instructions (memory on long functions).
                 insts.shrink_to_fit();
                 st.f.blocks.push(Block {
-                    name,
+                    // Set by `FnBuilder::finish`, which holds the names
+                    // until then.
+                    name: Name::Numbered(0),
                     explicit_label,
                     insts,
                     term: Terminator {
@@ -253,7 +255,7 @@ impl Parser<'_> {
         match self.peek().clone() {
             Tok::Local(n) => {
                 self.bump();
-                Ok(st.fb.use_block(n, at))
+                st.fb.use_block(self, n, at)
             }
             _ => Err(self.expected("a block name '%name'")),
         }
