@@ -56,15 +56,12 @@ fn brute_force(cfg: &Cfg, cap: usize) -> Option<BTreeSet<Key>> {
     let mut out = BTreeSet::new();
     let mut idx = vec![0usize; cfg.len()];
     loop {
-        let permuted = Cfg {
-            succs: idx
-                .iter()
+        let permuted = cfg.with_succs(
+            idx.iter()
                 .enumerate()
                 .map(|(b, &i)| options[b][i].clone())
                 .collect(),
-            preds: cfg.preds.clone(),
-            names: cfg.names.clone(),
-        };
+        );
         out.insert(key(&CycleInfo::compute(&permuted)));
         let mut b = 0;
         loop {

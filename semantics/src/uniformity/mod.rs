@@ -30,6 +30,7 @@ pub mod oracle;
 pub mod saturation;
 pub mod sources;
 pub mod sync;
+pub mod tables;
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -176,7 +177,7 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
 /// The per-instruction verdicts of a function, without their text.
 struct Verdicts {
     /// Per block, per non-terminator instruction.
-    insts: Vec<Vec<bool>>,
+    insts: tables::PerInst<bool>,
     /// Per block, its terminator.
     terms: Vec<bool>,
 }
@@ -200,9 +201,7 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
         a.run();
     } else {
         a.div_args.iter_mut().for_each(|d| *d = false);
-        a.div_insts
-            .iter_mut()
-            .for_each(|b| b.iter_mut().for_each(|d| *d = false));
+        a.div_insts.fill(false);
     }
     let text_of = |r: InstRef| -> String {
         let b = f.block(r.block);
