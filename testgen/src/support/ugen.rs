@@ -204,10 +204,10 @@ pub fn build(u: &UFunc) -> Function {
                             InstKind::Store {
                                 volatile: false,
                                 value: i32o(v),
-                                ptr: TypedOperand {
+                                ptr: Box::new(TypedOperand {
                                     ty: Type::Ptr(1),
                                     value: Operand::Local(ValueId(nargs)),
-                                },
+                                }),
                                 atomic: None,
                                 align: Some(4),
                             },
