@@ -678,8 +678,9 @@ pub enum TermKind {
         on_true: BlockId,
         on_false: BlockId,
     },
+    /// `ty` is boxed so that a terminator takes 56 bytes (issue 17 item 8).
     Switch {
-        ty: Type,
+        ty: Box<Type>,
         cond: Operand,
         default: BlockId,
         cases: ThinVec<(Const, BlockId)>,

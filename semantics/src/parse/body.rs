@@ -95,10 +95,7 @@ impl Parser<'_> {
                 if written.is_some() {
                     return Err(self.err_at(at, "terminators do not produce a named value"));
                 }
-                let meta = InstMeta {
-                    attachments: self.md_attachments()?.into(),
-                    dbg_records,
-                };
+                let meta = InstMeta::new(self.md_attachments()?, dbg_records);
                 // A block's list grows by doubling from 4; most blocks hold
                 // one or two instructions (memory on long functions).
                 insts.shrink_to_fit();
@@ -119,10 +116,7 @@ impl Parser<'_> {
                 return Ok(());
             }
             let (kind, rty) = self.instruction(st, &op, op_at)?;
-            let meta = InstMeta {
-                attachments: self.md_attachments()?.into(),
-                dbg_records: std::mem::take(&mut dbg_records),
-            };
+            let meta = InstMeta::new(self.md_attachments()?, std::mem::take(&mut dbg_records));
             let result = match rty {
                 Some(ty) if ty != Type::Void => {
                     let def = ValueDef::Inst {
@@ -214,7 +208,7 @@ impl Parser<'_> {
                     cases.push((c, b));
                 }
                 TermKind::Switch {
-                    ty,
+                    ty: Box::new(ty),
                     cond,
                     default,
                     cases: cases.into(),

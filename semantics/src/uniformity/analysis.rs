@@ -216,8 +216,12 @@ impl<'a> Analysis<'a> {
         self.div_insts.first_of(r.block.0) + r.block.0 + r.index
     }
 
-    /// Records why the instruction at slot `s` was marked.
+    /// Records why the instruction at slot `s` was marked (unless the
+    /// reasons were given up).
     fn set_reason(&mut self, s: usize, why: Reason) {
+        if self.why.is_empty() {
+            return;
+        }
         self.why[s] = u32::try_from(self.reasons.len())
             .expect("U-FIX: a function has fewer than 2^32 instructions");
         self.reasons.push(why);
@@ -255,8 +259,21 @@ impl<'a> Analysis<'a> {
         self.worklist.push(r);
     }
 
+    /// Gives up the reasons (for callers that never ask [`Analysis::reason`],
+    /// such as the report: their table is 4 bytes an instruction plus 40
+    /// per divergent one, most of them on long functions; issue 17 item 8).
+    pub fn forget_reasons(&mut self) {
+        self.why = Vec::new();
+        self.reasons = Vec::new();
+    }
+
     /// Why `r` was first marked divergent (`None` if it is uniform).
+    /// Not after [`Analysis::forget_reasons`].
     pub fn reason(&self, r: InstRef) -> Option<Reason> {
+        assert!(
+            !self.why.is_empty(),
+            "U-FIX: reason asked after forget_reasons (a caller bug)"
+        );
         match self.why[self.slot(r)] {
             NO_REASON => None,
             k => Some(self.reasons[k as usize]),

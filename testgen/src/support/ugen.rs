@@ -229,7 +229,7 @@ pub fn build(u: &UFunc) -> Function {
                     on_false: BlockId(*f),
                 },
                 UTerm::Switch { on, default, cases } => TermKind::Switch {
-                    ty: Type::Int(32),
+                    ty: Box::new(Type::Int(32)),
                     cond: op(on),
                     default: BlockId(*default),
                     cases: cases
