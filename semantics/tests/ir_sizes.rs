@@ -25,8 +25,8 @@ fn ir_records_stay_small() {
         // typed operands of memory and vector instructions are boxed.
         ("InstKind", size_of::<InstKind>(), 80),
         ("Inst", size_of::<Inst>(), 112),
-        ("Terminator", size_of::<Terminator>(), 56),
-        ("Block", size_of::<Block>(), 120),
+        ("Terminator", size_of::<Terminator>(), 64),
+        ("Block", size_of::<Block>(), 128),
         ("ValueInfo", size_of::<ValueInfo>(), 72),
     ];
     let grown: Vec<String> = sizes
