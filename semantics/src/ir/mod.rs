@@ -496,14 +496,8 @@ pub struct Atomic {
     pub failure: Option<String>,
 }
 
-/// Non-terminator instructions.
-///
-/// Each variant's payload is at most 72 bytes (the enum 80, `Inst` 120;
-/// pinned by `tests/ir_sizes.rs`): a function holds one per instruction
-/// (issue 17 item 8), so the second and third typed operands of the
-/// memory and vector instructions, `select`'s values, `fcmp`'s predicate
-/// and a load's or GEP's address are boxed. Reads go through the boxes
-/// unchanged (`ptr.value`, `&*ptr`).
+/// Non-terminator instructions. Payloads stay within 72 bytes (issue 17
+/// item 8, `tests/ir_sizes.rs`): rarer operands are boxed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstKind {
     /// `add nuw nsw i32 %a, %b`; `flags` holds the words between the opcode
@@ -678,7 +672,7 @@ pub enum TermKind {
         on_true: BlockId,
         on_false: BlockId,
     },
-    /// `ty` is boxed so that a terminator takes 56 bytes (issue 17 item 8).
+    /// `ty` boxed: terminators stay small (issue 17 item 8).
     Switch {
         ty: Box<Type>,
         cond: Operand,
