@@ -252,7 +252,7 @@ impl FuncInfo {
     /// linear in the size of the CFG.
     pub fn reachable_from(&self, b: BlockId) -> Vec<bool> {
         let mut seen = vec![false; self.cfg.len()];
-        let mut stack: Vec<BlockId> = self.cfg.succs[b.0].clone();
+        let mut stack: Vec<BlockId> = self.cfg.succs[b.0].to_vec();
         while let Some(c) = stack.pop() {
             if !seen[c.0] {
                 seen[c.0] = true;
@@ -473,7 +473,7 @@ pub fn hierarchies_by_permutation(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
     loop {
         let mut c = cfg.clone();
         for (k, b) in branching.iter().enumerate() {
-            c.succs[*b] = nth_permutation(&cfg.succs[*b], perm_index[k]);
+            c.succs[*b].copy_from_slice(&nth_permutation(&cfg.succs[*b], perm_index[k]));
         }
         let h = CycleInfo::compute(&c);
         let sh = shape(&h);
