@@ -13,7 +13,9 @@
 //! | the one source of nondeterminism               | [`chooser`]   | — |
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
-//! | launch symmetry: sorted inputs, orbits      | [`symmetry`]  | R-BEHAV, P-INPUT |
+//! | launch symmetry: the argument, sorted inputs | [`symmetry`]  | R-BEHAV, P-INPUT, M-RENAME |
+//! | which threads and values may be renamed        | [`renaming`]  | M-RENAME |
+//! | orbit representatives, restricted growth, closure | [`orbit`]  | M-RENAME |
 //! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
 //! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
 //!
@@ -37,10 +39,12 @@ pub mod float;
 pub mod lanes;
 pub mod launch;
 pub mod memory;
+pub mod orbit;
 pub mod program;
 pub mod query;
 pub mod reduce;
 pub mod render;
+pub mod renaming;
 pub mod sched;
 pub mod state;
 pub mod step;

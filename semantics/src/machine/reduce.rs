@@ -536,6 +536,8 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
     // bytes hold no tokens, so the objects hash as they are (in id order).
     f.add(&m.mem);
     f.add(&m.next_input);
+    // M-RENAME: the free values drawn so far restrict later draws.
+    f.add(&m.used);
     let fired = super::digest::fired(&m.fired, names);
     f.add(&fired);
     f.add(
