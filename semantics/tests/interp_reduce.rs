@@ -443,7 +443,10 @@ fn renamings_equal_plain_on_lane_programs() {
     t.report("lane programs, 2 and 3 threads");
     eprintln!("lane programs: {lanes} with lane renaming, {values} with value renaming, {off} without thread renaming");
     assert!(t.compared >= 450, "too few compared: {}", t.compared);
-    assert!(lanes >= 150 && values >= 150 && off >= 20, "{lanes} lanes, {values} values, {off} off");
+    assert!(
+        lanes >= 150 && values >= 150 && off >= 20,
+        "{lanes} lanes, {values} values, {off} off"
+    );
     assert!(t.closed >= 150, "{} completed by renaming", t.closed);
     assert!(t.reduced * 3 < t.plain, "{} vs {}", t.reduced, t.plain);
 }
@@ -475,7 +478,10 @@ fn renamings_equal_plain_on_examples() {
         ("cl04-reserve-space", 3),
     ];
     for (file, most) in files {
-        let path = format!("{}/../examples/refine/{file}.ll", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../examples/refine/{file}.ll",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let text = std::fs::read_to_string(&path).expect("example exists");
         for threads in 2..=most {
             let mut o = Options {
@@ -486,9 +492,11 @@ fn renamings_equal_plain_on_examples() {
             if file.contains("cl04") {
                 o.entry = Some("append".into());
             }
-            let r = compare(&text, &o).unwrap_or_else(|| panic!("{file}: the plain search completes"));
+            let r =
+                compare(&text, &o).unwrap_or_else(|| panic!("{file}: the plain search completes"));
             assert!(
-                r.renaming.contains("renamed with the lane values") || r.renaming.contains("values renamed"),
+                r.renaming.contains("renamed with the lane values")
+                    || r.renaming.contains("values renamed"),
                 "{file}: a renaming applies ({})",
                 r.renaming
             );

@@ -30,7 +30,11 @@ pub enum Stmt {
     Tid { amdgcn: bool },
     /// `%vN = call i32 @subgroupShuffle(i32 val, i32 lane)`; `lane` a
     /// constant when `Some`.
-    Shuffle { val: Index, lane: Index, konst: Option<u8> },
+    Shuffle {
+        val: Index,
+        lane: Index,
+        konst: Option<u8>,
+    },
     /// `%vN = call i32 @llvm.amdgcn.readlane.i32(i32 val, i32 lane)`.
     ReadLane { val: Index, lane: Index },
     /// `%vN = call i32 @llvm.amdgcn.writelane.i32(val, lane, old)`.

@@ -10,9 +10,7 @@ use super::program::{classify, is_convergent_call, CalleeKind};
 use super::state::{
     CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
 };
-use super::step::{
-    enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R,
-};
+use super::step::{enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R};
 use super::value::Val;
 use super::{AnchorMode, Environment, RunError};
 

@@ -134,6 +134,46 @@ impl Execution {
     }
 }
 
+impl Execution {
+    /// A 128-bit digest of [`Execution::behaviour_key`]'s content (the same
+    /// parts, hashed by structure instead of formatted: XXH3-128 over the
+    /// bytes their `Hash` writes, [`super::reduce::Fp`]), so that equal
+    /// keys give equal digests and different keys different ones but with
+    /// probability about 2^-128 per pair. The search and the closure under
+    /// renaming tell behaviours apart by it (formatting every finished
+    /// execution's key was a fifth of the instructions of
+    /// cl28-texture2d-sink-else.src at 4 threads).
+    pub fn behaviour_digest(&self) -> u128 {
+        let mut f = super::reduce::Fp::new();
+        f.add(&self.outcome);
+        f.add(&self.visit_classes());
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for e in &th.events {
+                first.entry(e.key).or_insert((t, e.pos));
+            }
+        }
+        for th in &self.threads {
+            f.add(&th.trace.len());
+            for v in &th.trace {
+                f.add(&(v.func, v.block));
+            }
+            f.add(&th.events.len());
+            for e in &th.events {
+                let r = match e.result {
+                    Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                    r => r,
+                };
+                f.add(&(e.callee.as_str(), r, first[&e.key]));
+            }
+            f.add(&th.observations);
+            f.add(&th.end);
+        }
+        f.add(&self.memory);
+        f.finish()
+    }
+}
+
 /// A distinct behaviour and how many executions showed it.
 #[derive(Clone, Debug)]
 pub struct Behaviour {
@@ -343,14 +383,13 @@ fn search(
     use super::renaming::Threads;
     let renaming = &prog.renaming;
     let threads_renamed = !matches!(renaming.threads, Threads::Off(_));
-    let plan = (renaming.any() && !renaming.blind_only()).then(|| {
-        super::orbit::Launches::new(renaming, opts, coords(prog, opts))
-    });
+    let plan = (renaming.any() && !renaming.blind_only())
+        .then(|| super::orbit::Launches::new(renaming, opts, coords(prog, opts)));
     let mut chooser = Chooser::new(opts.chooser);
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index: HashMap<u128, usize> = HashMap::new();
     // State symmetry: memoization up to renaming threads, for blind
     // thread renamings (`reduce`).
-    let mut seen = super::reduce::States::new(opts, renaming.threads == Threads::Blind);
+    let mut seen = super::reduce::States::new(opts, renaming.threads == Threads::Blind, renaming);
     // Resuming from saved states is exact (the machine is a function of
     // the choices made; `Chooser::resume_at`); the plain search
     // (`--no-reduce`) re-runs every execution from the launch.
@@ -404,7 +443,7 @@ fn search(
                 Outcome::Contradiction { .. } => ex.contradictions += 1,
                 Outcome::Finished => {}
             }
-            let key = exec.behaviour_key();
+            let key = exec.behaviour_digest();
             match index.get(&key) {
                 Some(i) => ex.behaviours[*i].count += 1,
                 None => {

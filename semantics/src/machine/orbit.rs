@@ -239,25 +239,44 @@ impl Launches {
             .iter()
             .map(|k| chooser.choose(self.coords[*k].domain.len().max(1)) as u16)
             .collect();
-        // Uniform prefix: every element maps it.
+        // Per element: how its image of the uniform coordinates compares
+        // with them (an element that makes them smaller rejects the launch;
+        // one that makes them greater never maps it below itself).
+        let mut live: Vec<bool> = Vec::with_capacity(self.elems.len());
         for (_, umaps, _, _) in &self.elems {
-            let img: Vec<u16> = u.iter().zip(umaps).map(|(x, m)| m[*x as usize]).collect();
-            if img < u {
-                return None;
+            match cmp_mapped(&u, umaps) {
+                std::cmp::Ordering::Less => return None,
+                o => live.push(o == std::cmp::Ordering::Equal),
             }
         }
         let mut t: Vec<u32> = Vec::with_capacity(threads);
+        let mut img: Vec<u32> = vec![0; threads];
         for k in 0..threads {
             let lo = match &self.sorted {
                 Some(cls) if k > 0 && cls[k] == cls[k - 1] => t[k - 1] as usize,
                 _ => 0,
             };
             t.push((lo + chooser.choose(self.size - lo)) as u32);
-            if self.sorted.is_none() && !self.prefix_canonical(&u, &t) {
+            let ok = match &self.sorted {
+                None => self.prefix_canonical(&live, &t, &mut img),
+                // Sorted launches: the least tuple of the first class's
+                // image is at most the image of this thread's tuple, so
+                // an element that maps it below the first tuple maps the
+                // launch below itself.
+                Some(cls) => {
+                    cls[k] != cls[0]
+                        || self
+                            .elems
+                            .iter()
+                            .zip(&live)
+                            .all(|((_, _, tuples, _), l)| !l || tuples[t[k] as usize] >= t[0])
+                }
+            };
+            if !ok {
                 return None;
             }
         }
-        if !self.canonical(&u, &t) {
+        if !self.canonical(&live, &t, &mut img) {
             return None;
         }
         let mut out: Vec<Vec<Val>> = vec![Vec::new(); self.coords.len()];
@@ -273,23 +292,18 @@ impl Launches {
         Some(out)
     }
 
-    /// No element that keeps threads `0..t.len()` among themselves maps
-    /// the prefix below itself.
-    fn prefix_canonical(&self, u: &[u16], t: &[u32]) -> bool {
+    /// No element that keeps threads `0..t.len()` among themselves (and
+    /// the uniform coordinates, `live`) maps the prefix below itself.
+    fn prefix_canonical(&self, live: &[bool], t: &[u32], img: &mut [u32]) -> bool {
         let k = t.len() - 1;
-        for (perm, umaps, tuples, closed) in &self.elems {
-            if !closed[k] {
+        for ((perm, _, tuples, closed), l) in self.elems.iter().zip(live) {
+            if !l || !closed[k] {
                 continue;
             }
-            let img_u: Vec<u16> = u.iter().zip(umaps).map(|(x, m)| m[*x as usize]).collect();
-            if img_u != u {
-                continue; // greater (the uniform prefix passed)
-            }
-            let mut img = vec![0u32; t.len()];
             for (i, x) in t.iter().enumerate() {
                 img[perm[i] as usize] = tuples[*x as usize];
             }
-            if img.as_slice() < t {
+            if img[..=k] < *t {
                 return false;
             }
         }
@@ -297,13 +311,11 @@ impl Launches {
     }
 
     /// The launch is the least of its images.
-    fn canonical(&self, u: &[u16], t: &[u32]) -> bool {
-        for (perm, umaps, tuples, _) in &self.elems {
-            let img_u: Vec<u16> = u.iter().zip(umaps).map(|(x, m)| m[*x as usize]).collect();
-            if img_u.as_slice() > u {
+    fn canonical(&self, live: &[bool], t: &[u32], img: &mut [u32]) -> bool {
+        for ((perm, _, tuples, _), l) in self.elems.iter().zip(live) {
+            if !l {
                 continue;
             }
-            let mut img = vec![0u32; t.len()];
             for (i, x) in t.iter().enumerate() {
                 img[perm[i] as usize] = tuples[*x as usize];
             }
@@ -319,12 +331,23 @@ impl Launches {
                     s = e;
                 }
             }
-            if (img_u.as_slice(), img.as_slice()) < (u, t) {
+            if *img < *t {
                 return false;
             }
         }
         true
     }
+}
+
+/// `u` mapped by `maps` compared with `u`.
+fn cmp_mapped(u: &[u16], maps: &[Vec<u16>]) -> std::cmp::Ordering {
+    for (x, m) in u.iter().zip(maps) {
+        match m[*x as usize].cmp(x) {
+            std::cmp::Ordering::Equal => {}
+            o => return o,
+        }
+    }
+    std::cmp::Ordering::Equal
 }
 
 fn decode(mut t: usize, per_thread: &[usize], coords: &[Coord]) -> Vec<usize> {
@@ -471,18 +494,18 @@ pub fn close(
 ) -> (Vec<Behaviour>, bool) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<u128> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
-        if seen.insert(b.execution.behaviour_key()) {
+        if seen.insert(b.execution.behaviour_digest()) {
             out.push(b);
         }
     }
-    let mut in_orbit: HashSet<String> = HashSet::new();
+    let mut in_orbit: HashSet<u128> = HashSet::new();
     let mut images = Vec::new();
     let mut finished = true;
     for b in &out {
-        if in_orbit.contains(&b.execution.behaviour_key()) {
+        if in_orbit.contains(&b.execution.behaviour_digest()) {
             continue;
         }
         if !go() {
@@ -510,8 +533,8 @@ pub fn close(
             for perm in &arrangements {
                 let valued = image(&b.execution, r, g, &inputs);
                 let e = super::symmetry::renamed(&valued, perm);
-                let key = e.behaviour_key();
-                in_orbit.insert(key.clone());
+                let key = e.behaviour_digest();
+                in_orbit.insert(key);
                 if seen.insert(key) {
                     images.push(Behaviour {
                         execution: e,

@@ -158,7 +158,7 @@ pub struct Visit {
 }
 
 /// How a thread ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ThreadEnd {
     /// Returned from the kernel with this value.
     Returned(Val),

@@ -411,20 +411,20 @@ pub fn close(
     opts: &Options,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, bool) {
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<u128> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
-        if seen.insert(b.execution.behaviour_key()) {
+        if seen.insert(b.execution.behaviour_digest()) {
             out.push(b);
         }
     }
     // Keys already produced by an orbit: a behaviour among them has the
     // same orbit, which need not be enumerated again.
-    let mut in_orbit: HashSet<String> = HashSet::new();
+    let mut in_orbit: HashSet<u128> = HashSet::new();
     let mut images = Vec::new();
     let mut finished = true;
     for b in &out {
-        if in_orbit.contains(&b.execution.behaviour_key()) {
+        if in_orbit.contains(&b.execution.behaviour_digest()) {
             continue;
         }
         if !go() {
@@ -432,8 +432,8 @@ pub fn close(
             break;
         }
         for e in orbit(&b.execution, opts) {
-            let key = e.behaviour_key();
-            in_orbit.insert(key.clone());
+            let key = e.behaviour_digest();
+            in_orbit.insert(key);
             if seen.insert(key) {
                 images.push(Behaviour {
                     execution: e,
