@@ -144,6 +144,12 @@ pub struct Coord {
     pub domain: Vec<Val>,
 }
 
+/// One element of G as [`Launches`] applies it: its thread permutation,
+/// the map of each uniform coordinate's domain indices, the map of tuples,
+/// and for each prefix length k whether the permutation maps threads
+/// `0..=k` onto themselves.
+type ElemTables = (Vec<u32>, Vec<Vec<u16>>, Vec<u32>, Vec<bool>);
+
 /// Canonical launches under G: a launch is its uniform coordinates, then
 /// each thread's tuple of per-thread coordinates (mixed radix, the first
 /// coordinate most significant), compared lexicographically; it is
@@ -158,7 +164,7 @@ pub struct Launches {
     /// coordinate's domain indices, the map of tuples, and for each prefix
     /// length k whether the permutation maps threads `0..k` onto
     /// themselves.
-    elems: Vec<(Vec<u32>, Vec<Vec<u16>>, Vec<u32>, Vec<bool>)>,
+    elems: Vec<ElemTables>,
     /// Blind thread renaming: per thread, its class (sorted launches).
     sorted: Option<Vec<super::symmetry::Class>>,
 }

@@ -608,11 +608,9 @@ fn builtin(
         let k8 = k as u8;
         let Some(v) = a.value.as_local() else {
             if lanes.contains(&k8) {
-                match a.value.as_int() {
-                    Some(x) => {
-                        lane_pins.insert(x);
-                    }
-                    None => {} // poison: out of range before and after
+                // A poison lane is out of range before and after.
+                if let Some(x) = a.value.as_int() {
+                    lane_pins.insert(x);
                 }
             }
             if copies.contains(&k8) {
