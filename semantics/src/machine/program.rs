@@ -281,6 +281,9 @@ pub struct Program<'m> {
     pub globals: HashMap<String, u32>,
     /// The module's data layout (P-MEM-LAYOUT), or why it is not modelled.
     pub layout: Result<crate::ir::layout::DataLayout, crate::ir::layout::LayoutError>,
+    /// The renamings the enumeration uses (M-RENAME): none until the
+    /// driver analyses the launch ([`super::renaming::analyse`]).
+    pub renaming: super::renaming::Renaming,
 }
 
 impl<'m> Program<'m> {
@@ -315,6 +318,7 @@ impl<'m> Program<'m> {
             by_name,
             globals,
             layout: crate::ir::layout::DataLayout::of_module(module),
+            renaming: super::renaming::Renaming::none("not analysed", 0),
         }
     }
 
