@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-claims bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign cval-campaign
 
 setup:
 	@scripts/setup.sh
@@ -42,6 +42,13 @@ bench-verify: build
 bench-refine: build
 	@scripts/bench-refine.sh
 
+# Every claim pair of proofs/ run by an older binary OLD and this build in
+# turn (issue 12: at most 1.5 times as long as before); CPU seconds and
+# ratios per pair. OLD=path/to/old/convcheck is required.
+bench-claims: build
+	@test -n "$(OLD)" || { echo "make bench-claims OLD=path/to/old/convcheck"; exit 2; }
+	@scripts/bench-claims.sh "$(OLD)" target/release/convcheck
+
 # The interpreter at scale (issue 18): every example `run` accepts at
 # INTERP_THREADS threads, each run stopped after LIMIT seconds; one line
 # per launch (executions explored, merged, distinct behaviours, complete?,
@@ -67,7 +74,7 @@ cutoff-campaign: setup
 # Theorem C-MIRROR's validation (proofs/CUTOFF.md): generated pairs with
 # anchors, C-MIRROR (W = 8) against the bounded verdict at 1..8 threads.
 mirror-campaign: setup
-	MIRROR_CASES=$${MIRROR_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cutoff -- --ignored mirror_campaign --nocapture
+	MIRROR_CASES=$${MIRROR_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_mirror -- --ignored mirror_campaign --nocapture
 
 # convcheck validate over examples/kernels and generated convergent programs
 # with -O2/-O3 and single passes (minutes; prints the README's table).
@@ -82,3 +89,10 @@ FUZZ_SEED ?= 20261124
 fuzz: setup
 	$(CARGO) build --release --bin convcheck --bin convcheck-fuzz
 	target/release/convcheck-fuzz --inputs $(FUZZ_INPUTS) --seed $(FUZZ_SEED) --out target/fuzz
+
+# Theorem C-VAL's validation (proofs/CUTOFF.md "Convergent values"):
+# VAL_CASES generated pairs whose convergent results reach observations
+# and branches, C-VAL (W = 8) against the bounded verdict at 1..8 threads
+# and the interpreter at 3 threads.
+cval-campaign: setup
+	VAL_CASES=$${VAL_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cval -- --ignored cval_campaign --nocapture

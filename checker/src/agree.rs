@@ -37,10 +37,11 @@ pub const THREADS: usize = 2;
 /// at most this many blocks; the interpreter's bound is larger).
 pub const SMT_MAX_STEPS: usize = 8;
 
-/// Every launch: one `%x` value per thread over [`DOMAIN`].
-fn launches() -> Vec<Vec<i128>> {
+/// Every launch of `threads` threads: one `%x` value per thread over
+/// [`DOMAIN`].
+fn launches(threads: usize) -> Vec<Vec<i128>> {
     let mut out = vec![vec![]];
-    for _ in 0..THREADS {
+    for _ in 0..threads {
         out = out
             .into_iter()
             .flat_map(|l: Vec<i128>| {
@@ -58,7 +59,16 @@ fn launches() -> Vec<Vec<i128>> {
 /// The interpreter's verdict (M-OPER, R-REF): does every target behaviour
 /// appear among the source's on every launch (or the source has UB)?
 pub fn interp_refines(src: &Module, tgt: &Module) -> Result<bool, String> {
-    interp_verdict(src, tgt, None)
+    interp_verdict(src, tgt, None, THREADS)
+}
+
+/// [`interp_refines`] on launches of `threads` threads (thread ids
+/// `0..threads`, `%x` over [`DOMAIN`] per thread): the interpreter's
+/// ground truth at other counts (theorem C-MIRROR's validation,
+/// `checker/tests/refine_cutoff.rs`). `Err` when an exploration is
+/// incomplete (e.g. too many anchor groupings).
+pub fn interp_refines_at(src: &Module, tgt: &Module, threads: usize) -> Result<bool, String> {
+    interp_verdict(src, tgt, None, threads)
 }
 
 /// The SMT checker's verdict on kernel `@k` under the same bounds; `Err`
@@ -194,7 +204,7 @@ fn interp_refines_memory(
     tgt: &Module,
     buffers: &BTreeMap<String, Vec<u8>>,
 ) -> Result<bool, String> {
-    interp_verdict(src, tgt, Some(buffers))
+    interp_verdict(src, tgt, Some(buffers), THREADS)
 }
 
 /// Some thread of `e` was cut by the step bound.
@@ -253,6 +263,7 @@ fn interp_verdict(
     src: &Module,
     tgt: &Module,
     buffers: Option<&BTreeMap<String, Vec<u8>>>,
+    threads: usize,
 ) -> Result<bool, String> {
     use crate::refine::replay::{final_memory, memory_refines};
     /// Final memory as the replay compares it (R-MEM).
@@ -261,13 +272,13 @@ fn interp_verdict(
     let memory = |e: &semantics::machine::launch::Execution| -> Option<Memory> {
         buffers.map(|_| final_memory(e))
     };
-    for xs in launches() {
+    for xs in launches(threads) {
         let mut args = BTreeMap::new();
         args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
         let opts = MOptions {
             // The kernel is `@k` (a recursive helper may be defined too).
             entry: Some("k".to_string()),
-            threads: THREADS as u32,
+            threads: threads as u32,
             args,
             max_steps: 400,
             buffers: buffers.cloned().unwrap_or_default(),

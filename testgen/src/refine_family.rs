@@ -176,20 +176,44 @@ fn spin_ll(pred: &str, value: i32) -> String {
 
 /// The program as LLVM IR (a module with the kernel `@k(i32 %x)`).
 pub fn render(p: &Prog) -> String {
+    render_mode(p, false)
+}
+
+/// The program with every operation controlled by an `anchor` of its own
+/// (D-ANCHOR), defined right before it and named after the operation's
+/// index in `p.ops` (`%a0`, `%a1`, ...), so that a mutation moves an
+/// operation together with its anchor and the names still pair them
+/// (`p.controlled` is ignored; the loop has no heart). With [`mutate`]
+/// this gives pairs whose source and target place anchors differently
+/// (theorem C-MIRROR's validation, proofs/CUTOFF.md).
+pub fn render_own_anchors(p: &Prog) -> String {
+    render_mode(p, true)
+        + "declare token @llvm.experimental.convergence.anchor() convergent nounwind willreturn memory(none)\n"
+}
+
+fn render_mode(p: &Prog, own_anchors: bool) -> String {
+    let controlled = p.controlled && !own_anchors;
     let mut s = String::from("define void @k(i32 %x) convergent {\nentry:\n");
-    if p.controlled {
+    if controlled {
         s += "  %tok = call token @llvm.experimental.convergence.entry()\n";
     }
     let bundle = |tok: &str| {
-        if p.controlled {
+        if controlled || own_anchors {
             format!(" [ \"convergencectrl\"(token %{tok}) ]")
         } else {
             String::new()
         }
     };
     let mut n = 0;
-    let mut emit = |s: &mut String, kind: OpKind, tok: &str| {
+    let mut emit = |s: &mut String, kind: OpKind, i: usize, tok: &str| {
         n += 1;
+        let own = format!("a{i}");
+        let tok = if own_anchors {
+            *s += &format!("  %{own} = call token @llvm.experimental.convergence.anchor()\n");
+            own.as_str()
+        } else {
+            tok
+        };
         match kind {
             OpKind::Add => {
                 *s += &format!(
@@ -245,7 +269,13 @@ pub fn render(p: &Prog) -> String {
             *s += &format!(
                 "  call void @spin(i32 %x, i32 {}, i32 {levels}){}\n",
                 sp.value,
-                bundle("tok")
+                // `@spin` is controlled through `entry` only when the
+                // kernel has its `entry` token (not with own anchors).
+                if controlled {
+                    bundle("tok")
+                } else {
+                    String::new()
+                }
             );
             false
         } else {
@@ -253,27 +283,27 @@ pub fn render(p: &Prog) -> String {
             true
         }
     };
-    for (k, pl) in &p.ops {
+    for (i, (k, pl)) in p.ops.iter().enumerate() {
         if *pl == Place::Entry {
-            emit(&mut s, *k, "tok");
+            emit(&mut s, *k, i, "tok");
         }
     }
     if let Some(sp) = spin_at(Place::Entry) {
         spin_here(&mut s, "entry", sp);
     }
     s += "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
-    for (k, pl) in &p.ops {
+    for (i, (k, pl)) in p.ops.iter().enumerate() {
         if *pl == Place::Arm {
-            emit(&mut s, *k, "tok");
+            emit(&mut s, *k, i, "tok");
         }
     }
     if let Some(sp) = spin_at(Place::Arm) {
         spin_here(&mut s, "arm", sp);
     }
     s += "  br label %join\njoin:\n";
-    for (k, pl) in &p.ops {
+    for (i, (k, pl)) in p.ops.iter().enumerate() {
         if *pl == Place::Join {
-            emit(&mut s, *k, "tok");
+            emit(&mut s, *k, i, "tok");
         }
     }
     let mut last = "join";
@@ -286,19 +316,19 @@ pub fn render(p: &Prog) -> String {
         s += &format!(
             "  br label %loop\nloop:\n  %i = phi i32 [ 0, %{last} ], [ %i.next, %loop ]\n"
         );
-        if p.controlled {
+        if controlled {
             s += "  %h = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %tok) ]\n";
         }
-        for (k, pl) in &p.ops {
+        for (i, (k, pl)) in p.ops.iter().enumerate() {
             if *pl == Place::Loop {
-                emit(&mut s, *k, "h");
+                emit(&mut s, *k, i, "h");
             }
         }
         s += "  %i.next = add i32 %i, 1\n  %more = icmp slt i32 %i.next, %x\n  br i1 %more, label %loop, label %exit\nexit:\n";
     }
     s += "  ret void\n}\n\n";
     if p.spin.is_some_and(|sp| sp.rec) {
-        s += &spin_fn_ll(p.controlled);
+        s += &spin_fn_ll(controlled);
     }
     s += "declare token @llvm.experimental.convergence.entry() convergent nounwind willreturn memory(none)\n";
     s += "declare token @llvm.experimental.convergence.loop() convergent nounwind willreturn memory(none)\n";

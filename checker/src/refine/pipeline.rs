@@ -17,70 +17,6 @@ use super::{
 };
 use crate::smt::Session;
 
-/// The two inlined kernels prepared for the encoding (`buffer_bytes`: the
-/// size of input buffers without `dereferenceable`, P-MEM-OBJ), with their
-/// R-PREFIX-REC lassos and D-HIER hierarchies; or the pair's result when
-/// that already decides it (unsupported, too many hierarchies).
-#[allow(clippy::type_complexity)] // one pair of programs or one result
-fn prepare_pair<'m>(
-    isrc: &'m Inlined,
-    itgt: &'m Inlined,
-    kernel: &str,
-    opts: &Options,
-    buffer_bytes: u64,
-) -> Result<(Prepared<'m>, Prepared<'m>), Box<PairResult>> {
-    let prep = |role: Side, i: &'m Inlined| {
-        prog::prepare_inlined(
-            &i.module,
-            kernel,
-            opts.shuffle_oob_ub,
-            Some(&i.origins),
-            buffer_bytes,
-        )
-        .map_err(|u| {
-            Box::new(PairResult::Unsupported {
-                role,
-                message: u.to_string(),
-                span: u.span,
-            })
-        })
-    };
-    let mut ps = prep(Side::Source, isrc)?;
-    let mut pt = prep(Side::Target, itgt)?;
-    // R-PREFIX-REC: where a cut recursion provably repeats itself.
-    ps.rec_lassos = super::encode::recursion_lassos(&ps, isrc);
-    pt.rec_lassos = super::encode::recursion_lassos(&pt, itgt);
-    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
-    // `--hierarchy llvm`, as prepared).
-    if opts.hierarchy == HierarchyMode::All {
-        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
-            match hier::hierarchies(p.func, HierarchyMode::All) {
-                Ok(hs) => p.hiers = hs,
-                Err(too_many) => {
-                    let why = UnknownWhy::Hierarchies {
-                        role,
-                        found: too_many.found,
-                        complete: too_many.complete,
-                        limit: hier::HIERARCHY_LIMIT,
-                    };
-                    return Err(Box::new(PairResult::Checked {
-                        outcome: Outcome2 {
-                            verdict: Verdict::Unknown(why),
-                            iterations: Vec::new(),
-                            cutoff: None,
-                            max_steps: opts.max_steps,
-                            buffer_bytes,
-                        },
-                        replay: None,
-                        inlined: None,
-                    }));
-                }
-            }
-        }
-    }
-    Ok((ps, pt))
-}
-
 /// `--grow-buffers`: the source has UB on every launch, and a pointer
 /// parameter's buffer has the size the check chose (no
 /// `dereferenceable`), so a larger buffer may make an access in bounds.
@@ -135,6 +71,7 @@ fn run_at(
             .as_mut()
             .map(|p| Box::new(move |q: &crate::smt::QueryRecord| p(q)) as Progress<'_>),
         free_ids: None,
+        free_results: false,
         lift: Default::default(),
     };
     match wave {
@@ -249,39 +186,12 @@ pub fn check_pair<'a>(
             });
         }
     }
-    // Calls of defined functions: inline them (D-ENTRY-CALL, CO "Function
-    // inlining"); the encoding covers one body. The originals are kept for
-    // the interpreter, which executes calls natively (replay cross-check).
-    let inline = |role: Side, m: &Module| {
-        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
-            role,
-            message: format!("inlining: {e}"),
-            span: None,
-        })
-    };
-    let (isrc, itgt) = match (inline(Side::Source, src), inline(Side::Target, tgt)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => return Ok(e),
+    let (isrc, itgt) = match inline_pair(src, tgt, kernel) {
+        Ok(p) => p,
+        Err(e) => return Ok(*e),
     };
     let any_inlined =
         isrc.calls_inlined + itgt.calls_inlined + isrc.recursion_cuts + itgt.recursion_cuts > 0;
-    if any_inlined {
-        for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
-            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
-            if let Some(v) = report.violations.first() {
-                return Ok(PairResult::Unsupported {
-                    role,
-                    message: format!(
-                        "the kernel after inlining breaks {}: {} (calls whose inlining \
-                         is not a valid program are not supported)",
-                        v.rule.as_str(),
-                        v.message
-                    ),
-                    span: None,
-                });
-            }
-        }
-    }
     let (mut ps, mut pt) = match prepare_pair(&isrc, &itgt, kernel, opts, opts.buffer_bytes) {
         Ok(pair) => pair,
         Err(r) => return Ok(*r),
@@ -413,4 +323,112 @@ pub fn check_pair<'a>(
         replay,
         inlined,
     })
+}
+
+/// Calls of defined functions inlined in both kernels (D-ENTRY-CALL, CO
+/// "Function inlining"; F-20): the encoding covers one body. When anything
+/// was inlined, both results are checked against the static rules again.
+/// The originals are kept by the caller for the interpreter, which executes
+/// calls natively (replay cross-check).
+#[allow(clippy::result_large_err)] // once per pair
+pub(super) fn inline_pair(
+    src: &Module,
+    tgt: &Module,
+    kernel: &str,
+) -> Result<(Inlined, Inlined), Box<PairResult>> {
+    let inline = |role: Side, m: &Module| {
+        semantics::inline::inline_kernel(m, kernel).map_err(|e| PairResult::Unsupported {
+            role,
+            message: format!("inlining: {e}"),
+            span: None,
+        })
+    };
+    let (isrc, itgt) = match (inline(Side::Source, src), inline(Side::Target, tgt)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => return Err(Box::new(e)),
+    };
+    let any_inlined =
+        isrc.calls_inlined + itgt.calls_inlined + isrc.recursion_cuts + itgt.recursion_cuts > 0;
+    if any_inlined {
+        for (role, m) in [(Side::Source, &isrc.module), (Side::Target, &itgt.module)] {
+            let report = semantics::rules::verify_module(m, &semantics::rules::Options::default());
+            if let Some(v) = report.violations.first() {
+                return Err(Box::new(PairResult::Unsupported {
+                    role,
+                    message: format!(
+                        "the kernel after inlining breaks {}: {} (calls whose inlining \
+                         is not a valid program are not supported)",
+                        v.rule.as_str(),
+                        v.message
+                    ),
+                    span: None,
+                }));
+            }
+        }
+    }
+    Ok((isrc, itgt))
+}
+
+/// The two inlined kernels prepared for the encoding (`buffer_bytes`: the
+/// size of input buffers without `dereferenceable`, P-MEM-OBJ), with their
+/// R-PREFIX-REC lassos and D-HIER hierarchies; or the pair's result when
+/// that already decides it (unsupported, too many hierarchies).
+#[allow(clippy::result_large_err)] // once per pair
+pub(super) fn prepare_pair<'m>(
+    isrc: &'m Inlined,
+    itgt: &'m Inlined,
+    kernel: &str,
+    opts: &Options,
+    buffer_bytes: u64,
+) -> Result<(Prepared<'m>, Prepared<'m>), Box<PairResult>> {
+    let prep = |role: Side, i: &'m Inlined| {
+        prog::prepare_inlined(
+            &i.module,
+            kernel,
+            opts.shuffle_oob_ub,
+            Some(&i.origins),
+            buffer_bytes,
+        )
+        .map_err(|u| {
+            Box::new(PairResult::Unsupported {
+                role,
+                message: u.to_string(),
+                span: u.span,
+            })
+        })
+    };
+    let mut ps = prep(Side::Source, isrc)?;
+    let mut pt = prep(Side::Target, itgt)?;
+    // R-PREFIX-REC: where a cut recursion provably repeats itself.
+    ps.rec_lassos = super::encode::recursion_lassos(&ps, isrc);
+    pt.rec_lassos = super::encode::recursion_lassos(&pt, itgt);
+    // D-HIER: every cycle hierarchy of each program (LLVM's alone with
+    // `--hierarchy llvm`, as prepared).
+    if opts.hierarchy == HierarchyMode::All {
+        for (role, p) in [("source", &mut ps), ("target", &mut pt)] {
+            match hier::hierarchies(p.func, HierarchyMode::All) {
+                Ok(hs) => p.hiers = hs,
+                Err(too_many) => {
+                    let why = UnknownWhy::Hierarchies {
+                        role,
+                        found: too_many.found,
+                        complete: too_many.complete,
+                        limit: hier::HIERARCHY_LIMIT,
+                    };
+                    return Err(Box::new(PairResult::Checked {
+                        outcome: Outcome2 {
+                            verdict: Verdict::Unknown(why),
+                            iterations: Vec::new(),
+                            cutoff: None,
+                            max_steps: opts.max_steps,
+                            buffer_bytes,
+                        },
+                        replay: None,
+                        inlined: None,
+                    }));
+                }
+            }
+        }
+    }
+    Ok((ps, pt))
 }
