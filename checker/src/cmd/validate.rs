@@ -123,6 +123,23 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     opt::check_args(&opt_args).map_err(bad)?;
     let env_opt = std::env::var("OPT").ok();
     let opt_path = opt::locate(args.opt.as_deref(), env_opt.as_deref()).map_err(bad)?;
+    if args.run_line {
+        // An older test's legacy pass flags (`-loop-distribute`), which
+        // opt-22 rejects, as the `-passes=` pipeline they name.
+        let (a, moved) = opt::legacy_pass_flags(&opt_args, &opt_path).map_err(bad)?;
+        if !moved.is_empty() && !args.json {
+            eprintln!(
+                "validate: --run-line: legacy pass flags {} run as -passes={}",
+                moved
+                    .iter()
+                    .map(|m| format!("-{m}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                moved.join(",")
+            );
+        }
+        opt_args = a;
+    }
     let stem = args
         .file
         .file_stem()

@@ -332,6 +332,65 @@ pub fn run_line_args(text: &str) -> Result<Vec<String>, String> {
     Err("no `; RUN:` line runs opt".into())
 }
 
+/// Whether `args` name a pipeline the new pass manager's way (`-passes=`,
+/// `-p`, an `-O` level).
+fn names_pipeline(args: &[String]) -> bool {
+    args.iter().any(|a| {
+        let a = a.trim_start_matches('-');
+        a.starts_with("passes=")
+            || a == "passes"
+            || a == "p"
+            || a.starts_with("p=")
+            || (a.starts_with('O') && a.len() == 2)
+    })
+}
+
+/// The pass names `opt -print-passes` lists (parameters `<...>` dropped).
+fn new_pm_passes(opt: &Path) -> Result<std::collections::HashSet<String>, String> {
+    let out = Command::new(opt)
+        .arg("-print-passes")
+        .output()
+        .map_err(|e| format!("`{} -print-passes`: {e}", opt.display()))?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .map(|l| l.split('<').next().unwrap_or(l).trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect())
+}
+
+/// A RUN line of an older LLVM test names passes the legacy way
+/// (`opt -loop-distribute ...`), which opt-22 rejects: when `args` name no
+/// pipeline, every flag `-NAME` (no `=`) whose NAME is a pass `opt
+/// -print-passes` lists is taken out and the pipeline `-passes=NAME,...`
+/// (in their order) put where the first one was. Returns the arguments and
+/// the names moved (empty: unchanged).
+pub fn legacy_pass_flags(
+    args: &[String],
+    opt: &Path,
+) -> Result<(Vec<String>, Vec<String>), String> {
+    if names_pipeline(args) {
+        return Ok((args.to_vec(), Vec::new()));
+    }
+    let known = new_pm_passes(opt)?;
+    let mut out = Vec::new();
+    let mut moved = Vec::new();
+    let mut at = None;
+    for a in args {
+        let name = a.trim_start_matches('-');
+        if a.starts_with('-') && !name.contains('=') && known.contains(name) {
+            at.get_or_insert(out.len());
+            moved.push(name.to_string());
+        } else {
+            out.push(a.clone());
+        }
+    }
+    if let Some(i) = at {
+        out.insert(i, format!("-passes={}", moved.join(",")));
+    }
+    Ok((out, moved))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +420,40 @@ mod tests {
         );
         assert!(run_line_args("; RUN: llc %s\n").is_err());
         assert!(run_line_args("; RUN: opt -load %p/x.so %s\n").is_err());
+    }
+
+    /// Legacy pass flags become a `-passes=` pipeline (opt-22 on PATH;
+    /// skipped without it).
+    #[test]
+    fn legacy_pass_flags_become_a_pipeline() {
+        let Ok(opt) = locate(None, None) else {
+            eprintln!("SKIPPED legacy_pass_flags_become_a_pipeline: no {DEFAULT_OPT}");
+            return;
+        };
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (args, moved) = legacy_pass_flags(
+            &v(&[
+                "-loop-distribute",
+                "-enable-loop-distribute",
+                "-verify-loop-info",
+                "-licm",
+            ]),
+            &opt,
+        )
+        .unwrap();
+        assert_eq!(
+            args,
+            v(&[
+                "-passes=loop-distribute,licm",
+                "-enable-loop-distribute",
+                "-verify-loop-info"
+            ])
+        );
+        assert_eq!(moved, v(&["loop-distribute", "licm"]));
+        let same = v(&["-passes=sink", "-licm"]);
+        assert_eq!(legacy_pass_flags(&same, &opt).unwrap(), (same, Vec::new()));
+        let o2 = v(&["-O2", "-mtriple=amdgcn-amd-amdhsa"]);
+        assert_eq!(legacy_pass_flags(&o2, &opt).unwrap(), (o2, Vec::new()));
     }
 
     #[test]
