@@ -157,11 +157,11 @@ fn single(ex: &Exploration) -> Option<Val> {
         .behaviours
         .iter()
         .filter_map(|b| match &b.execution.threads[0].end {
-            Some(ThreadEnd::Returned(v)) => Some(*v),
+            Some(ThreadEnd::Returned(v)) => Some(v.clone()),
             _ => None,
         })
         .collect();
-    (vals.len() == 1).then(|| *vals.iter().next().expect("one value"))
+    (vals.len() == 1).then(|| vals.iter().next().expect("one value").clone())
 }
 
 /// P-FLOAT: floats through memory, phis and selects keep their bits; the

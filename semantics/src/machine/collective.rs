@@ -71,11 +71,11 @@ pub(super) fn per_thread(
             None => Val::Poison,
         },
         Op::WriteLane { val, lane: l, old } => match int_arg(args, l) {
-            Some((_, want)) if want == lane as u128 => args[val as usize],
-            Some(_) => args[old as usize],
+            Some((_, want)) if want == lane as u128 => args[val as usize].clone(),
+            Some(_) => args[old as usize].clone(),
             None => Val::Poison,
         },
-        Op::PassThrough { arg } => args[arg as usize],
+        Op::PassThrough { arg } => args[arg as usize].clone(),
         Op::Pure(p) => return Ok(pure(p, args)),
         other => return Err(format!("operation {other:?} outside a communicating set")),
     })
@@ -258,7 +258,7 @@ fn in_set(
 ) -> Vec<Result<Val, UbKind>> {
     let n = set.len();
     let same = |v: Val| vec![Ok(v); n];
-    let arg = |i: usize, k: u8| set[i].args.get(k as usize).copied().unwrap_or(Val::Poison);
+    let arg = |i: usize, k: u8| set[i].args.get(k as usize).cloned().unwrap_or(Val::Poison);
     let lanes: Vec<u32> = set.iter().map(|m| lane_of(geom, op, m.tid)).collect();
     // Booleans of argument k in every member (nonzero is true), or None if
     // one is poison.
@@ -408,7 +408,7 @@ fn read_lane(
         Some(j) => Ok(set[j]
             .args
             .get(val as usize)
-            .copied()
+            .cloned()
             .unwrap_or(Val::Poison)),
         None => match oob {
             ShuffleOob::Poison => Ok(Val::Poison),

@@ -347,7 +347,7 @@ fn compute(
             r.loc,
             names.key(r.key),
             r.event,
-            r.value.map(|v| names.val(&v)),
+            r.value.as_ref().map(|v| names.val(v)),
         )
     });
     f.add(&resume);
@@ -360,7 +360,7 @@ fn event(e: &super::state::CallEvent, names: &mut Names) -> u128 {
     for a in &e.args {
         f.add(&names.val(a));
     }
-    f.add(&e.result.map(|r| names.val(&r)));
+    f.add(&e.result.as_ref().map(|r| names.val(r)));
     f.finish()
 }
 

@@ -351,7 +351,7 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
     let size = dl
         .store_size(ty, m)
         .map_err(|e| Unmodelled(format!("memory access of this type ({})", e.0)))?;
-    Ok(match (v, ty) {
+    Ok(match (v.clone(), ty) {
         (Val::Poison, _) => vec![Byte::Poison; size as usize],
         (Val::Int { v, .. }, Type::Int(_)) => (0..size)
             .map(|i| Byte::Data(if i < 16 { (v >> (8 * i)) as u8 } else { 0 }))
@@ -589,9 +589,9 @@ mod tests {
             obj: private_id(0, 0),
             off: 0,
         };
-        assert!(m.check(priv0, 4, 0, false).is_ok());
+        assert!(m.check(priv0.clone(), 4, 0, false).is_ok());
         assert!(matches!(
-            m.check(priv0, 4, 1, false),
+            m.check(priv0.clone(), 4, 1, false),
             Err(UbKind::OtherThreadsPrivate { .. })
         ));
     }
@@ -606,7 +606,7 @@ mod tests {
             bits: 32,
             v: 0x0102_0304,
         };
-        let b = encode(v, &Type::Int(32), &dl, &md).unwrap();
+        let b = encode(v.clone(), &Type::Int(32), &dl, &md).unwrap();
         assert_eq!(b[0], Byte::Data(4));
         let mem = Memory::default();
         assert_eq!(decode(&b, &Type::Int(32), &mem).unwrap(), v);
@@ -619,7 +619,7 @@ mod tests {
             }
         );
         let p = Val::Ptr { obj: 3, off: 12 };
-        let pb = encode(p, &Type::Ptr(0), &dl, &md).unwrap();
+        let pb = encode(p.clone(), &Type::Ptr(0), &dl, &md).unwrap();
         assert_eq!(pb.len(), 8);
         assert_eq!(decode(&pb, &Type::Ptr(0), &mem).unwrap(), p);
         // P-MEM-PTR: a pointer's bytes read as an integer are its address.

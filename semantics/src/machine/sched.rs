@@ -369,14 +369,14 @@ fn op_results(
                 set: args,
             };
             let v = match m.conv.get(&memo) {
-                Some(v) => *v,
+                Some(v) => v.clone(),
                 None => {
                     let ty = match &call.ty {
                         crate::ir::Type::Func { ret, .. } => (**ret).clone(),
                         t => t.clone(),
                     };
                     let v = super::step::choose_value(m, chooser, opts, &ty);
-                    m.conv.insert(memo, v);
+                    m.conv.insert(memo, v.clone());
                     v
                 }
             };

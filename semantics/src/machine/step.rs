@@ -151,7 +151,7 @@ pub(super) fn eval(
             .expect("frame")
             .values
             .get(v)
-            .copied()
+            .cloned()
             .unwrap_or(Val::Poison)),
         Operand::Const(c) => const_val(m, cx, loc, th.group, ty, c),
         Operand::Metadata(_) => Err(unsupported(cx.prog, loc, "metadata operand")),
@@ -583,10 +583,10 @@ fn cast(
     v: Val,
 ) -> R<Val> {
     let has = |f: &str| flags.iter().any(|x| x == f);
-    if let Some(r) = super::float::cast(op, flags, from, to, v) {
+    if let Some(r) = super::float::cast(op, flags, from, to, v.clone()) {
         return r.map_err(|what| unsupported(cx.prog, loc, &what));
     }
-    if let (CastOp::IntToPtr, Val::Int { v: x, .. }, Type::Ptr(space)) = (op, v, to) {
+    if let (CastOp::IntToPtr, Val::Int { v: x, .. }, Type::Ptr(space)) = (op, v.clone(), to) {
         // P-MEM-PTR: the integer zero-extended or truncated to the pointer
         // width, then the object whose range holds it.
         let w = pointer_bits(cx, loc, *space)?;
