@@ -41,6 +41,13 @@ pub(super) fn per_thread(
         // Any type: the operand unchanged (pointers included).
         return Ok(args.get(arg as usize).cloned().unwrap_or(Val::Poison));
     }
+    // P-VEC-ELEM: a pure integer intrinsic on vectors (`llvm.smax.v4i32`)
+    // lane by lane.
+    if let Op::Pure(p) = op {
+        if let Some(r) = super::vector::lift_call(args, |lane| Some(Ok(pure(p, lane)))) {
+            return r;
+        }
+    }
     let bits = ret_bits.ok_or_else(|| "builtin with a non-integer result".to_string())?;
     Ok(match op {
         Op::Index(what, dim) => {
@@ -82,7 +89,7 @@ pub(super) fn per_thread(
 }
 
 /// P-THREAD: the pure integer intrinsics (LangRef's meaning; poison in,
-/// poison out; a vector or non-integer operand gives poison, as the
+/// poison out; a non-integer operand gives poison, as the
 /// encoder's type check refuses them).
 fn pure(p: PureOp, args: &[Val]) -> Val {
     let mut ops = [0u128; 3];

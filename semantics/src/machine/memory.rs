@@ -351,6 +351,16 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
     let size = dl
         .store_size(ty, m)
         .map_err(|e| Unmodelled(format!("memory access of this type ({})", e.0)))?;
+    if let Some((n, et)) = super::vector::shape(ty) {
+        let w = vector_element_bytes(et, dl, m)?;
+        let mut out = Vec::with_capacity(size as usize);
+        for x in super::vector::lanes(&v, n) {
+            let bytes = encode(x, et, dl, m)?;
+            out.extend_from_slice(&bytes[..w as usize]);
+        }
+        out.resize(size as usize, Byte::Poison);
+        return Ok(out);
+    }
     Ok(match (v.clone(), ty) {
         (Val::Poison, _) => vec![Byte::Poison; size as usize],
         (Val::Int { v, .. }, Type::Int(_)) => (0..size)
@@ -377,11 +387,52 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
     })
 }
 
+/// P-VEC-MEM: the bytes each element of a vector of `et` occupies in
+/// memory. LLVM packs vector elements by their size in bits
+/// (`DataLayout::getTypeSizeInBits`: no padding between elements), so
+/// element k starts at bit k times that size; elements whose size is not
+/// a whole number of bytes (`<8 x i1>`) would share bytes, and a poison
+/// element would then poison its neighbours' bits: not modelled.
+pub fn vector_element_bytes(et: &Type, dl: &DataLayout, m: &Module) -> Result<u64, Unmodelled> {
+    let unmodelled = |why: String| {
+        Unmodelled(format!(
+            "memory access of a vector of {} ({why})",
+            crate::ir::print::type_str(et)
+        ))
+    };
+    let bits = match et {
+        Type::Int(b) => u64::from(*b),
+        _ => dl.store_size(et, m).map_err(|e| unmodelled(e.0))? * 8,
+    };
+    if bits % 8 != 0 {
+        return Err(unmodelled(
+            "elements narrower than a byte or not a whole number of bytes".into(),
+        ));
+    }
+    Ok(bits / 8)
+}
+
 /// The value of type `ty` that `bytes` hold (P-MEM-ACCESS: any poison byte
 /// makes the value poison; the bytes of a stored pointer read as an integer
 /// are its address, P-MEM-PTR `ptrtoint`, and integer bytes read as a
 /// pointer are `inttoptr` of them in `mem`).
 pub fn decode(bytes: &[Byte], ty: &Type, mem: &Memory) -> Result<Val, Unmodelled> {
+    if let Some((n, et)) = super::vector::shape(ty) {
+        // P-VEC-MEM: element k at byte k * w, each decoded on its own (a
+        // poison byte poisons its element only).
+        let w = bytes.len() / n.max(1);
+        if matches!(et, Type::Int(b) if b % 8 != 0) || w * n != bytes.len() {
+            return Err(Unmodelled(format!(
+                "memory access of a vector of {} (elements narrower than a byte or not a whole number of bytes)",
+                crate::ir::print::type_str(et)
+            )));
+        }
+        return Ok(super::vector::of(
+            (0..n)
+                .map(|k| decode(&bytes[k * w..(k + 1) * w], et, mem))
+                .collect::<Result<Vec<Val>, Unmodelled>>()?,
+        ));
+    }
     if bytes.iter().any(|b| matches!(b, Byte::Poison)) {
         return Ok(Val::Poison);
     }

@@ -37,6 +37,7 @@ pub mod float;
 pub mod lanes;
 pub mod launch;
 pub mod memory;
+mod ops;
 pub mod program;
 pub mod query;
 pub mod reduce;
@@ -46,6 +47,7 @@ pub mod state;
 pub mod step;
 pub mod symmetry;
 pub mod value;
+pub mod vector;
 
 use std::collections::BTreeMap;
 
