@@ -15,6 +15,8 @@
 //!   function, for the differential test against `opt-22`'s folding; and
 //!   kernels over floats, pointers and memory with barriers, for the
 //!   interpreter's reductions oracle.
+//! - [`vectors`]: one vector instruction over constants per function, for
+//!   the differential test against `opt-22`'s folding (P-VEC-*).
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
 //! - [`modules`]: random well-formed modules as text covering the whole
@@ -45,6 +47,7 @@ pub mod refine_family;
 pub mod support;
 pub mod tokens;
 pub mod uniformity;
+pub mod vectors;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
