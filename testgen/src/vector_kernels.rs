@@ -4,7 +4,8 @@
 //! its argument, runs a few vector operations (element-wise arithmetic
 //! with flags, shuffles with poison mask elements, compares and selects,
 //! inserts and extracts at constant and variable indices, casts through
-//! `<4 x i16>`, `i32` and `<4 x half>`), stores the result to its slot of
+//! `<4 x i16>`, `<2 x i16>`, `i32` and `<4 x half>`, float compares and
+//! float reductions), stores the result to its slot of
 //! `%out`, reduces it (`llvm.vector.reduce.*`), branches on the frozen
 //! reduction (divergent: threads have different inputs), takes a ballot of an
 //! extracted element in the branch and observes the reduction after it.
@@ -54,6 +55,13 @@ pub enum VStep {
     Cast { a: usize, kind: u8 },
     /// The splat of `extractelement a, idx` (`None`: index `%x`).
     Extract { a: usize, idx: Option<u8> },
+    /// Floats: `a` and `b` converted to `<4 x half>`, then 0: `select
+    /// (fcmp olt), a, b`; 1: the splat of `llvm.vector.reduce.fadd` of
+    /// `a` from -0.0 (in order); 2: of `reduce.fmax`; 3: of `reduce.fminimum`;
+    /// converted back with `fptosi`.
+    Float { a: usize, b: usize, kind: u8 },
+    /// `bitcast` to `<2 x i16>`, `add` 257 to each element, back.
+    Widen { a: usize },
 }
 
 /// A kernel of the family.
@@ -108,6 +116,8 @@ fn arb_step(n: usize) -> impl Strategy<Value = VStep> {
         1 => (0..n, index()).prop_map(|(a, idx)| VStep::Insert { a, idx }),
         1 => (0..n, 0u8..3).prop_map(|(a, kind)| VStep::Cast { a, kind }),
         1 => (0..n, index()).prop_map(|(a, idx)| VStep::Extract { a, idx }),
+        1 => (0..n, 0..n, 0u8..4).prop_map(|(a, b, kind)| VStep::Float { a, b, kind }),
+        1 => (0..n).prop_map(|a| VStep::Widen { a }),
     ]
 }
 
@@ -283,6 +293,35 @@ pub fn render(p: &VProg) -> String {
                     ),
                 });
             }
+            VStep::Float { a, b: c, kind } => {
+                let (x, y) = (val(*a, k), val(*c, k));
+                let h = "<4 x half>";
+                b.push_str(&format!(
+                    "  %fa{k} = sitofp {V} {x} to {h}\n  %fb{k} = sitofp {V} {y} to {h}\n"
+                ));
+                b.push_str(&match kind {
+                    0 => format!(
+                        "  %fc{k} = fcmp olt {h} %fa{k}, %fb{k}\n  %fr{k} = select <4 x i1> %fc{k}, {h} %fa{k}, {h} %fb{k}\n"
+                    ),
+                    _ => {
+                        let call = match kind {
+                            1 => format!("call half @llvm.vector.reduce.fadd.v4f16(half 0xH8000, {h} %fa{k})"),
+                            2 => format!("call half @llvm.vector.reduce.fmax.v4f16({h} %fa{k})"),
+                            _ => format!("call half @llvm.vector.reduce.fminimum.v4f16({h} %fa{k})"),
+                        };
+                        format!(
+                            "  %fs{k} = {call}\n  %fi{k} = insertelement {h} poison, half %fs{k}, i64 0\n  %fr{k} = shufflevector {h} %fi{k}, {h} poison, <4 x i32> zeroinitializer\n"
+                        )
+                    }
+                });
+                b.push_str(&format!("  {r} = fptosi {h} %fr{k} to {V}\n"));
+            }
+            VStep::Widen { a } => {
+                b.push_str(&format!(
+                    "  %wa{k} = bitcast {V} {} to <2 x i16>\n  %wb{k} = add <2 x i16> %wa{k}, splat (i16 257)\n  {r} = bitcast <2 x i16> %wb{k} to {V}\n",
+                    val(*a, k)
+                ));
+            }
             VStep::Extract { a, idx } => {
                 let i = idx.map_or("%x".to_string(), |v| v.to_string());
                 b.push_str(&format!(
@@ -328,6 +367,9 @@ declare i32 @tid() nounwind readnone
 declare void @use32(i32)
 declare void @use8(i8)
 declare i8 @llvm.vector.reduce.{red}.v4i8({V})
+declare half @llvm.vector.reduce.fadd.v4f16(half, <4 x half>)
+declare half @llvm.vector.reduce.fmax.v4f16(<4 x half>)
+declare half @llvm.vector.reduce.fminimum.v4f16(<4 x half>)
 ",
         pred = p.pred,
         bound = p.bound,
