@@ -34,6 +34,9 @@ struct Launch {
     subgroup: usize,
     /// Argument index -> (buffer length or None for a scalar, initial values).
     args: BTreeMap<usize, (Option<usize>, Vec<String>)>,
+    /// Argument index -> a buffer's element type (`i32`, or `f32` for
+    /// buffers given as floats).
+    elem: BTreeMap<usize, &'static str>,
     /// Argument index -> expected final contents.
     expect: BTreeMap<usize, Vec<String>>,
 }
@@ -84,10 +87,12 @@ fn parse_expectations(path: &Path) -> Result<Vec<Launch>, String> {
                     threads,
                     subgroup,
                     args: BTreeMap::new(),
+                    elem: BTreeMap::new(),
                     expect: BTreeMap::new(),
                 });
             }
-            ["arg", i, "buffer", "i32", len, "=", vals @ ..] => {
+            ["arg", i, "buffer", ty @ ("i32" | "f32"), len, "=", vals @ ..] => {
+                let float = *ty == "f32";
                 let l = launches
                     .last_mut()
                     .ok_or(format!("{at}: arg before kernel"))?;
@@ -96,13 +101,21 @@ fn parse_expectations(path: &Path) -> Result<Vec<Launch>, String> {
                     .strip_prefix('x')
                     .and_then(|n| n.parse().ok())
                     .ok_or(format!("{at}: length must be xN"))?;
-                if !(vals.len() == 1 || vals.len() == len) || !vals.iter().all(|v| value_ok(v)) {
+                let ok = |v: &str| {
+                    if float {
+                        v.parse::<f64>().is_ok()
+                    } else {
+                        value_ok(v)
+                    }
+                };
+                if !(vals.len() == 1 || vals.len() == len) || !vals.iter().all(|v| ok(v)) {
                     return Err(format!(
                         "{at}: a buffer takes one fill value or {len} values"
                     ));
                 }
                 l.args
                     .insert(i, (Some(len), vals.iter().map(|s| s.to_string()).collect()));
+                l.elem.insert(i, if float { "f32" } else { "i32" });
             }
             ["arg", i, "i32", "=", v] => {
                 let l = launches
@@ -460,7 +473,8 @@ fn launch_flags(l: &Launch) -> Vec<String> {
                     vals.clone()
                 };
                 v.push("--buffer".into());
-                v.push(format!("{i}=i32:{}", vals.join(",")));
+                let ty = l.elem.get(i).copied().unwrap_or("i32");
+                v.push(format!("{i}={ty}:{}", vals.join(",")));
             }
             None => {
                 v.push("--arg".into());

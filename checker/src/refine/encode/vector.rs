@@ -302,31 +302,33 @@ impl Builder<'_, '_> {
             Some((_, et)) => width(et),
             None => width(from),
         };
-        let mut bits = None;
-        let mut poisons = Vec::new();
-        for x in &src {
-            let (b, p) = self.bits_of(x, sw);
-            bits = Some(match bits {
-                None => b,
-                Some(acc) => self.t.concat(b, acc),
-            });
-            poisons.push(p);
-        }
-        let all = bits.expect("a vector has elements");
+        let parts: Vec<(TermId, TermId)> = src.iter().map(|x| self.bits_of(x, sw)).collect();
         let (count, tw) = match shape(to) {
             Some((n, et)) => (n, width(et)),
             None => (1, width(to)),
         };
-        let out: Vec<V> = (0..count)
+        // Output element j takes bits [lo, hi) of the concatenation: the
+        // overlapping slices of the source elements, highest first (no
+        // term wider than an element is built).
+        let out: Vec<V> = (0..count as u32)
             .map(|j| {
-                let (lo, hi) = (j as u32 * tw, (j as u32 + 1) * tw);
-                let b = self.t.extract(hi - 1, lo, all);
-                let ps: Vec<TermId> = (0..src.len())
-                    .filter(|k| (*k as u32) * sw < hi && lo < (*k as u32 + 1) * sw)
-                    .map(|k| poisons[k])
-                    .collect();
+                let (lo, hi) = (j * tw, (j + 1) * tw);
+                let mut bits: Option<TermId> = None;
+                let mut ps = Vec::new();
+                for (k, (b, p)) in parts.iter().enumerate() {
+                    let (ks, ke) = (k as u32 * sw, (k as u32 + 1) * sw);
+                    if ke <= lo || hi <= ks {
+                        continue;
+                    }
+                    let piece = self.t.extract(hi.min(ke) - 1 - ks, lo.max(ks) - ks, *b);
+                    bits = Some(match bits {
+                        None => piece,
+                        Some(acc) => self.t.concat(piece, acc),
+                    });
+                    ps.push(*p);
+                }
                 V::Int {
-                    bits: b,
+                    bits: bits.expect("the widths of a bitcast agree (prepare)"),
                     poison: self.t.or(&ps),
                 }
             })
