@@ -363,14 +363,14 @@ fn conversions() -> impl Strategy<Value = Case> {
 fn shape_of(bits: u32) -> impl Strategy<Value = (Option<usize>, Elem)> {
     let mut shapes: Vec<(Option<usize>, Elem)> = vec![(None, Elem::Int(bits))];
     for w in [8u32, 16, 32, 64] {
-        if w < bits && bits % w == 0 {
+        if w < bits && bits.is_multiple_of(w) {
             shapes.push((Some((bits / w) as usize), Elem::Int(w)));
         }
     }
     for f in [Fmt::Half, Fmt::Float, Fmt::Double] {
         if f.bits() == bits {
             shapes.push((None, Elem::Float(f)));
-        } else if f.bits() < bits && bits % f.bits() == 0 {
+        } else if f.bits() < bits && bits.is_multiple_of(f.bits()) {
             shapes.push((Some((bits / f.bits()) as usize), Elem::Float(f)));
         }
     }

@@ -33,6 +33,7 @@ pub mod report;
 mod scale;
 mod signature;
 pub mod sublaunch;
+mod vecprep;
 pub mod why;
 
 use std::sync::atomic::AtomicBool;

@@ -111,43 +111,13 @@ pub(crate) fn float_ok(ty: &Type) -> bool {
 }
 
 /// An integer or float value of the encoding (a bit-vector).
-fn scalar_ok(ty: &Type) -> bool {
+pub(super) fn scalar_ok(ty: &Type) -> bool {
     int_ok(ty) || float_ok(ty)
-}
-
-/// R-VEC-SMT: a fixed-width vector whose elements are integers (i1 to
-/// i64) or floats of the encoding.
-pub(crate) fn vec_ok(ty: &Type) -> bool {
-    semantics::machine::vector::shape(ty).is_some_and(|(n, et)| n >= 1 && scalar_ok(et))
-}
-
-/// The element type of a vector the encoding covers.
-fn elem(ty: &Type) -> &Type {
-    super::callsem::elem_of(ty)
-}
-
-/// A vector operand the encoding reads: a local, or a constant vector of
-/// integer, float and poison elements, `zeroinitializer`, `poison`/`undef`.
-fn vec_operand_ok(op: &Operand) -> bool {
-    match op {
-        Operand::Local(_) => true,
-        Operand::Const(c) => match &**c {
-            Const::Vector(xs) => xs.iter().all(|x| {
-                matches!(
-                    x.value,
-                    Const::Int { .. } | Const::Float(_) | Const::Poison | Const::Undef
-                )
-            }),
-            Const::ZeroInit | Const::Poison | Const::Undef => true,
-            _ => false,
-        },
-        Operand::Metadata(_) => false,
-    }
 }
 
 /// Whether a cast `op` from `from` to `to` (scalars, or the element types
 /// of a vector cast) is one the encoding computes.
-fn cast_fits(op: CastOp, from: &Type, to: &Type) -> bool {
+pub(super) fn cast_fits(op: CastOp, from: &Type, to: &Type) -> bool {
     if float_ok(from) || float_ok(to) {
         let (ff, ft) = (FloatTy::of(from), FloatTy::of(to));
         return match (op, ff, ft) {
@@ -173,170 +143,8 @@ fn cast_fits(op: CastOp, from: &Type, to: &Type) -> bool {
     }
 }
 
-/// The bits of a scalar or vector type of the encoding (P-VEC-BITCAST).
-fn total_bits(ty: &Type) -> Option<u64> {
-    match semantics::machine::vector::shape(ty) {
-        Some((n, et)) if scalar_ok(et) => Some(n as u64 * u64::from(super::encode::width(et))),
-        Some(_) => None,
-        None => scalar_ok(ty).then(|| u64::from(super::encode::width(ty))),
-    }
-}
-
-/// R-VEC-SMT: the vector instructions the encoding covers, element by
-/// element (`None`: not a vector instruction; `Some(Err)`: a vector
-/// instruction outside the encoding, named).
-fn vector_inst(kind: &InstKind, mem: &super::memobj::Objects) -> Option<Result<(), String>> {
-    let shown = |ty: &Type| type_name(ty);
-    let ok = |c: bool, what: String| if c { Ok(()) } else { Err(what) };
-    let is_vec = |ty: &Type| semantics::machine::vector::shape(ty).is_some();
-    Some(match kind {
-        InstKind::Binary {
-            op, ty, lhs, rhs, ..
-        } if is_vec(ty) => {
-            let fop = matches!(
-                op,
-                BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
-            );
-            ok(
-                vec_ok(ty)
-                    && fop == float_ok(elem(ty))
-                    && vec_operand_ok(lhs)
-                    && vec_operand_ok(rhs),
-                format!("{} on {}", op.mnemonic(), shown(ty)),
-            )
-        }
-        InstKind::ICmp { ty, lhs, rhs, .. } if is_vec(ty) => ok(
-            vec_ok(ty) && int_ok(elem(ty)) && vec_operand_ok(lhs) && vec_operand_ok(rhs),
-            format!("icmp of {}", shown(ty)),
-        ),
-        InstKind::FCmp {
-            ty, lhs, rhs, pred, ..
-        } if is_vec(ty) => ok(
-            vec_ok(ty)
-                && float_ok(elem(ty))
-                && vec_operand_ok(lhs)
-                && vec_operand_ok(rhs)
-                && super::encode::fcmp_pred_known(&pred.0),
-            format!("fcmp of {}", shown(ty)),
-        ),
-        InstKind::FNeg { ty, value, .. } if is_vec(ty) => ok(
-            vec_ok(ty) && float_ok(elem(ty)) && vec_operand_ok(value),
-            format!("fneg of {}", shown(ty)),
-        ),
-        InstKind::Cast { op, from, to, .. } if is_vec(&from.ty) || is_vec(to) => {
-            let what = format!(
-                "{} from {} to {}",
-                cast_name(*op),
-                shown(&from.ty),
-                shown(to)
-            );
-            let fits = if *op == CastOp::BitCast {
-                total_bits(&from.ty).is_some() && total_bits(&from.ty) == total_bits(to)
-            } else {
-                match (
-                    semantics::machine::vector::shape(&from.ty),
-                    semantics::machine::vector::shape(to),
-                ) {
-                    (Some((n, fe)), Some((m, te))) => n == m && cast_fits(*op, fe, te),
-                    _ => false,
-                }
-            };
-            let operand = if is_vec(&from.ty) {
-                vec_operand_ok(&from.value)
-            } else {
-                operand_ok(&from.value)
-            };
-            ok(fits && operand, what)
-        }
-        InstKind::Select {
-            cond,
-            on_true,
-            on_false,
-            ..
-        } if is_vec(&on_true.ty) || is_vec(&cond.ty) => {
-            let n = semantics::machine::vector::shape(&on_true.ty).map(|(n, _)| n);
-            let cond_fits = cond.ty == Type::Int(1)
-                || semantics::machine::vector::shape(&cond.ty)
-                    .is_some_and(|(k, et)| Some(k) == n && *et == Type::Int(1));
-            let cond_read = if is_vec(&cond.ty) {
-                vec_operand_ok(&cond.value)
-            } else {
-                operand_ok(&cond.value)
-            };
-            ok(
-                cond_fits
-                    && vec_ok(&on_true.ty)
-                    && on_false.ty == on_true.ty
-                    && cond_read
-                    && vec_operand_ok(&on_true.value)
-                    && vec_operand_ok(&on_false.value),
-                format!("select of {}", shown(&on_true.ty)),
-            )
-        }
-        InstKind::Phi { ty, incoming, .. } if is_vec(ty) => ok(
-            vec_ok(ty) && incoming.iter().all(|(o, _)| vec_operand_ok(o)),
-            format!("phi of {}", shown(ty)),
-        ),
-        // R-FREEZE-SMT: integer elements only (a float the interpreter
-        // picks from its domain converted, which replay could not follow).
-        InstKind::Freeze(op) if is_vec(&op.ty) => ok(
-            vec_ok(&op.ty) && int_ok(elem(&op.ty)) && vec_operand_ok(&op.value),
-            format!("freeze of {}", shown(&op.ty)),
-        ),
-        // P-VEC-MEM: elements of a whole number of bytes.
-        InstKind::Load { ty, ptr, .. } if is_vec(ty) => ok(
-            vec_ok(ty)
-                && super::encode::width(elem(ty)).is_multiple_of(8)
-                && ptr_ok(&ptr.ty, mem)
-                && operand_ok(&ptr.value),
-            format!("load of {}", shown(ty)),
-        ),
-        InstKind::Store { value, ptr, .. } if is_vec(&value.ty) => ok(
-            vec_ok(&value.ty)
-                && super::encode::width(elem(&value.ty)).is_multiple_of(8)
-                && vec_operand_ok(&value.value)
-                && ptr_ok(&ptr.ty, mem)
-                && operand_ok(&ptr.value),
-            format!("store of {}", shown(&value.ty)),
-        ),
-        InstKind::ExtractElement { vector, index } => ok(
-            vec_ok(&vector.ty)
-                && vec_operand_ok(&vector.value)
-                && int_ok(&index.ty)
-                && operand_ok(&index.value),
-            format!("extractelement of {}", shown(&vector.ty)),
-        ),
-        InstKind::InsertElement {
-            vector,
-            value,
-            index,
-        } => ok(
-            vec_ok(&vector.ty)
-                && value.ty == *elem(&vector.ty)
-                && vec_operand_ok(&vector.value)
-                && operand_ok(&value.value)
-                && int_ok(&index.ty)
-                && operand_ok(&index.value),
-            format!("insertelement into {}", shown(&vector.ty)),
-        ),
-        InstKind::ShuffleVector { a, b, mask } => ok(
-            vec_ok(&a.ty)
-                && b.ty == a.ty
-                && vec_operand_ok(&a.value)
-                && vec_operand_ok(&b.value)
-                && semantics::machine::vector::shape(&mask.ty).is_some()
-                && matches!(
-                    mask.value.as_const(),
-                    Some(Const::Vector(_) | Const::ZeroInit | Const::Poison | Const::Undef)
-                ),
-            format!("shufflevector of {}", shown(&a.ty)),
-        ),
-        _ => return None,
-    })
-}
-
 /// The width of an integer type the encoding covers (i1 to i64).
-fn int_width(ty: &Type) -> Option<u32> {
+pub(super) fn int_width(ty: &Type) -> Option<u32> {
     match ty {
         Type::Int(w) if (1..=64).contains(w) => Some(*w),
         _ => None,
@@ -349,7 +157,7 @@ pub(crate) fn type_name(ty: &Type) -> String {
 }
 
 /// A cast's LLVM keyword.
-fn cast_name(op: CastOp) -> String {
+pub(super) fn cast_name(op: CastOp) -> String {
     format!("{op:?}").to_lowercase()
 }
 
@@ -387,7 +195,7 @@ fn check_terminator(
     }
 }
 
-fn operand_ok(op: &Operand) -> bool {
+pub(super) fn operand_ok(op: &Operand) -> bool {
     match op {
         Operand::Local(_) => true,
         Operand::Const(c) => const_ok(c),
@@ -424,7 +232,7 @@ fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
     scalar_ok(ty) || ptr_ok(ty, mem)
 }
 
-fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
+pub(super) fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
     matches!(ty, Type::Ptr(_)) && mem.layout.is_some()
 }
 
@@ -499,7 +307,7 @@ pub fn prepare_inlined<'m>(
                 at: format!("@{kernel} %{}", b.name),
                 span: Some(inst.span),
             };
-            if let Some(r) = vector_inst(&inst.kind, &mem) {
+            if let Some(r) = super::vecprep::vector_inst(&inst.kind, &mem) {
                 r.map_err(|what| bad(&what))?;
                 row.push(None);
                 arow.push(None);
@@ -518,7 +326,7 @@ pub fn prepare_inlined<'m>(
                     );
                     if !(matches!(c.ty, Type::Void | Type::Token)
                         || scalar_ok(&c.ty)
-                        || lanes && vec_ok(&c.ty))
+                        || lanes && super::vecprep::vec_ok(&c.ty))
                     {
                         return Err(bad("call with a non-integer result"));
                     }
@@ -533,7 +341,9 @@ pub fn prepare_inlined<'m>(
                     if c.args.iter().any(|a| {
                         !(scalar_ok(&a.ty) && operand_ok(&a.value)
                             || wide_ptr(&a.ty, &mem) && operand_ok(&a.value)
-                            || lanes && vec_ok(&a.ty) && vec_operand_ok(&a.value)
+                            || lanes
+                                && super::vecprep::vec_ok(&a.ty)
+                                && super::vecprep::vec_operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
                         return Err(bad("call argument that is not an integer or a pointer"));

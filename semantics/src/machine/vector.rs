@@ -444,11 +444,11 @@ mod tests {
     fn integer_reductions() {
         let v = of(vec![i(8, 100), i(8, 100), i(8, -3)]);
         assert_eq!(
-            reduce(Reduce::Int("add"), &[], &[v.clone()]).unwrap(),
+            reduce(Reduce::Int("add"), &[], std::slice::from_ref(&v)).unwrap(),
             i(8, -59)
         );
         assert_eq!(
-            reduce(Reduce::Int("smin"), &[], &[v.clone()]).unwrap(),
+            reduce(Reduce::Int("smin"), &[], std::slice::from_ref(&v)).unwrap(),
             i(8, -3)
         );
         assert_eq!(reduce(Reduce::Int("umin"), &[], &[v]).unwrap(), i(8, 100));
