@@ -103,3 +103,42 @@ fn changed_shuffle_mask_is_a_counterexample() {
         Ok(Some(true))
     );
 }
+
+/// R-VEC-SMT: what the encoding does not express is "unsupported" at the
+/// instruction's `file:line:col`, never a verdict: a store of `<8 x i1>`
+/// (elements sharing bytes) and a vector of pointers.
+#[test]
+fn vectors_outside_the_encoding_are_unsupported_with_a_location() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refine-vector");
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let cases = [
+        (
+            "narrow.ll",
+            "define void @k(ptr %out, i32 %x) {\nentry:\n  %v = insertelement <8 x i1> zeroinitializer, i1 true, i32 %x\n  store <8 x i1> %v, ptr %out, align 1\n  ret void\n}\n",
+            "narrow.ll:4:3",
+            "store of <8 x i1>",
+        ),
+        (
+            "ptrs.ll",
+            "define void @k(ptr %out, i32 %x) {\nentry:\n  %p = insertelement <2 x ptr> zeroinitializer, ptr %out, i32 %x\n  %q = extractelement <2 x ptr> %p, i32 0\n  store i32 1, ptr %q, align 4\n  ret void\n}\n",
+            "ptrs.ll:3:3",
+            "insertelement into <2 x ptr>",
+        ),
+    ];
+    for (name, text, at, what) in cases {
+        let f = dir.join(name);
+        std::fs::write(&f, text).expect("temporary file");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_convcheck"))
+            .args(["refine", "--threads", "1"])
+            .arg(&f)
+            .arg(&f)
+            .output()
+            .expect("convcheck runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(at) && err.contains(what) && err.contains("unsupported"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -4,7 +4,9 @@
 //! objects are R-MEM events.
 //!
 //! Not modelled (reported as unsupported, never guessed): aggregates other
-//! than `cmpxchg`'s `{ T, i1 }` result, loads and stores of vectors.
+//! than `cmpxchg`'s `{ T, i1 }` result and vectors (whose layout is
+//! P-VEC-MEM's, [`super::memory::encode`]), vectors of elements that are
+//! not a whole number of bytes.
 //! Data races (P-MEM-RACE) are detected under `Options::races` (every
 //! access goes through [`race`]; barriers join clocks in
 //! `sched::fire` via [`synchronizes`]); without it a racy program gets the

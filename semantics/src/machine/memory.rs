@@ -346,7 +346,8 @@ impl Memory {
     }
 }
 
-/// The bytes of `v` stored as `ty` (little-endian, P-MEM-ACCESS).
+/// The bytes of `v` stored as `ty` (little-endian, P-MEM-ACCESS; a vector
+/// element by element, packed, P-VEC-MEM).
 pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte>, Unmodelled> {
     let size = dl
         .store_size(ty, m)

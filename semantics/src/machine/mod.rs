@@ -4,6 +4,8 @@
 //! | concept                                        | module        | rules |
 //! |------------------------------------------------|---------------|-------|
 //! | values, integer arithmetic, poison             | [`value`]     | P-THREAD |
+//! | vector values, element access, bitcast, reductions | [`vector`] | P-VEC, P-VEC-ACCESS, P-VEC-BITCAST, P-VEC-REDUCE |
+//! | value rules of arithmetic, compares, casts (scalars and element-wise) | `ops` | P-THREAD, P-VEC-ELEM |
 //! | machine state, dynamic-instance keys           | [`state`]     | D-INST, D-CW |
 //! | callee classification, cycles, reachability    | [`program`]   | C-CONV, C-INTR, C-OPS, D-HIER |
 //! | single-thread step rules                       | [`step`]      | P-THREAD, D-MAX-ITER (block visits) |
