@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign cval-campaign
 
 setup:
 	@scripts/setup.sh
@@ -67,7 +67,7 @@ cutoff-campaign: setup
 # Theorem C-MIRROR's validation (proofs/CUTOFF.md): generated pairs with
 # anchors, C-MIRROR (W = 8) against the bounded verdict at 1..8 threads.
 mirror-campaign: setup
-	MIRROR_CASES=$${MIRROR_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cutoff -- --ignored mirror_campaign --nocapture
+	MIRROR_CASES=$${MIRROR_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_mirror -- --ignored mirror_campaign --nocapture
 
 # convcheck validate over examples/kernels and generated convergent programs
 # with -O2/-O3 and single passes (minutes; prints the README's table).
@@ -82,3 +82,10 @@ FUZZ_SEED ?= 20261124
 fuzz: setup
 	$(CARGO) build --release --bin convcheck --bin convcheck-fuzz
 	target/release/convcheck-fuzz --inputs $(FUZZ_INPUTS) --seed $(FUZZ_SEED) --out target/fuzz
+
+# Theorem C-VAL's validation (proofs/CUTOFF.md "Convergent values"):
+# VAL_CASES generated pairs whose convergent results reach observations
+# and branches, C-VAL (W = 8) against the bounded verdict at 1..8 threads
+# and the interpreter at 3 threads.
+cval-campaign: setup
+	VAL_CASES=$${VAL_CASES:-1000} nice $(CARGO) test --release -p checker --test refine_cval -- --ignored cval_campaign --nocapture

@@ -16,7 +16,8 @@
 # Each cell shows the verdict, the wall time and, in parentheses, the CPU
 # time (user + system) of the run: on a shared machine the CPU time is the
 # steadier figure. Above 4 threads `refine` tries theorem C-PAIR by itself
-# (C-MIRROR with anchors) and lifts small counterexamples, by lemma C-SUB
+# (C-MIRROR with anchors, C-VAL with convergent results used) and lifts
+# small counterexamples, by lemma C-SUB
 # when it applies (issue 16); BENCH_FLAGS adds flags to every
 # run (e.g. `--no-lift --no-auto-cutoff` for the plain bounded search), and
 # BENCH_PAIRS (an extended regular expression) selects rows by claim or pair
@@ -52,6 +53,7 @@ cell() { # args... -> prints "verdict time (cpu)"
   v=$(printf '%s\n' "$out" | grep -m1 '^verdict:' | sed 's/^verdict: //')
   case "$v" in
     "refines for every"*"C-MIRROR"*) v="refines (C-MIRROR)" ;;
+    "refines for every"*"C-VAL"*) v="refines (C-VAL)" ;;
     "refines for every"*) v="refines (C-PAIR)" ;;
     refines*) v=refines ;;
     counterexample*) v=counterexample ;;

@@ -6,70 +6,17 @@
 //! failing condition named, including CUTOFF.md's 3-thread counterexample
 //! (why (B) is needed).
 
-use std::path::Path;
 use std::time::Duration;
 
 use checker::refine::cutoff::Cutoff;
-use checker::refine::{check_pair, Options, Outcome2, PairResult, Side, Verdict};
-use checker::smt::Session;
+use checker::refine::{Options, Side, Verdict};
 use semantics::ir::Module;
 
-fn parse(text: &str) -> Module {
-    semantics::parse_module("t.ll", text).expect("test module parses")
-}
-
-fn example(name: &str) -> Module {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples/refine")
-        .join(name);
-    let text = std::fs::read_to_string(&p).expect("example readable");
-    semantics::parse_module(&p.display().to_string(), &text).expect("example parses")
-}
-
-fn opts(threads: Vec<usize>, cutoff: Option<usize>) -> Options {
-    Options {
-        threads,
-        cutoff,
-        timeout: Duration::from_secs(60),
-        ..Options::default()
-    }
-}
-
-/// The outcome; a replay disagreement fails the test (R-CEX).
-fn check(src: &Module, tgt: &Module, kernel: &str, o: &Options) -> Outcome2 {
-    let mut session = Session::new(None);
-    match check_pair(src, tgt, kernel, o, &mut session, true, None).expect("check runs") {
-        PairResult::Checked {
-            outcome, replay, ..
-        } => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            outcome
-        }
-        other => panic!("not checked: {other:?}"),
-    }
-}
-
-fn name(v: &Verdict) -> &'static str {
-    checker::refine::report::verdict_name(v)
-}
-
-fn cex_threads(o: &Outcome2) -> usize {
-    match &o.verdict {
-        Verdict::Counterexample(c) => c.threads,
-        v => panic!("expected a counterexample, got {v:?}"),
-    }
-}
-
-const DECLS: &str = "
-declare token @llvm.experimental.convergence.entry() convergent nounwind willreturn memory(none)
-declare token @llvm.experimental.convergence.anchor() convergent nounwind willreturn memory(none)
-declare void @convergent.operation() convergent nounwind
-declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)
-declare i32 @llvm.amdgcn.workitem.id.x()
-declare void @use(i32)
-";
+mod cutoff_support;
+use cutoff_support::{
+    arb_cutoff_pair, campaign_options, cex_threads, check, env_usize, example, generate, name,
+    opts, parse, Branch, DECLS,
+};
 
 /// The source runs the operation in every thread; the target skips it in
 /// the thread with id 17 only.
@@ -171,7 +118,9 @@ fn reduction_pair() -> (Module, Module) {
 
 /// proofs/CUTOFF.md, "Counterexample to the naive claim": a reduction whose
 /// result reaches an observation through `r >= 3` differs only at three
-/// threads. (B) fails, the tool says so and gives the bounded verdict.
+/// threads. (B) fails, and theorem C-VAL's pair check, where the result is
+/// a free input, sees the difference (`r >= 3` is possible there): (V) is
+/// named, and the verdict is the bounded one.
 #[test]
 fn cutoff_refused_when_a_convergent_result_is_used() {
     let (s, t) = reduction_pair();
@@ -179,9 +128,13 @@ fn cutoff_refused_when_a_convergent_result_is_used() {
     assert_eq!(name(&o.verdict), "refines", "1 and 2 threads agree");
     match &o.cutoff {
         Some(Cutoff::NotApplicable { failures, .. }) => {
-            assert!(failures.iter().all(|f| f.condition == 'B'), "{failures:?}");
-            assert_eq!(failures.len(), 2, "source and target: {failures:?}");
-            assert!(failures[0].what.contains("%r"), "{failures:?}");
+            let b: Vec<_> = failures.iter().filter(|f| f.condition == 'B').collect();
+            assert_eq!(b.len(), 2, "source and target: {failures:?}");
+            assert!(b[0].what.contains("%r"), "{failures:?}");
+            let v: Vec<_> = failures.iter().filter(|f| f.condition == 'V').collect();
+            assert_eq!(v.len(), 1, "C-VAL refused: {failures:?}");
+            assert!(v[0].what.contains("found a difference"), "{failures:?}");
+            assert_eq!(failures.len(), 3, "{failures:?}");
         }
         c => panic!("(B) must fail: {c:?}"),
     }
@@ -322,9 +275,10 @@ fn automatic_cutoff_refused_or_lifted() {
     let (s, t) = reduction_pair();
     let o = check(&s, &t, "k", &opts(vec![5], None));
     match &o.cutoff {
-        Some(Cutoff::NotApplicable { wave: 5, failures }) => {
-            assert!(failures.iter().all(|f| f.condition == 'B'), "{failures:?}")
-        }
+        Some(Cutoff::NotApplicable { wave: 5, failures }) => assert!(
+            failures.iter().all(|f| matches!(f.condition, 'B' | 'V')),
+            "{failures:?}"
+        ),
         c => panic!("(B) must fail: {c:?}"),
     }
     // Bounded at 5 threads: the sums 5 and 4 are both >= 3 (the pair
@@ -350,54 +304,6 @@ fn automatic_cutoff_refused_or_lifted() {
     assert_eq!(c.threads, 32);
     let how = c.lifted.as_deref().unwrap_or_default();
     assert!(how.contains("as t17"), "the pair's ids in place: {how}");
-}
-
-/// How a generated pair's branch reads the thread id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Branch {
-    /// The family's `%x < 1`: nothing reads the id (threads symmetric).
-    Symmetric,
-    /// `%tid == K`: only thread K takes the arm (K in 0..8), so a
-    /// difference needs thread K, i.e. at least K + 1 threads.
-    OneThread(u32),
-    /// `%x < %tid`: the arm depends on the id and the input.
-    BelowTid,
-}
-
-/// Generated pairs meeting (A)-(E) (`testgen::refine_family` with only the
-/// side-effecting `@convergent.operation()`: no anchors, no results, no
-/// memory, reducible) and their mutations; the branch reads the thread id
-/// in two of three readings ([`Branch`]), so that C-PAIR's id range (side
-/// 6) is exercised.
-fn arb_cutoff_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
-    use proptest::prelude::{prop_oneof, Just};
-    use proptest::strategy::Strategy;
-    use testgen::refine_family::{arb_mutation, arb_prog, mutate, render, OpKind};
-    let branch = prop_oneof![
-        Just(Branch::Symmetric),
-        (0u32..8).prop_map(Branch::OneThread),
-        Just(Branch::BelowTid),
-    ];
-    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
-        for o in &mut p.ops {
-            o.0 = OpKind::Barrier;
-        }
-        let q = mutate(&p, i, to);
-        (with_branch(&render(&p), b), with_branch(&render(&q), b), b)
-    })
-}
-
-/// The family's program with its branch condition read as `b` says.
-fn with_branch(text: &str, b: Branch) -> String {
-    const FAMILY: &str = "  %c = icmp slt i32 %x, 1\n";
-    assert!(text.contains(FAMILY), "refine_family's branch changed");
-    let tid = "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n";
-    let cond = match b {
-        Branch::Symmetric => return text.to_string(),
-        Branch::OneThread(k) => format!("{tid}  %c = icmp eq i32 %tid, {k}\n"),
-        Branch::BelowTid => format!("{tid}  %c = icmp slt i32 %x, %tid\n"),
-    };
-    text.replace(FAMILY, &cond) + "declare i32 @llvm.amdgcn.workitem.id.x()\n"
 }
 
 /// What one pair's C-PAIR verdict and bounded verdicts gave.
@@ -503,35 +409,20 @@ proptest::proptest! {
 #[test]
 #[ignore = "campaign: about an hour"]
 fn cutoff_campaign() {
-    use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::TestRunner;
+    use proptest::strategy::Strategy;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
+    let env = env_usize;
     let cases = env("CUTOFF_CASES", 1000);
     let first = env("CUTOFF_START", 0);
     let max_n = env("CUTOFF_MAX_N", 8);
     let jobs = env("CUTOFF_JOBS", 1).max(1);
-    let base = Options {
-        max_steps: env("CUTOFF_MAX_STEPS", 6),
-        minimize: false,
-        // The bounded verdicts by the plain search (no lifting, no C-PAIR
-        // tried by itself at more than 4 threads, issue 16).
-        lift: false,
-        auto_cutoff: false,
-        ..opts(vec![], None)
-    };
+    // The bounded verdicts by the plain search (no lifting, no C-PAIR
+    // tried by itself at more than 4 threads, issue 16).
+    let base = campaign_options(env("CUTOFF_MAX_STEPS", 6), Duration::from_secs(60));
     let counts: Vec<usize> = (1..=max_n).collect();
-    let mut runner = TestRunner::deterministic();
-    let strat = arb_cutoff_pair();
-    let pairs: Vec<(String, String, Branch)> = (0..cases)
-        .map(|_| strat.new_tree(&mut runner).expect("generator").current())
-        .collect();
+    let strat = arb_cutoff_pair().boxed();
+    let pairs: Vec<(String, String, Branch)> = generate(cases, |_| strat.clone());
     // CUTOFF_START..CUTOFF_CASES of the same deterministic sequence (to
     // split a campaign over processes).
     let pairs = &pairs[first.min(cases)..];
@@ -595,327 +486,4 @@ fn cutoff_campaign() {
         bad.len(),
         bad.join("\n\n")
     );
-}
-
-/// C-MIRROR's first family: [`arb_cutoff_pair`] with the `entry` token
-/// replaced by an `anchor` in both programs (the operations and loop hearts
-/// it controls converge as the implementation chooses).
-fn arb_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
-    use proptest::strategy::Strategy;
-    arb_cutoff_pair().prop_map(|(s, t, b)| (anchored(&s), anchored(&t), b))
-}
-
-/// C-MIRROR's second family: every operation controlled by an anchor of
-/// its own, right before it (`testgen::refine_family::render_own_anchors`),
-/// and the mutation moves an operation with its anchor (or drops both):
-/// source and target place their anchors differently, paired by name.
-fn arb_own_anchor_pair() -> impl proptest::strategy::Strategy<Value = (String, String, Branch)> {
-    use proptest::prelude::{prop_oneof, Just};
-    use proptest::strategy::Strategy;
-    use testgen::refine_family::{arb_mutation, arb_prog, mutate, render_own_anchors, OpKind};
-    let branch = prop_oneof![
-        Just(Branch::Symmetric),
-        (0u32..8).prop_map(Branch::OneThread),
-        Just(Branch::BelowTid),
-    ];
-    (arb_prog(2), arb_mutation(), branch).prop_map(|(mut p, (i, to), b)| {
-        for o in &mut p.ops {
-            o.0 = OpKind::Barrier;
-        }
-        let q = mutate(&p, i, to);
-        let (s, t) = (render_own_anchors(&p), render_own_anchors(&q));
-        (with_branch(&s, b), with_branch(&t, b), b)
-    })
-}
-
-fn anchored(text: &str) -> String {
-    text.replace(
-        "call token @llvm.experimental.convergence.entry()",
-        "call token @llvm.experimental.convergence.anchor()",
-    ) + "declare token @llvm.experimental.convergence.anchor() convergent nounwind willreturn \
-         memory(none)\n"
-}
-
-/// What [`mirror_vs_bounded`] found on one pair.
-#[derive(Debug, Default)]
-struct MirrorAgreement {
-    /// C-MIRROR (or, without anchors, C-PAIR) answered refines for every
-    /// thread count up to W.
-    holds: bool,
-    /// It was C-MIRROR (the pair has anchors), not C-PAIR.
-    by_mirror: bool,
-    /// Thread counts whose bounded check was asked and gave no answer.
-    unanswered: usize,
-    /// Thread counts whose bounded check was asked and answered refines.
-    bounded_refines: usize,
-    /// The interpreter's verdict at [`INTERP_THREADS`] threads (`%x` over
-    /// {0, 1, 2}), when asked: `Some(true)` refines, `Some(false)` its
-    /// exploration was incomplete; `None` not asked.
-    interp: Option<bool>,
-}
-
-/// The thread count at which the campaign asks the interpreter (M-OPER,
-/// the other formalization) for its verdict on pairs C-MIRROR decides.
-const INTERP_THREADS: usize = 3;
-
-/// Theorem C-MIRROR's soundness on one pair, W = 8. When `--cutoff 8`
-/// answers refines through C-MIRROR, then at every thread count N in
-/// `counts`:
-/// - the strategy check on the plain N-thread launch (ids `0..N`,
-///   `checker::refine::mirror::strategy_at`: one N-thread query, with
-///   every pair of threads related directly, not through the theorem's
-///   reduction) must hold: the mirror source execution is valid and
-///   matches every target execution, so the target refines at N;
-/// - with `bounded`, the plain bounded check (CEGIS over every source
-///   choice, no cutoff, no lifting) must not find a counterexample
-///   (unanswered checks are counted).
-///
-/// - with `bounded`, also the interpreter's exhaustive comparison at
-///   [`INTERP_THREADS`] threads (`checker::agree::interp_refines_at`, M-OPER:
-///   independent of the SMT encoding) must not find a difference.
-///
-/// When the strategy does not match at 1 or 2 threads, nothing is claimed.
-/// (C-PAIR's `refines`, for pairs whose operations are all uncontrolled,
-/// is checked by the bounded check only: it does not use the strategy.)
-fn mirror_vs_bounded(
-    src: &str,
-    tgt: &str,
-    base: &Options,
-    counts: &[usize],
-    bounded: bool,
-) -> Result<MirrorAgreement, String> {
-    let (s, t) = (parse(src), parse(tgt));
-    let with = |threads: Vec<usize>, cutoff: Option<usize>| Options {
-        threads,
-        cutoff,
-        ..base.clone()
-    };
-    let cut = check(&s, &t, "k", &with(vec![1, 2], Some(8)));
-    let refines = matches!(cut.verdict, Verdict::Refines { .. });
-    let mut out = MirrorAgreement {
-        holds: refines
-            && matches!(
-                cut.cutoff,
-                Some(Cutoff::Mirror { .. } | Cutoff::Holds { .. })
-            ),
-        by_mirror: refines && matches!(cut.cutoff, Some(Cutoff::Mirror { .. })),
-        ..Default::default()
-    };
-    if !out.holds {
-        return Ok(out);
-    }
-    if bounded {
-        match checker::agree::interp_refines_at(&s, &t, INTERP_THREADS) {
-            Ok(true) => out.interp = Some(true),
-            Ok(false) => {
-                return Err(format!(
-                    "C-MIRROR says refines for every N <= 8; the interpreter finds a target \
-                     behaviour no source execution shows at {INTERP_THREADS} threads"
-                ))
-            }
-            Err(_) => out.interp = Some(false),
-        }
-    }
-    for &n in counts {
-        if out.by_mirror {
-            match checker::refine::mirror::strategy_at(&s, &t, "k", base, n)? {
-                checker::refine::mirror::Strategy::Holds => {}
-                checker::refine::mirror::Strategy::Fails(why) => {
-                    return Err(format!(
-                        "C-MIRROR says refines for every N <= 8; at {n} threads (ids 0..{n}) {why}"
-                    ))
-                }
-            }
-        }
-        if !bounded && out.by_mirror {
-            continue;
-        }
-        let b = check(&s, &t, "k", &with(vec![n], None));
-        match b.verdict {
-            Verdict::Refines { .. } => out.bounded_refines += 1,
-            Verdict::Counterexample(c) => {
-                return Err(format!(
-                    "C-MIRROR says refines for every N <= 8, {n} threads give a counterexample \
-                     ({:?})",
-                    c.inputs
-                ))
-            }
-            _ => out.unanswered += 1,
-        }
-    }
-    Ok(out)
-}
-
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
-
-    /// Theorem C-MIRROR's validation, the CI slice: on generated pairs with
-    /// anchors, a C-MIRROR `refines` agrees with the strategy check at 3
-    /// and 4 threads and with the bounded verdicts there.
-    /// (`mirror_campaign` runs more pairs and counts.)
-    #[test]
-    fn mirror_matches_bounded_on_generated_pairs((s, t, _b) in arb_anchor_pair()) {
-        let base = Options { minimize: false, ..opts(vec![], None) };
-        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
-        proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
-    }
-
-    /// The same on pairs whose anchors are placed differently (each
-    /// operation with an anchor of its own, moved with it).
-    #[test]
-    fn mirror_matches_bounded_on_moved_anchors((s, t, _b) in arb_own_anchor_pair()) {
-        let base = Options { minimize: false, ..opts(vec![], None) };
-        let r = mirror_vs_bounded(&s, &t, &base, &[3, 4], true);
-        proptest::prop_assert!(r.is_ok(), "{}\nsource:\n{s}\ntarget:\n{t}", r.unwrap_err());
-    }
-}
-
-/// The C-MIRROR campaign (not in `make test`; `make mirror-campaign`):
-/// MIRROR_CASES generated pairs with anchors (default 1000; even cases from
-/// [`arb_anchor_pair`], odd ones from [`arb_own_anchor_pair`]), C-MIRROR
-/// (W = 8) against the strategy check on the plain launch at every thread
-/// count 1..=MIRROR_MAX_N (default 8), and on every MIRROR_BOUNDED_EVERY-th
-/// pair (default 10) also against the bounded verdict at those counts, at
-/// MIRROR_MAX_STEPS block visits (default 5); MIRROR_START skips pairs.
-#[test]
-#[ignore = "campaign: make mirror-campaign (about an hour)"]
-fn mirror_campaign() {
-    use proptest::strategy::{Strategy, ValueTree};
-    use proptest::test_runner::TestRunner;
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let cases = env("MIRROR_CASES", 1000);
-    let first = env("MIRROR_START", 0);
-    let max_n = env("MIRROR_MAX_N", 8);
-    let every = env("MIRROR_BOUNDED_EVERY", 10).max(1);
-    let base = Options {
-        max_steps: env("MIRROR_MAX_STEPS", 5),
-        minimize: false,
-        lift: false,
-        auto_cutoff: false,
-        timeout: Duration::from_secs(env("MIRROR_TIMEOUT", 20) as u64),
-        ..opts(vec![], None)
-    };
-    let counts: Vec<usize> = (1..=max_n).collect();
-    let mut runner = TestRunner::deterministic();
-    let (same, moved) = (arb_anchor_pair().boxed(), arb_own_anchor_pair().boxed());
-    let pairs: Vec<(String, String, Branch)> = (0..cases)
-        .map(|i| {
-            let strat = if i % 2 == 0 { &same } else { &moved };
-            strat.new_tree(&mut runner).expect("generator").current()
-        })
-        .collect();
-    let mut tally = MirrorAgreement::default();
-    let (mut holds, mut mirror, mut other, mut bounded_pairs, mut bad) = (0, 0, 0, 0, Vec::new());
-    let (mut interp_refines, mut interp_asked) = (0, 0);
-    let start = std::time::Instant::now();
-    for (i, (s, t, _)) in pairs.iter().enumerate().skip(first) {
-        let bounded = i % every == 0;
-        match mirror_vs_bounded(s, t, &base, &counts, bounded) {
-            Ok(a) if a.holds => {
-                holds += 1;
-                mirror += usize::from(a.by_mirror);
-                bounded_pairs += usize::from(bounded || !a.by_mirror);
-                tally.unanswered += a.unanswered;
-                tally.bounded_refines += a.bounded_refines;
-                interp_refines += usize::from(a.interp == Some(true));
-                interp_asked += usize::from(a.interp.is_some());
-            }
-            Ok(_) => other += 1,
-            Err(e) => {
-                let msg = format!("case {i}: {e}\nsource:\n{s}\ntarget:\n{t}");
-                eprintln!("mirror campaign: DISAGREEMENT {msg}");
-                bad.push(msg);
-            }
-        }
-        let d = i + 1 - first;
-        if d.is_multiple_of(25) {
-            eprintln!(
-                "mirror campaign: {d} pairs ({:.0} s): {holds} refine by C-MIRROR/C-PAIR \
-                 ({mirror} by C-MIRROR), {other} not decided by it, {} disagreements",
-                start.elapsed().as_secs_f64(),
-                bad.len()
-            );
-        }
-    }
-    eprintln!(
-        "mirror campaign: pairs {first}..{cases}, threads 1..={max_n}, {} block visits, {:.0} s: \
-         refines for every N <= 8 on {holds} pairs ({mirror} by C-MIRROR: the strategy check on \
-         the plain launch held at every count 1..={max_n}); bounded checks on {bounded_pairs} of \
-         them: {} refined, {} unanswered, no counterexample; the interpreter at \
-         {INTERP_THREADS} threads asked on {interp_asked}: refines on {interp_refines} (the others \
-         incomplete); \
-         {other} pairs not decided by the theorems; {} disagreements",
-        base.max_steps,
-        start.elapsed().as_secs_f64(),
-        tally.bounded_refines,
-        tally.unanswered,
-        bad.len()
-    );
-    assert!(
-        bad.is_empty(),
-        "{} disagreements:\n{}",
-        bad.len(),
-        bad.join("\n\n")
-    );
-}
-
-/// Theorem C-MIRROR at warp scale (issue 16 item 2): CL-13's unrolling
-/// (an anchor controls the loop heart) refines for every thread count up
-/// to 32 and 64 from the strategy check at 1 and 2 threads; CL-12's
-/// remainder unrolling, which has a counterexample, is refused by the
-/// strategy check (named as condition (M)) and its counterexample found.
-#[test]
-fn mirror_decides_cl13_and_refuses_cl12() {
-    let cl13 = (
-        example("cl13-unroll-heart-even.src.ll"),
-        example("cl13-unroll-heart-even.tgt.ll"),
-    );
-    for n in [32, 64] {
-        let o = check(&cl13.0, &cl13.1, "example", &opts(vec![n], None));
-        assert!(
-            matches!(o.cutoff, Some(Cutoff::Mirror { wave }) if wave == n),
-            "CL-13 at {n}: {:?}",
-            o.cutoff
-        );
-        assert_eq!(name(&o.verdict), "refines", "CL-13 at {n}");
-    }
-    let cl12 = (
-        example("cl12-unroll-heart-remainder.src.ll"),
-        example("cl12-unroll-heart-remainder.tgt.ll"),
-    );
-    let o = check(&cl12.0, &cl12.1, "example", &opts(vec![32], None));
-    let Some(Cutoff::NotApplicable { failures, .. }) = &o.cutoff else {
-        panic!("CL-12: {:?}", o.cutoff)
-    };
-    assert!(failures.iter().any(|f| f.condition == 'M'), "{failures:?}");
-    assert_eq!(cex_threads(&o), 32);
-    // An irreducible source (two hierarchies, C-PAIR's (D) fails) without
-    // convergent values: the strategy runs the source under its first
-    // hierarchy, which matches every target hierarchy here.
-    let irr = parse(&format!(
-        "define void @k(i1 %c, i1 %d) {{
-A:
-  br i1 %c, label %L, label %R
-L:
-  call void @convergent.operation()
-  br i1 %d, label %R, label %X
-R:
-  br i1 %d, label %L, label %X
-X:
-  ret void
-}}
-{DECLS}"
-    ));
-    let o = check(&irr, &irr, "k", &opts(vec![1], Some(8)));
-    assert!(
-        matches!(o.cutoff, Some(Cutoff::Mirror { wave: 8 })),
-        "{:?}",
-        o.cutoff
-    );
-    assert_eq!(name(&o.verdict), "refines");
 }

@@ -458,10 +458,10 @@ impl Work<'_> {
                 out.push(Inst {
                     result,
                     kind,
-                    meta: crate::ir::InstMeta {
-                        attachments: x.meta.attachments.clone(),
-                        dbg_records: Default::default(),
-                    },
+                    meta: crate::ir::InstMeta::new(
+                        x.meta.attachments().to_vec(),
+                        thin_vec::ThinVec::new(),
+                    ),
                     span: x.span,
                 });
                 orig.push(Origin {
@@ -477,7 +477,7 @@ impl Work<'_> {
         };
         let clone_term = |gb: usize| -> Terminator {
             let mut t = g.blocks[gb].term.clone();
-            t.meta.dbg_records.clear();
+            t.meta.clear_dbg_records();
             for_each_target_mut(&mut t.kind, &mut |d| *d = bmap[d.0]);
             for_each_term_operand_mut(&mut t.kind, &mut |op| {
                 if let Operand::Local(v) = op {

@@ -46,7 +46,7 @@ fn perms(v: &[BlockId]) -> Vec<Vec<BlockId>> {
 /// Every hierarchy LLVM's algorithm builds over all successor orders, or
 /// `None` when there are more than `cap` orders.
 fn brute_force(cfg: &Cfg, cap: usize) -> Option<BTreeSet<Key>> {
-    let options: Vec<Vec<Vec<BlockId>>> = cfg.succs.iter().map(|s| perms(s)).collect();
+    let options: Vec<Vec<Vec<BlockId>>> = cfg.succs.iter().map(perms).collect();
     let total = options
         .iter()
         .try_fold(1usize, |a, o| a.checked_mul(o.len()))?;
@@ -56,15 +56,12 @@ fn brute_force(cfg: &Cfg, cap: usize) -> Option<BTreeSet<Key>> {
     let mut out = BTreeSet::new();
     let mut idx = vec![0usize; cfg.len()];
     loop {
-        let permuted = Cfg {
-            succs: idx
-                .iter()
+        let permuted = cfg.with_succs(
+            idx.iter()
                 .enumerate()
                 .map(|(b, &i)| options[b][i].clone())
                 .collect(),
-            preds: cfg.preds.clone(),
-            names: cfg.names.clone(),
-        };
+        );
         out.insert(key(&CycleInfo::compute(&permuted)));
         let mut b = 0;
         loop {

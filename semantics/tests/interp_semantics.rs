@@ -366,10 +366,11 @@ fn launch_errors_are_typed() {
 }
 
 /// Stopping through the progress callback keeps what was found and says
-/// the exploration is incomplete (the Ctrl-C / budget path).
+/// the exploration is incomplete (the Ctrl-C / budget path). The inputs
+/// are added, so that no renaming (M-RENAME) merges their 9 launches.
 #[test]
 fn stopping_early_is_reported_incomplete() {
-    let text = "define void @k(i32 %a, i32 %b) {\nentry:\n  ret void\n}\n";
+    let text = "define void @k(i32 %a, i32 %b) {\nentry:\n  %s = add i32 %a, %b\n  ret void\n}\n";
     let m = module(text);
     let full = explore(&m, &n(1)).expect("explores");
     assert_eq!((full.explored, full.complete), (9, true));

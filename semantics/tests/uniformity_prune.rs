@@ -54,7 +54,7 @@ fn state_and_pruned(u: &UFunc, mode: Mode, prune: bool) -> (State, usize) {
     }
     let s = (
         a.div_args.clone(),
-        a.div_insts.clone(),
+        a.div_insts.to_vecs(),
         a.div_term.clone(),
         reasons,
         a.assumed_divergent.iter().map(|c| c.0).collect(),

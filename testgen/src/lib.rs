@@ -19,6 +19,9 @@
 //!   ballot, and their mutants, for MC-07 on vectors (R-VEC-SMT).
 //! - [`vectors`]: one vector instruction over constants per function, for
 //!   the differential test against `opt-22`'s folding (P-VEC-*).
+//! - [`lanes`]: kernels that read lane ids, shuffle by input lanes and pass
+//!   values to unknown functions, for the interpreter's renamings
+//!   (M-RENAME) against the plain enumeration.
 //! - [`inputs`]: thread counts, per-thread argument values and launch
 //!   groups for interpreter tests (random and exhaustive).
 //! - [`modules`]: random well-formed modules as text covering the whole
@@ -42,6 +45,7 @@ pub mod floats;
 pub mod graph;
 pub mod inputs;
 pub mod int_memory;
+pub mod lanes;
 pub mod modules;
 pub mod oracle;
 pub mod refine_family;

@@ -45,6 +45,7 @@ pub fn name(c: char) -> &'static str {
         'C' => "no communication through memory",
         'D' => "one cycle hierarchy in the source",
         'M' => "C-MIRROR's strategy matches on pairs",
+        'V' => "C-VAL's pair check with free results refines",
         _ => "thread-count reads are free inputs",
     }
 }
@@ -60,6 +61,11 @@ pub enum Cutoff {
     /// at 1 and 2 threads with ids free in `0..wave`, and the pair check
     /// answered refines: every thread count `1..=wave` refines.
     Mirror { wave: usize },
+    /// Theorem C-VAL (C-PAIR with convergent results used, [`values`]):
+    /// (A), (C)-(E) hold, no operation is UB depending on its set, and the
+    /// pair check with results as shared inputs and every convergent call
+    /// observed with its set answered refines: every count `1..=wave`.
+    Values { wave: usize },
     /// A side condition fails: the verdict is the bounded one.
     NotApplicable { wave: usize, failures: Vec<Failure> },
     /// (A)-(E) hold but the pair check did not answer refines (a
@@ -253,36 +259,25 @@ pub(super) fn with_cutoff<'a>(
             failures.extend(more);
         }
     }
+    // Convergent results used (B): theorem C-VAL when no operation is UB
+    // depending on its set.
+    if !failures.is_empty()
+        && failures.iter().all(|f| f.condition == 'B')
+        && !set_ub(checker.src)
+        && !set_ub(checker.tgt)
+    {
+        if let Some(o) = values(checker, wave, pair_opts, rest_opts, &mut failures)? {
+            return Ok(o);
+        }
+    }
     if !failures.is_empty() {
         let mut o = checker.run()?;
         o.cutoff = Some(Cutoff::NotApplicable { wave, failures });
         return Ok(o);
     }
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.tag = tag;
-    let pair = pair?;
+    let pair = pair_check(checker, wave, pair_opts, "cutoff", false)?;
     if !matches!(pair.verdict, Verdict::Refines { .. }) {
-        let why = match &pair.verdict {
-            Verdict::Counterexample(c) => {
-                let inputs: Vec<String> =
-                    c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-                format!(
-                    "a difference at {} thread{} ({})",
-                    c.threads,
-                    if c.threads == 1 { "" } else { "s" },
-                    inputs.join(", ")
-                )
-            }
-            Verdict::Unknown(why) => format!("unknown ({why})"),
-            Verdict::Vacuous(why) => format!("vacuous ({why})"),
-            Verdict::Refines { .. } => unreachable!("C-PAIR: refines was handled above"),
-        };
+        let why = pair_answer(&pair.verdict);
         let cex = match pair.verdict {
             Verdict::Counterexample(c) => Some(c),
             _ => None,
@@ -294,20 +289,73 @@ pub(super) fn with_cutoff<'a>(
         o.cutoff = Some(Cutoff::PairCheck { wave, why, cex });
         return Ok(o);
     }
-    let mut out = pair;
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
+    let mut out = with_rest(checker, pair, rest_opts)?;
     out.cutoff = Some(Cutoff::Holds { wave });
     Ok(out)
+}
+
+/// The pair check of C-PAIR, C-MIRROR and C-VAL: the asked options at 1 and
+/// 2 threads (`pair_opts`) with thread ids free in `0..wave`, and for C-VAL
+/// convergent results free ([`super::encode::Launch::free_results`]).
+fn pair_check<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    tag: &str,
+    free_results: bool,
+) -> Result<Outcome2, RefineError> {
+    let asked = checker.opts;
+    checker.opts = pair_opts;
+    checker.free_ids = Some(wave);
+    checker.free_results = free_results;
+    let tag = std::mem::replace(&mut checker.tag, tag.into());
+    let pair = checker.run();
+    checker.opts = asked;
+    checker.free_ids = None;
+    checker.free_results = false;
+    checker.tag = tag;
+    pair
+}
+
+/// A theorem's `refines` (every count up to W) joined with the asked
+/// thread counts above W (`rest_opts`), checked as usual.
+fn with_rest<'a>(
+    checker: &mut Checker<'a, '_>,
+    mut out: Outcome2,
+    rest_opts: &'a Options,
+) -> Result<Outcome2, RefineError> {
+    if rest_opts.threads.is_empty() {
+        return Ok(out);
+    }
+    let asked = checker.opts;
+    checker.opts = rest_opts;
+    let rest = checker.run();
+    checker.opts = asked;
+    let rest = rest?;
+    out.iterations.extend(rest.iterations);
+    match (&mut out.verdict, rest.verdict) {
+        (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
+        (v, other) => *v = other,
+    }
+    Ok(out)
+}
+
+/// What a pair check answered, other than refines, for the report.
+fn pair_answer(v: &Verdict) -> String {
+    match v {
+        Verdict::Counterexample(c) => {
+            let inputs: Vec<String> = c.inputs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!(
+                "a difference at {} thread{} ({})",
+                c.threads,
+                if c.threads == 1 { "" } else { "s" },
+                inputs.join(", ")
+            )
+        }
+        Verdict::Unknown(why) => format!("unknown ({why})"),
+        Verdict::Vacuous(why) => format!("vacuous ({why})"),
+        Verdict::Refines { .. } => "refines".into(),
+    }
 }
 
 /// Theorem C-MIRROR ([`super::mirror`]): the strategy check, then the pair
@@ -341,7 +389,7 @@ fn mirror<'a>(
             cutoff: None,
         }));
     }
-    if let super::mirror::Strategy::Fails(why) = strategy {
+    if let super::mirror::Strategy::Fails(why) | super::mirror::Strategy::Unknown(why) = strategy {
         failures.push(Failure {
             condition: 'M',
             role: Side::Source,
@@ -351,31 +399,67 @@ fn mirror<'a>(
     }
     // `pair_opts` learns the mirror strategy first (pipeline): the first
     // proposal then has nothing left to propose.
-    let asked = checker.opts;
-    checker.opts = pair_opts;
-    checker.free_ids = Some(wave);
-    let tag = std::mem::replace(&mut checker.tag, "cutoff".into());
-    let pair = checker.run();
-    checker.opts = asked;
-    checker.free_ids = None;
-    checker.tag = tag;
-    let mut out = pair?;
+    let out = pair_check(checker, wave, pair_opts, "cutoff", false)?;
     if !matches!(out.verdict, Verdict::Refines { .. }) {
         // The strategy matches every complete target execution, so the
         // pair check can only fail to answer (time), or be vacuous.
         return Ok(None);
     }
-    if !rest_opts.threads.is_empty() {
-        checker.opts = rest_opts;
-        let rest = checker.run();
-        checker.opts = asked;
-        let rest = rest?;
-        out.iterations.extend(rest.iterations);
-        match (&mut out.verdict, rest.verdict) {
-            (Verdict::Refines { cut }, Verdict::Refines { cut: more }) => cut.extend(more),
-            (v, other) => *v = other,
-        }
-    }
+    let mut out = with_rest(checker, out, rest_opts)?;
     out.cutoff = Some(Cutoff::Mirror { wave });
+    Ok(Some(out))
+}
+
+/// Whether a convergent call of `p` is undefined behaviour depending on its
+/// communicating set (a shuffle under the UB reading, C-OPS): C-VAL needs
+/// none (UB would then not be thread-local given the results).
+fn set_ub(p: &Prepared) -> bool {
+    p.calls
+        .iter()
+        .flatten()
+        .flatten()
+        .any(|c| matches!(c.sem, CallSem::Set { oob_ub: true, .. }))
+}
+
+/// Theorem C-VAL (proofs/CUTOFF.md): C-PAIR with condition (B) replaced by
+/// "no operation is UB depending on its set". The pair check (1 and 2
+/// threads, ids free in `0..wave`) treats the result of every convergent
+/// operation as an input shared by source and target, keyed by (thread id,
+/// callee, event ordinal, arguments) ([`super::encode::Launch::free_results`]),
+/// observes every convergent call with its set, and compares their
+/// arguments exactly. If it refines, every thread count up to `wave`
+/// refines; otherwise (`None`) condition (V) is added to `failures` with
+/// what the pair check answered, and the bounded check runs (the pair
+/// check's difference is not lifted: with free results it need not be a
+/// real execution).
+fn values<'a>(
+    checker: &mut Checker<'a, '_>,
+    wave: usize,
+    pair_opts: &'a Options,
+    rest_opts: &'a Options,
+    failures: &mut Vec<Failure>,
+) -> Result<Option<Outcome2>, RefineError> {
+    let mut out = pair_check(checker, wave, pair_opts, "cval", true)?;
+    if let Some(stop) = checker.session.budget.spent() {
+        out.verdict = Verdict::Unknown(super::UnknownWhy::Stopped {
+            stop,
+            finished: Vec::new(),
+        });
+        return Ok(Some(out));
+    }
+    if !matches!(out.verdict, Verdict::Refines { .. }) {
+        let what = format!(
+            "with results as free inputs, the pair check found {}",
+            pair_answer(&out.verdict)
+        );
+        failures.push(Failure {
+            condition: 'V',
+            role: Side::Target,
+            what,
+        });
+        return Ok(None);
+    }
+    let mut out = with_rest(checker, out, rest_opts)?;
+    out.cutoff = Some(Cutoff::Values { wave });
     Ok(Some(out))
 }

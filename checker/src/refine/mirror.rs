@@ -34,8 +34,10 @@ pub enum Strategy {
     /// Every launch of 1 and 2 threads with ids in `0..W`: matched.
     Holds,
     /// A launch on which it does not match (the pair check then decides as
-    /// usual), or no answer: why, for the report.
+    /// usual): which, for the report.
     Fails(String),
+    /// The solver gave no answer (time limit): why, for the report.
+    Unknown(String),
 }
 
 impl Checker<'_, '_> {
@@ -45,8 +47,9 @@ impl Checker<'_, '_> {
     /// One query per thread count; no CEGIS (the strategy is fixed).
     pub(super) fn mirror_strategy(&mut self, wave: usize) -> Result<Strategy, RefineError> {
         for n in [1, 2] {
-            if let Strategy::Fails(why) = self.strategy_on(n, Some(wave))? {
-                return Ok(Strategy::Fails(why));
+            match self.strategy_on(n, Some(wave))? {
+                Strategy::Holds => {}
+                other => return Ok(other),
             }
         }
         Ok(Strategy::Holds)
@@ -126,7 +129,7 @@ impl Checker<'_, '_> {
                     inputs.join(", ")
                 ))
             }
-            Outcome::Unknown(r) => Strategy::Fails(format!(
+            Outcome::Unknown(r) => Strategy::Unknown(format!(
                 "no answer from the strategy check at {threads} ({r:?})"
             )),
         })
@@ -140,7 +143,7 @@ impl Checker<'_, '_> {
 /// that the mirror strategy's source execution is valid and matches every
 /// complete (or stuck) target execution there, so the target refines the
 /// source at `n` threads (R-REF within `opts`' bounds) by a direct
-/// argument; `Fails` names the launch (or the missing answer). Errors:
+/// argument; `Fails` names the launch, `Unknown` the missing answer. Errors:
 /// the pair is outside the encoding, invalid, or the solver failed.
 pub fn strategy_at(
     src: &Module,
@@ -162,6 +165,7 @@ pub fn strategy_at(
         tag: "mirror-at".into(),
         progress: None,
         free_ids: None,
+        free_results: false,
         lift: Default::default(),
     };
     checker.session.budget = Budget::new(opts.time_limit, opts.interrupt.clone());

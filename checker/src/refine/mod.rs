@@ -346,6 +346,9 @@ pub struct Checker<'a, 'p> {
     pub progress: Option<Progress<'a>>,
     /// C-PAIR's pair check: thread ids are inputs in `0..W` ([`Launch::free_ids`]).
     pub free_ids: Option<usize>,
+    /// C-VAL's pair check: results of convergent operations are inputs
+    /// ([`Launch::free_results`]).
+    pub free_results: bool,
     /// Small counterexamples found for lifting to larger thread counts.
     pub lift: scale::Lift,
 }
@@ -449,6 +452,7 @@ impl Checker<'_, '_> {
         // R-FREEZE-SMT: a frozen poison ranges over the input domain when
         // there is one (the interpreter's `int_domain`).
         l.freeze_domain = self.opts.input_domain.clone();
+        l.free_results = self.free_results;
         l
     }
 

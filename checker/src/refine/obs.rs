@@ -25,14 +25,38 @@ fn val_match(terms: &mut Terms, s: &V, t: &V) -> TermId {
     }
 }
 
-fn args_match(terms: &mut Terms, s: &[V], t: &[V]) -> TermId {
+/// Exactly the same value: both poison, or neither and equal bits
+/// (C-VAL's pair check, where the arguments of an event key its result).
+fn val_same(terms: &mut Terms, s: &V, t: &V) -> TermId {
+    match (s, t) {
+        (V::Int { bits: a, poison: p }, V::Int { bits: b, poison: q }) => {
+            if terms.sort(*a) != terms.sort(*b) {
+                return terms.fls();
+            }
+            let pe = terms.eq(*p, *q);
+            let e = terms.eq(*a, *b);
+            let either = terms.or(&[*p, e]);
+            terms.and(&[pe, either])
+        }
+        (V::Void, V::Void) => terms.tru(),
+        _ => terms.fls(),
+    }
+}
+
+fn args_match(terms: &mut Terms, s: &[V], t: &[V], exact: bool) -> TermId {
     if s.len() != t.len() {
         return terms.fls();
     }
     let cs: Vec<TermId> = s
         .iter()
         .zip(t)
-        .map(|(a, b)| val_match(terms, a, b))
+        .map(|(a, b)| {
+            if exact {
+                val_same(terms, a, b)
+            } else {
+                val_match(terms, a, b)
+            }
+        })
         .collect();
     terms.and(&cs)
 }
@@ -83,7 +107,7 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
                 let same_ord = terms.eq(es.ord, et.ord);
                 let pre = terms.and(&[es.here, et.here, same_ord]);
                 let ok = if es.callee == et.callee {
-                    args_match(terms, &es.args, &et.args)
+                    args_match(terms, &es.args, &et.args, false)
                 } else {
                     terms.fls()
                 };
@@ -103,7 +127,7 @@ pub fn matches(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
                 let pre = terms.and(&[is_.here, it.here, same_ord]);
                 let ok = if s.op_callee[cs.op] == t.op_callee[ct.op] {
                     let (sa, ta) = (is_.args.clone(), it.args.clone());
-                    let mut parts = vec![args_match(terms, &sa, &ta)];
+                    let mut parts = vec![args_match(terms, &sa, &ta, s.exact_args)];
                     for u in 0..n {
                         if u == th {
                             continue;

@@ -158,6 +158,7 @@ pub fn check_pair<'a>(
         tag: "refine".into(),
         progress,
         free_ids: None,
+        free_results: false,
         lift: Default::default(),
     };
     let run = match wave {

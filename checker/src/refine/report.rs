@@ -166,6 +166,15 @@ pub fn cutoff_text(c: &Cutoff) -> String {
              {wave}",
             wave - 1
         ),
+        Cutoff::Values { wave } => format!(
+            "theorem C-VAL (proofs/CUTOFF.md) applies: C-PAIR's side conditions hold except (B) \
+             convergent results unused, no convergent call is undefined behaviour depending on \
+             its set, and at 1 and 2 threads with thread ids free in 0..{}, with the result of \
+             every convergent call a free input shared by source and target (keyed by thread, \
+             callee, event and arguments) and every convergent call observed with its set, the \
+             target refines; that decides every thread count up to W = {wave}",
+            wave - 1
+        ),
         Cutoff::NotApplicable { wave, failures } => {
             let f: Vec<String> = failures.iter().map(|f| f.to_string()).collect();
             format!(
@@ -381,6 +390,7 @@ pub fn render_text(r: &Report) -> String {
             let by = match &r.outcome.cutoff {
                 Some(Cutoff::Holds { wave }) => Some((*wave, "C-PAIR")),
                 Some(Cutoff::Mirror { wave }) => Some((*wave, "C-MIRROR")),
+                Some(Cutoff::Values { wave }) => Some((*wave, "C-VAL")),
                 _ => None,
             };
             if let Some((wave, theorem)) = by {
@@ -475,11 +485,17 @@ pub fn render_json(r: &Report) -> Value {
     });
     if let Some(c) = &r.outcome.cutoff {
         let (wave, holds) = match c {
-            Cutoff::Holds { wave } | Cutoff::Mirror { wave } => (*wave, true),
+            Cutoff::Holds { wave } | Cutoff::Mirror { wave } | Cutoff::Values { wave } => {
+                (*wave, true)
+            }
             Cutoff::NotApplicable { wave, .. } | Cutoff::PairCheck { wave, .. } => (*wave, false),
         };
         out["cutoff"] = json!({
-            "theorem": if matches!(c, Cutoff::Mirror { .. }) { "C-MIRROR" } else { "C-PAIR" },
+            "theorem": match c {
+                Cutoff::Mirror { .. } => "C-MIRROR",
+                Cutoff::Values { .. } => "C-VAL",
+                _ => "C-PAIR",
+            },
             "wave": wave,
             "applies": holds,
             "every_thread_count_up_to": if holds && matches!(v, Verdict::Refines { .. }) { json!(wave) } else { json!(null) },

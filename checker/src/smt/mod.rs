@@ -224,7 +224,7 @@ fn run(
         .map(|c| tr.boolean(terms, c.term))
         .collect();
     // Unsat cores need the plain solver (tracking literals).
-    let solver = solver_for(tr.float && !track);
+    let solver = solver_for(eliminating(&tr) && !track);
     let mut trackers = Vec::new();
     for b in bools {
         if track {
@@ -254,8 +254,21 @@ fn run(
     Ok((outcome, core))
 }
 
+/// Whether the translated query is solved by the solver that eliminates
+/// equations first ([`solver_for`]): it has floating-point operations and
+/// no uninterpreted function. With uninterpreted functions (unknown
+/// callees) that strategy falls back to Z3's general `smt` tactic,
+/// which reasons about the floats without bit-blasting them first: minutes
+/// where the default solver takes seconds (LLVM's
+/// `GVNHoist/hoist-convergent.ll`, `@no_convergent_call_hoisting`: 7 s
+/// refines with the default solver, the time limit without it).
+fn eliminating(tr: &Translator) -> bool {
+    tr.float && !tr.uf
+}
+
 /// The solver for a query: Z3's default, or, for a query with
-/// floating-point operations (R-FLOAT-SMT), one that first simplifies and
+/// floating-point operations and no uninterpreted function
+/// ([`eliminating`], R-FLOAT-SMT), one that first simplifies and
 /// eliminates variables defined by equations (`solve-eqs`), then runs Z3's
 /// floating-point/bit-vector strategy (its general one outside that logic).
 /// A source and a target that compute one float value build one term for
@@ -357,7 +370,8 @@ pub struct Incremental {
     assertions: Vec<Condition>,
     /// Limit of each check.
     pub timeout: Duration,
-    /// The solver is [`solver_for`]`(true)` (the assertions have floats).
+    /// The solver is [`solver_for`]`(true)` (the assertions have floats
+    /// and no uninterpreted function, [`eliminating`]).
     float_solver: bool,
 }
 
@@ -409,15 +423,17 @@ impl Incremental {
         name: &str,
         budget: &Budget,
     ) -> Result<Outcome, SmtError> {
-        // Floats met for the first time: the same assertions in the solver
-        // that eliminates equations first ([`solver_for`]).
-        if self.tr.float && !self.float_solver {
-            self.solver = solver_for(true);
+        // Floats met for the first time (and no uninterpreted function),
+        // or an uninterpreted function met after them: the same assertions
+        // in the solver that [`eliminating`] chooses.
+        let want = eliminating(&self.tr);
+        if want != self.float_solver {
+            self.solver = solver_for(want);
             for c in &self.assertions {
                 let b = self.tr.boolean(terms, c.term);
                 self.solver.assert(b);
             }
-            self.float_solver = true;
+            self.float_solver = want;
         }
         check(
             &self.solver,

@@ -21,6 +21,10 @@ pub(crate) struct Translator {
     /// the query is then solved with equations eliminated first
     /// ([`super::solver_for`]).
     pub(crate) float: bool,
+    /// Some translated term applies an uninterpreted function: a query
+    /// with floats is then solved by Z3's default solver
+    /// ([`super::solver_for`]).
+    pub(crate) uf: bool,
 }
 
 const WELL_SORTED: &str = "vc terms are sort-checked when built";
@@ -172,6 +176,7 @@ impl Translator {
                 super::float::apply(fop, f, a)
             }
             Op::Apply(f) => {
+                self.uf = true;
                 self.declare_func(terms, f);
                 let refs: Vec<&dyn Ast> = a.iter().map(|x| x as &dyn Ast).collect();
                 self.funcs[&f].apply(&refs)

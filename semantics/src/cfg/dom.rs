@@ -32,24 +32,49 @@ pub struct DomTree {
 /// A directed graph with explicit predecessor lists: what the two dominator
 /// algorithms need. Node `root` is the start of every path.
 struct Graph {
-    succs: Vec<Vec<usize>>,
-    preds: Vec<Vec<usize>>,
+    succs: Lists,
+    preds: Lists,
     root: usize,
+}
+
+/// One list of nodes per node, all in one array (a vector per node cost an
+/// allocation each: issue 17 item 8).
+struct Lists {
+    start: Vec<u32>,
+    list: Vec<usize>,
+}
+
+impl Lists {
+    fn from_fn(n: usize, mut fill: impl FnMut(usize, &mut Vec<usize>)) -> Lists {
+        let mut start = Vec::with_capacity(n + 1);
+        let mut list = Vec::new();
+        for v in 0..n {
+            start.push(list.len() as u32);
+            fill(v, &mut list);
+        }
+        start.push(
+            u32::try_from(list.len()).expect("P-PROG: a function has fewer than 2^32 CFG edges"),
+        );
+        Lists { start, list }
+    }
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+}
+
+impl std::ops::Index<usize> for Lists {
+    type Output = [usize];
+    fn index(&self, v: usize) -> &[usize] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
 }
 
 impl Graph {
     fn forward(cfg: &Cfg) -> Graph {
+        let n = cfg.len();
         Graph {
-            succs: cfg
-                .succs
-                .iter()
-                .map(|ss| ss.iter().map(|b| b.0).collect())
-                .collect(),
-            preds: cfg
-                .preds
-                .iter()
-                .map(|ps| ps.iter().map(|b| b.0).collect())
-                .collect(),
+            succs: Lists::from_fn(n, |b, out| out.extend(cfg.succs[b].iter().map(|s| s.0))),
+            preds: Lists::from_fn(n, |b, out| out.extend(cfg.preds[b].iter().map(|p| p.0))),
             root: 0,
         }
     }
@@ -58,25 +83,23 @@ impl Graph {
     /// successors are the blocks without successors.
     fn reverse_with_exit(cfg: &Cfg) -> Graph {
         let n = cfg.len();
-        let mut succs: Vec<Vec<usize>> = cfg
-            .preds
-            .iter()
-            .map(|ps| ps.iter().map(|b| b.0).collect())
-            .collect();
-        let mut preds: Vec<Vec<usize>> = cfg
-            .succs
-            .iter()
-            .map(|ss| ss.iter().map(|b| b.0).collect())
-            .collect();
-        let exits: Vec<usize> = (0..n).filter(|&b| cfg.succs[b].is_empty()).collect();
-        for &e in &exits {
-            preds[e].push(n);
-        }
-        succs.push(exits);
-        preds.push(Vec::new());
+        let is_exit = |b: usize| cfg.succs[b].is_empty();
         Graph {
-            succs,
-            preds,
+            succs: Lists::from_fn(n + 1, |b, out| {
+                if b < n {
+                    out.extend(cfg.preds[b].iter().map(|p| p.0));
+                } else {
+                    out.extend((0..n).filter(|&e| is_exit(e)));
+                }
+            }),
+            preds: Lists::from_fn(n + 1, |b, out| {
+                if b < n {
+                    out.extend(cfg.succs[b].iter().map(|s| s.0));
+                    if is_exit(b) {
+                        out.push(n);
+                    }
+                }
+            }),
             root: n,
         }
     }
@@ -120,15 +143,18 @@ impl Graph {
 /// Returns the idom of each node (`Some(root)` for the root itself) or `None`
 /// when unreachable.
 fn idoms_fast(g: &Graph) -> Vec<Option<usize>> {
-    const NONE: usize = usize::MAX;
+    // Node numbers as u32: seven arrays of the graph's size (issue 17 item
+    // 8); `Lists` already limits a graph to 2^32 edges.
+    const NONE: u32 = u32::MAX;
     let n = g.len();
+    let num = |x: usize| x as u32;
     // Preorder numbering (iterative DFS in successor order).
     let mut dfn = vec![NONE; n];
-    let mut vertex: Vec<usize> = Vec::with_capacity(n);
-    let mut parent: Vec<usize> = Vec::with_capacity(n);
+    let mut vertex: Vec<u32> = Vec::with_capacity(n);
+    let mut parent: Vec<u32> = Vec::with_capacity(n);
     let mut stack: Vec<(usize, usize)> = vec![(g.root, 0)];
     dfn[g.root] = 0;
-    vertex.push(g.root);
+    vertex.push(num(g.root));
     parent.push(NONE);
     while let Some(top) = stack.last_mut() {
         let (v, i) = *top;
@@ -136,9 +162,9 @@ fn idoms_fast(g: &Graph) -> Vec<Option<usize>> {
             top.1 += 1;
             let w = g.succs[v][i];
             if dfn[w] == NONE {
-                dfn[w] = vertex.len();
+                dfn[w] = num(vertex.len());
                 parent.push(dfn[v]);
-                vertex.push(w);
+                vertex.push(num(w));
                 stack.push((w, 0));
             }
         } else {
@@ -146,33 +172,34 @@ fn idoms_fast(g: &Graph) -> Vec<Option<usize>> {
         }
     }
     let m = vertex.len();
-    let mut semi: Vec<usize> = (0..m).collect();
-    let mut label: Vec<usize> = (0..m).collect();
+    let mut semi: Vec<u32> = (0..num(m)).collect();
+    let mut label: Vec<u32> = (0..num(m)).collect();
     let mut ancestor = vec![NONE; m];
     let mut path: Vec<usize> = Vec::new();
     for w in (1..m).rev() {
-        for &p in &g.preds[vertex[w]] {
+        for &p in &g.preds[vertex[w] as usize] {
             let v = dfn[p];
             if v == NONE {
                 continue;
             }
+            let v = v as usize;
             // eval(v): the vertex of minimum semi on v's compressed path.
             let u = if ancestor[v] == NONE {
                 v
             } else {
                 let mut x = v;
-                while ancestor[ancestor[x]] != NONE {
+                while ancestor[ancestor[x] as usize] != NONE {
                     path.push(x);
-                    x = ancestor[x];
+                    x = ancestor[x] as usize;
                 }
                 while let Some(y) = path.pop() {
-                    let a = ancestor[y];
-                    if semi[label[a]] < semi[label[y]] {
+                    let a = ancestor[y] as usize;
+                    if semi[label[a] as usize] < semi[label[y] as usize] {
                         label[y] = label[a];
                     }
                     ancestor[y] = ancestor[a];
                 }
-                label[v]
+                label[v] as usize
             };
             if semi[u] < semi[w] {
                 semi[w] = semi[u];
@@ -180,17 +207,19 @@ fn idoms_fast(g: &Graph) -> Vec<Option<usize>> {
         }
         ancestor[w] = parent[w];
     }
-    let mut idom_dfn = vec![0usize; m];
+    drop(ancestor);
+    drop(label);
+    let mut idom_dfn = vec![0u32; m];
     for w in 1..m {
         let mut d = parent[w];
         while d > semi[w] {
-            d = idom_dfn[d];
+            d = idom_dfn[d as usize];
         }
         idom_dfn[w] = d;
     }
     let mut idom = vec![None; n];
     for (w, &d) in idom_dfn.iter().enumerate() {
-        idom[vertex[w]] = Some(vertex[d]);
+        idom[vertex[w] as usize] = Some(vertex[d as usize] as usize);
     }
     idom
 }
@@ -370,12 +399,24 @@ impl DomTree {
 /// Entry/exit times of an iterative preorder walk over the dominator forest.
 fn euler_numbers(idom: &[Option<BlockId>], in_tree: &[bool]) -> Vec<(u32, u32)> {
     let n = idom.len();
-    let mut children = vec![Vec::new(); n];
+    // Children in block order, one array for all (see `Lists`).
+    let mut first = vec![0u32; n + 1];
+    for d in idom.iter().flatten() {
+        first[d.0 + 1] += 1;
+    }
+    for b in 0..n {
+        first[b + 1] += first[b];
+    }
+    let mut next = first.clone();
+    let mut list = vec![0usize; first[n] as usize];
     for (b, d) in idom.iter().enumerate() {
         if let Some(d) = d {
-            children[d.0].push(b);
+            list[next[d.0] as usize] = b;
+            next[d.0] += 1;
         }
     }
+    drop(next);
+    let children = Lists { start: first, list };
     let mut num = vec![(0u32, 0u32); n];
     let mut clock = 0u32;
     for r in 0..n {

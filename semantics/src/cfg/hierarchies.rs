@@ -156,11 +156,7 @@ pub fn all_hierarchies_checked(cfg: &Cfg, limit: usize) -> Hierarchies {
                 return true;
             }
         };
-        let permuted = Cfg {
-            succs: orders,
-            preds: cfg.preds.clone(),
-            names: cfg.names.clone(),
-        };
+        let permuted = cfg.with_succs(orders);
         let info = CycleInfo::compute(&permuted);
         // The witness DFS realises the combination by construction; a
         // mismatch would be a bug in the search, never shown as a result.

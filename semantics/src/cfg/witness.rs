@@ -246,7 +246,7 @@ impl<'a> Witness<'a> {
             Some(true) => {}
         }
         // Replay the DFS with the recorded orders.
-        let mut succs: Vec<Vec<BlockId>> = self.cfg.succs.clone();
+        let mut succs: Vec<Vec<BlockId>> = self.cfg.succs.to_lists();
         let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
         let mut explored: Vec<Vec<usize>> = vec![Vec::new(); n];
         let discover =

@@ -66,18 +66,50 @@ pub struct DbgRecord {
 
 /// The metadata of one instruction or terminator: its attachments and the
 /// debug records written before it. Both lists are usually empty, so they
-/// are [`ThinVec`]s (8 bytes, no allocation when empty): every instruction
-/// carries this record (issue 17 item 8, memory linear in a small factor).
+/// are kept behind one pointer, absent when both are empty (8 bytes, no
+/// allocation): every instruction carries this record (issue 17 item 8,
+/// memory linear in a small factor).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct InstMeta {
-    pub attachments: ThinVec<MdAttachment>,
-    pub dbg_records: ThinVec<DbgRecord>,
+    /// `None` when both lists are empty (so that equality is structural).
+    lists: Option<Box<MetaLists>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+struct MetaLists {
+    attachments: ThinVec<MdAttachment>,
+    dbg_records: ThinVec<DbgRecord>,
 }
 
 impl InstMeta {
+    pub fn new(
+        attachments: impl Into<ThinVec<MdAttachment>>,
+        dbg_records: impl Into<ThinVec<DbgRecord>>,
+    ) -> InstMeta {
+        let lists = MetaLists {
+            attachments: attachments.into(),
+            dbg_records: dbg_records.into(),
+        };
+        let empty = lists.attachments.is_empty() && lists.dbg_records.is_empty();
+        InstMeta {
+            lists: (!empty).then(|| Box::new(lists)),
+        }
+    }
+    /// `!kind value` attachments, in order.
+    pub fn attachments(&self) -> &[MdAttachment] {
+        self.lists.as_ref().map_or(&[], |l| &l.attachments)
+    }
+    /// The debug records written before the instruction, in order.
+    pub fn dbg_records(&self) -> &[DbgRecord] {
+        self.lists.as_ref().map_or(&[], |l| &l.dbg_records)
+    }
+    /// Drops the debug records, keeping the attachments.
+    pub fn clear_dbg_records(&mut self) {
+        *self = InstMeta::new(self.attachments().to_vec(), ThinVec::new());
+    }
     /// The attachment of kind `kind` (`"llvm.loop"`), if any.
     pub fn attachment(&self, kind: &str) -> Option<&MdValue> {
-        self.attachments
+        self.attachments()
             .iter()
             .find(|a| a.kind == kind)
             .map(|a| &a.value)

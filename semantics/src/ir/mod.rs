@@ -496,7 +496,8 @@ pub struct Atomic {
     pub failure: Option<String>,
 }
 
-/// Non-terminator instructions.
+/// Non-terminator instructions. Payloads stay within 72 bytes (issue 17
+/// item 8, `tests/ir_sizes.rs`): rarer operands are boxed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum InstKind {
     /// `add nuw nsw i32 %a, %b`; `flags` holds the words between the opcode
@@ -523,7 +524,7 @@ pub enum InstKind {
     },
     FCmp {
         flags: ThinVec<String>,
-        pred: FCmpPred,
+        pred: Box<FCmpPred>,
         ty: Type,
         lhs: Operand,
         rhs: Operand,
@@ -537,8 +538,8 @@ pub enum InstKind {
     Select {
         flags: ThinVec<String>,
         cond: TypedOperand,
-        on_true: TypedOperand,
-        on_false: TypedOperand,
+        on_true: Box<TypedOperand>,
+        on_false: Box<TypedOperand>,
     },
     Freeze(TypedOperand),
     Phi {
@@ -550,21 +551,21 @@ pub enum InstKind {
     Call(Box<Call>),
     Alloca {
         ty: Type,
-        count: Option<TypedOperand>,
+        count: Option<Box<TypedOperand>>,
         align: Option<u64>,
         addrspace: Option<u32>,
     },
     Load {
         volatile: bool,
         ty: Type,
-        ptr: TypedOperand,
+        ptr: Box<TypedOperand>,
         atomic: Option<Box<Atomic>>,
         align: Option<u64>,
     },
     Store {
         volatile: bool,
         value: TypedOperand,
-        ptr: TypedOperand,
+        ptr: Box<TypedOperand>,
         atomic: Option<Box<Atomic>>,
         align: Option<u64>,
     },
@@ -572,16 +573,16 @@ pub enum InstKind {
         volatile: bool,
         op: RmwOp,
         ptr: TypedOperand,
-        value: TypedOperand,
+        value: Box<TypedOperand>,
         atomic: Box<Atomic>,
         align: Option<u64>,
     },
     CmpXchg {
         weak: bool,
         volatile: bool,
-        ptr: TypedOperand,
-        cmp: TypedOperand,
-        new: TypedOperand,
+        ptr: Box<TypedOperand>,
+        cmp: Box<TypedOperand>,
+        new: Box<TypedOperand>,
         atomic: Box<Atomic>,
         align: Option<u64>,
     },
@@ -589,7 +590,7 @@ pub enum InstKind {
     Gep {
         flags: ThinVec<String>,
         source_ty: Type,
-        base: TypedOperand,
+        base: Box<TypedOperand>,
         indices: Vec<TypedOperand>,
     },
     ExtractValue {
@@ -598,22 +599,22 @@ pub enum InstKind {
     },
     InsertValue {
         agg: TypedOperand,
-        value: TypedOperand,
+        value: Box<TypedOperand>,
         indices: Vec<u32>,
     },
     ExtractElement {
         vector: TypedOperand,
-        index: TypedOperand,
+        index: Box<TypedOperand>,
     },
     InsertElement {
         vector: TypedOperand,
-        value: TypedOperand,
-        index: TypedOperand,
+        value: Box<TypedOperand>,
+        index: Box<TypedOperand>,
     },
     ShuffleVector {
         a: TypedOperand,
-        b: TypedOperand,
-        mask: TypedOperand,
+        b: Box<TypedOperand>,
+        mask: Box<TypedOperand>,
     },
 }
 
@@ -671,8 +672,9 @@ pub enum TermKind {
         on_true: BlockId,
         on_false: BlockId,
     },
+    /// `ty` boxed: terminators stay small (issue 17 item 8).
     Switch {
-        ty: Type,
+        ty: Box<Type>,
         cond: Operand,
         default: BlockId,
         cases: ThinVec<(Const, BlockId)>,

@@ -191,12 +191,12 @@ fn write_block(o: &mut String, f: &Function, b: &Block) {
         md::write_dbg_records(o, &inst.meta);
         o.push_str("  ");
         inst::write_inst(o, f, inst, Style::Source);
-        md::write_attachments(o, &inst.meta.attachments, ", ");
+        md::write_attachments(o, inst.meta.attachments(), ", ");
         o.push('\n');
     }
     md::write_dbg_records(o, &b.term.meta);
     o.push_str("  ");
     inst::write_term(o, f, &b.term, Style::Source);
-    md::write_attachments(o, &b.term.meta.attachments, ", ");
+    md::write_attachments(o, b.term.meta.attachments(), ", ");
     o.push('\n');
 }

@@ -10,9 +10,7 @@ use super::program::{classify, is_convergent_call, CalleeKind};
 use super::state::{
     CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
 };
-use super::step::{
-    choose_value, enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R,
-};
+use super::step::{enter_block, eval, eval_t, loc_text, set, unsupported, Ctx, Flow, Stop, R};
 use super::value::Val;
 use super::{AnchorMode, Environment, RunError};
 
@@ -215,21 +213,25 @@ pub(super) fn exec_call(
             enter_block(m, th, cx, None)?;
             return Ok(Flow::Jumped);
         }
-        CalleeKind::UnknownPure => {
-            uninterpreted(m, cx, format!("pure:{name}:{args:?}:{}", th.tid), &ret_ty)
-        }
+        CalleeKind::UnknownPure => uninterpreted(
+            m,
+            cx,
+            &name,
+            format!("pure:{name}:{args:?}:{}", th.tid),
+            &ret_ty,
+        ),
         CalleeKind::Builtin(op) if !op.needs_set() && ret_ty != Type::Void => {
             per_thread(&cx.opts.geometry(), th.tid, op, &args, ret_ty.int_bits())
                 .map_err(|what| unsupported(cx.prog, loc, &what))?
         }
         CalleeKind::UnknownUniform => {
-            uninterpreted(m, cx, format!("uniform:{name}:{args:?}"), &ret_ty)
+            uninterpreted(m, cx, &name, format!("uniform:{name}:{args:?}"), &ret_ty)
         }
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,
         _ => {
             // P-INPUT: the thread's input stream; the call is observable.
-            let v = choose_value(m, cx.chooser, cx.opts, &ret_ty);
+            let v = choose_result(m, cx, &name, &ret_ty);
             th.observations.push_back(Observation::Call {
                 callee: name,
                 args,
@@ -242,16 +244,24 @@ pub(super) fn exec_call(
     Ok(Flow::Next)
 }
 
-/// P-INPUT: the value of an uninterpreted function at `key` (callee,
-/// arguments, and the thread when the function may depend on it): chosen
-/// once per execution, then the same at every call with that key.
-fn uninterpreted(m: &mut Machine, cx: &mut Ctx, key: String, ret_ty: &Type) -> Val {
+/// P-INPUT: the value of an uninterpreted function `callee` at `key`
+/// (callee, arguments, and the thread when the function may depend on
+/// it): chosen once per execution, then the same at every call with that
+/// key.
+fn uninterpreted(m: &mut Machine, cx: &mut Ctx, callee: &str, key: String, ret_ty: &Type) -> Val {
     if let Some(v) = m.memo.get(&key) {
         return v.clone();
     }
-    let v = choose_value(m, cx.chooser, cx.opts, ret_ty);
+    let v = choose_result(m, cx, callee, ret_ty);
     m.memo.insert(key, v.clone());
     v
+}
+
+/// P-INPUT: a drawn result of unknown function `callee`, restricted to
+/// orbit representatives when its results are renamed (M-RENAME,
+/// [`super::orbit::choose_result`]).
+fn choose_result(m: &mut Machine, cx: &mut Ctx, callee: &str, ret_ty: &Type) -> Val {
+    super::orbit::choose_result(m, cx.chooser, cx.opts, &cx.prog.renaming, callee, ret_ty)
 }
 
 /// The key of this call's dynamic instance, by rule.

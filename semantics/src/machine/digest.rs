@@ -43,7 +43,7 @@
 
 use std::sync::Mutex;
 
-use super::reduce::{item, Fp, Names};
+use super::reduce::{item, At, Fp, Names};
 use super::state::{Observation, Slot, Status, ThreadEnd};
 use super::value::Val;
 
@@ -60,9 +60,9 @@ struct Cache {
     /// [`NAMINGS`]: the thread's digest and the chains over its histories.
     per: [PerNaming; NAMINGS],
     used: usize,
-    /// The thread's signature (names and keys left out). Dropped when the
-    /// thread changes.
-    sig: Option<u128>,
+    /// The thread's signatures (names and keys left out; see
+    /// [`signature`]). Dropped when the thread changes.
+    sig: Option<(u128, u128)>,
     /// Name-free chains of the signature: trace blocks, event locations.
     sig_trace: Chain,
     sig_events: Chain,
@@ -224,7 +224,7 @@ impl SumCache {
 /// [`Names::key_set`] over the set).
 pub(super) fn fired(set: &super::state::Fired, names: &mut Names) -> u128 {
     let mut c = set.cache.lock();
-    let naming = names.naming();
+    let naming = names.key_naming();
     // The sums under the most recent renamings, as `Cache::under`.
     let i = match c.iter().position(|x| x.naming == naming) {
         Some(i) => i,
@@ -281,7 +281,7 @@ fn compute(
         let vals = fr
             .values
             .iter()
-            .map(|(id, v)| item(&(id, names.val(v))))
+            .map(|(id, v)| item(&(id, names.val_at(At::Frame(fr.func, *id), v))))
             .fold(0u128, u128::wrapping_add);
         let hdrs = fr
             .last_header
@@ -295,12 +295,12 @@ fn compute(
         Status::Waiting(p) => {
             let key = p.key.map(|k| names.key(k));
             f.add(&(1u8, p.loc, key, p.event));
-            for a in &p.args {
-                f.add(&names.val(a));
+            for (k, a) in p.args.iter().enumerate() {
+                f.add(&names.val_at(At::Arg(p.loc, k), a));
             }
         }
         Status::Killed => f.add(&2u8),
-        Status::Done(ThreadEnd::Returned(v)) => f.add(&(3u8, names.val(v))),
+        Status::Done(ThreadEnd::Returned(v)) => f.add(&(3u8, names.val_at(At::Ret, v))),
         Status::Done(e) => f.add(&(4u8, format!("{e:?}"))),
     }
     // The trace: a chain over every visit.
@@ -347,7 +347,7 @@ fn compute(
             r.loc,
             names.key(r.key),
             r.event,
-            r.value.as_ref().map(|v| names.val(v)),
+            r.value.as_ref().map(|v| names.val_at(At::Res(r.loc), v)),
         )
     });
     f.add(&resume);
@@ -357,10 +357,10 @@ fn compute(
 fn event(e: &super::state::CallEvent, names: &mut Names) -> u128 {
     let mut f = Fp::new();
     f.add(&(e.loc, &e.callee, e.pos, names.key(e.key)));
-    for a in &e.args {
-        f.add(&names.val(a));
+    for (k, a) in e.args.iter().enumerate() {
+        f.add(&names.val_at(At::Arg(e.loc, k), a));
     }
-    f.add(&e.result.as_ref().map(|r| names.val(r)));
+    f.add(&e.result.as_ref().map(|r| names.val_at(At::Res(e.loc), r)));
     f.finish()
 }
 
@@ -373,10 +373,10 @@ fn observation(o: &Observation, names: &mut Names) -> u128 {
             result,
         } => {
             f.add(&(0u8, callee));
-            for a in args {
-                f.add(&names.val(a));
+            for (k, a) in args.iter().enumerate() {
+                f.add(&names.val_at(At::Slot(callee, k), a));
             }
-            f.add(&names.val(result));
+            f.add(&names.val_at(At::Result(callee), result));
         }
         other => f.add(&(1u8, other)),
     }
@@ -386,9 +386,15 @@ fn observation(o: &Observation, names: &mut Names) -> u128 {
 /// A digest of a thread's state without its name and without
 /// dynamic-instance keys (which name threads): equal for threads a
 /// renaming exchanges, and cheap (no key digests), since it only orders
-/// the threads of a class (state symmetry, [`super::reduce`]). Cached like
-/// [`thread`].
-pub(super) fn signature(slot: &Slot) -> u128 {
+/// the threads of a class (state symmetry, [`super::reduce`]). Under value
+/// symmetry (`values`) the first digest leaves the frames' opaque values
+/// out and the second keeps them: threads are ordered by the first, ties
+/// broken by the second, so that states that differ by renaming values
+/// order their threads alike where the first tells them apart, and states
+/// that differ by renaming threads are ordered alike exactly as without
+/// value symmetry. Without it both are the same digest. Cached like
+/// [`thread`] (the search's renamings do not change).
+pub(super) fn signature(slot: &Slot, values: Option<&super::renaming::Renaming>) -> (u128, u128) {
     let th = &slot.th;
     let mut c = slot.cache.lock();
     if let Some(s) = c.sig {
@@ -396,15 +402,25 @@ pub(super) fn signature(slot: &Slot) -> u128 {
     }
     let mut f = Fp::new();
     f.add(&(th.group, th.steps, th.seq, th.allocas));
+    let mut blind = Fp::new();
     for fr in th.frames.iter() {
         f.add(&(fr.func, fr.block, fr.index, fr.ret_to));
-        let vals = fr
-            .values
-            .iter()
-            .filter(|(_, v)| !matches!(v, Val::Token(_)))
-            .map(|(id, v)| item(&(id, v)))
-            .fold(0u128, u128::wrapping_add);
-        f.add(&vals);
+        let mut raw = 0u128;
+        let mut without = 0u128;
+        for (id, v) in fr.values.iter() {
+            if matches!(v, Val::Token(_)) {
+                continue;
+            }
+            let own = item(&(id, v));
+            raw = raw.wrapping_add(own);
+            let opaque = values.and_then(|r| r.opaque(r.values.get(&(fr.func, *id)).copied()));
+            without = without.wrapping_add(match opaque {
+                Some(c) => item(&(id, u8::MAX, c)),
+                None => own,
+            });
+        }
+        f.add(&raw);
+        blind.add(&without);
     }
     match &th.status {
         Status::Waiting(p) => f.add(&(1u8, p.loc, p.event)),
@@ -430,7 +446,152 @@ pub(super) fn signature(slot: &Slot) -> u128 {
     }
     f.add(&(th.events.len(), chain.digest));
     f.add(&th.observations.len());
-    let s = f.finish();
+    let raw = f.finish();
+    let s = if values.is_some() {
+        blind.add(&(th.group, th.steps, th.seq, th.allocas));
+        blind.add(&(c.sig_trace.digest, c.sig_events.digest, th.trace.len()));
+        blind.add(&(th.events.len(), th.observations.len()));
+        match &th.status {
+            Status::Waiting(p) => blind.add(&(1u8, p.loc, p.event)),
+            Status::Done(ThreadEnd::Returned(_)) => blind.add(&3u8),
+            Status::Done(e) => blind.add(&(4u8, format!("{e:?}"))),
+            Status::Running => blind.add(&0u8),
+            Status::Killed => blind.add(&2u8),
+        }
+        for fr in th.frames.iter() {
+            blind.add(&(fr.func, fr.block, fr.index, fr.ret_to));
+        }
+        (blind.finish(), raw)
+    } else {
+        (raw, raw)
+    };
     c.sig = Some(s);
     s
+}
+
+/// Value symmetry (module documentation): per opaque class, a new index
+/// for each free value, given in the order the values first occur in the
+/// state with its threads taken in `order` (frames' values by value id,
+/// the pending call's arguments, the returned value, events, observations,
+/// the resumed call's result), then the values only the table of results
+/// or the used values hold, then the rest, each in domain order. Any
+/// bijection is sound (the fingerprint is of the state renamed by it, all
+/// of it); first occurrence makes states that are renamings of one
+/// another meet.
+pub(super) fn relabel(
+    m: &super::state::Machine,
+    r: &super::renaming::Renaming,
+    order: &[usize],
+) -> Vec<Vec<usize>> {
+    use super::state::{Observation, Status, ThreadEnd};
+    let mut map: Vec<Vec<Option<usize>>> =
+        r.classes.iter().map(|c| vec![None; c.free.len()]).collect();
+    let mut next = vec![0usize; r.classes.len()];
+    let mut note = |class: Option<usize>, v: &Val| {
+        let (Some(c), Val::Int { v, .. }) = (r.opaque(class), v) else {
+            return;
+        };
+        if let Some(i) = r.classes[c].free.iter().position(|f| f == v) {
+            if map[c][i].is_none() {
+                map[c][i] = Some(next[c]);
+                next[c] += 1;
+            }
+        }
+    };
+    let site = |loc: &super::state::Loc| r.sites.get(loc);
+    for t in order {
+        let th = &m.threads[*t];
+        for fr in th.frames.iter() {
+            let mut vals: Vec<(&crate::ir::ValueId, &Val)> = fr
+                .values
+                .iter()
+                .filter(|(id, _)| r.values.contains_key(&(fr.func, **id)))
+                .collect();
+            vals.sort_unstable_by_key(|(id, _)| **id);
+            for (id, v) in vals {
+                note(r.values.get(&(fr.func, *id)).copied(), v);
+            }
+        }
+        match &th.status {
+            Status::Waiting(p) => {
+                if let Some((args, _)) = site(&p.loc) {
+                    for (a, c) in p.args.iter().zip(args) {
+                        note(*c, a);
+                    }
+                }
+            }
+            Status::Done(ThreadEnd::Returned(v)) => note(r.ret, v),
+            _ => {}
+        }
+        for e in th.events.iter() {
+            if let Some((args, res)) = site(&e.loc) {
+                for (a, c) in e.args.iter().zip(args) {
+                    note(*c, a);
+                }
+                if let Some(v) = &e.result {
+                    note(*res, v);
+                }
+            }
+        }
+        for o in th.observations.iter() {
+            if let Observation::Call {
+                callee,
+                args,
+                result,
+            } = o
+            {
+                for (k, a) in args.iter().enumerate() {
+                    note(r.slots.get(&(callee.clone(), k)).copied(), a);
+                }
+                note(r.results.get(callee.as_str()).copied(), result);
+            }
+        }
+        if let Some(res) = &th.resume {
+            if let (Some((_, c)), Some(v)) = (site(&res.loc), &res.value) {
+                note(*c, v);
+            }
+        }
+    }
+    // Values held only by the table of results (in events, normally) or
+    // by the used set, then the rest.
+    let mut rest: Vec<(usize, usize)> = Vec::new();
+    for (k, v) in m.conv.iter() {
+        let callee = k.callee.as_deref().unwrap_or("<indirect>");
+        if let Some(c) = r.opaque(r.results.get(callee).copied()) {
+            if let Val::Int { v, .. } = v {
+                if let Some(i) = r.classes[c].free.iter().position(|f| f == v) {
+                    rest.push((c, i));
+                }
+            }
+        }
+    }
+    rest.sort_unstable();
+    for (c, cl) in r.classes.iter().enumerate() {
+        if let Some(j) = cl.dynamic {
+            rest.extend(
+                (0..cl.free.len())
+                    .filter(|i| m.used[j] & (1 << i) != 0)
+                    .map(|i| (c, i)),
+            );
+        }
+    }
+    for (c, i) in rest {
+        if map[c][i].is_none() {
+            map[c][i] = Some(next[c]);
+            next[c] += 1;
+        }
+    }
+    map.into_iter()
+        .zip(next)
+        .map(|(m, mut next)| {
+            m.into_iter()
+                .map(|x| {
+                    x.unwrap_or_else(|| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }

@@ -134,6 +134,46 @@ impl Execution {
     }
 }
 
+impl Execution {
+    /// A 128-bit digest of [`Execution::behaviour_key`]'s content (the same
+    /// parts, hashed by structure instead of formatted: XXH3-128 over the
+    /// bytes their `Hash` writes, [`super::reduce::Fp`]), so that equal
+    /// keys give equal digests and different keys different ones but with
+    /// probability about 2^-128 per pair. The search and the closure under
+    /// renaming tell behaviours apart by it (formatting every finished
+    /// execution's key was a fifth of the instructions of
+    /// cl28-texture2d-sink-else.src at 4 threads).
+    pub fn behaviour_digest(&self) -> u128 {
+        let mut f = super::reduce::Fp::new();
+        f.add(&self.outcome);
+        f.add(&self.visit_classes());
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for e in &th.events {
+                first.entry(e.key).or_insert((t, e.pos));
+            }
+        }
+        for th in &self.threads {
+            f.add(&th.trace.len());
+            for v in &th.trace {
+                f.add(&(v.func, v.block));
+            }
+            f.add(&th.events.len());
+            for e in &th.events {
+                let r = match &e.result {
+                    Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                    r => r.clone(),
+                };
+                f.add(&(e.callee.as_str(), r, first[&e.key]));
+            }
+            f.add(&th.observations);
+            f.add(&th.end);
+        }
+        f.add(&self.memory);
+        f.finish()
+    }
+}
+
 /// A distinct behaviour and how many executions showed it.
 #[derive(Clone, Debug)]
 pub struct Behaviour {
@@ -155,8 +195,10 @@ pub struct Exploration {
     /// Whether the exact reductions were on (`Options::reduce`).
     pub reduced: bool,
     /// Launch symmetry ([`super::symmetry`]): how many behaviours the
-    /// closure under thread renaming added, or why it was not used.
+    /// closure under renaming added, or why no renaming was used.
     pub symmetry: Result<usize, String>,
+    /// M-RENAME: the renamings used ([`super::renaming::Renaming::describe`]).
+    pub renaming: String,
     pub cut: u64,
     pub ub: u64,
     pub contradictions: u64,
@@ -224,7 +266,7 @@ pub fn explore_with(
         module
     };
     let kernel = find_kernel(module, opts)?;
-    let prog = Program::new(module, kernel);
+    let mut prog = Program::new(module, kernel);
     for name in opts.args.keys() {
         let known = module.functions[kernel].params.iter().any(|p| {
             p.value
@@ -244,6 +286,7 @@ pub fn explore_with(
         merged: 0,
         reduced: opts.reduce && opts.chooser == super::ChooserMode::Exhaustive,
         symmetry: Err(String::new()),
+        renaming: String::new(),
         cut: 0,
         ub: 0,
         contradictions: 0,
@@ -264,24 +307,21 @@ pub fn explore_with(
             })
             .collect(),
     };
-    // Launch symmetry (see `symmetry`): sorted per-thread inputs, then the
-    // behaviours closed under renaming threads within their groups.
-    let blind = super::symmetry::blind(&prog, opts);
-    let sym = ex.reduced && blind.is_none() && opts.threads > 1;
-    if sym && !search(&prog, opts, true, progress, &mut ex)? {
-        let found = ex.behaviours.len();
-        let (explored, pruned) = (ex.explored, ex.pruned);
-        let (closed, finished) =
-            super::symmetry::close(std::mem::take(&mut ex.behaviours), opts, &mut || {
-                progress(explored, pruned)
-            });
-        ex.behaviours = closed;
-        ex.complete &= finished;
-        ex.symmetry = Ok(ex.behaviours.len() - found);
+    // Launch symmetry and renamings (M-RENAME; `symmetry` holds the
+    // argument, `renaming` the analysis, `orbit` the enumeration): orbit
+    // representatives of the launches, then the behaviours closed under
+    // the renamings.
+    prog.renaming = if ex.reduced {
+        super::renaming::analyse(&prog, opts)
     } else {
-        if sym {
+        super::renaming::Renaming::none("no reductions", opts.threads)
+    };
+    loop {
+        ex.renaming = prog.renaming.describe();
+        if search(&prog, opts, progress, &mut ex)? {
             // A contradiction in the middle of a run: its record depends on
-            // the order threads run in, so start again without symmetry.
+            // the order threads run in, so start again without renaming
+            // threads (value renamings keep that order).
             let fresh = Exploration {
                 behaviours: Vec::new(),
                 ..ex.clone()
@@ -296,11 +336,31 @@ pub fn explore_with(
                 complete: true,
                 ..fresh
             };
-            ex.symmetry = Err("a run stopped at a contradiction (D-INST)".into());
-        } else {
-            ex.symmetry = Err(blind.unwrap_or_else(|| "no reductions".into()));
+            prog.renaming = prog
+                .renaming
+                .without_threads("a run stopped at a contradiction (D-INST)");
+            continue;
         }
-        search(&prog, opts, false, progress, &mut ex)?;
+        break;
+    }
+    if prog.renaming.any() {
+        let found = ex.behaviours.len();
+        let (explored, pruned) = (ex.explored, ex.pruned);
+        let mut go = || progress(explored, pruned);
+        let behaviours = std::mem::take(&mut ex.behaviours);
+        let (closed, finished) = if prog.renaming.blind_only() {
+            super::symmetry::close(behaviours, opts, &mut go)
+        } else {
+            super::orbit::close(behaviours, &prog.renaming, opts, &mut go)
+        };
+        ex.behaviours = closed;
+        ex.complete &= finished;
+        ex.symmetry = Ok(ex.behaviours.len() - found);
+    } else {
+        ex.symmetry = Err(match &prog.renaming.threads {
+            super::renaming::Threads::Off(why) => why.clone(),
+            _ => "no reductions".into(),
+        });
     }
     if !matches!(opts.chooser, super::ChooserMode::Exhaustive) {
         ex.complete = false;
@@ -309,30 +369,54 @@ pub fn explore_with(
 }
 
 /// The depth-first search over every choice, collecting distinct
-/// behaviours into `ex`; with `sym`, launches take sorted per-thread
-/// inputs only and the search returns `true` (abandoned) at the first
-/// execution that ends in a contradiction in the middle of a run.
+/// behaviours into `ex`. Under the renamings of `prog.renaming` (M-RENAME)
+/// launches are orbit representatives and draws of renamed results grow
+/// restrictedly; when threads are renamed, the search returns `true`
+/// (abandoned) at the first execution that ends in a contradiction in the
+/// middle of a run.
 fn search(
     prog: &Program,
     opts: &Options,
-    sym: bool,
     progress: &mut dyn FnMut(u64, u64) -> bool,
     ex: &mut Exploration,
 ) -> Result<bool, RunError> {
+    use super::renaming::Threads;
+    let renaming = &prog.renaming;
+    let threads_renamed = !matches!(renaming.threads, Threads::Off(_));
+    let plan = (renaming.any() && !renaming.blind_only())
+        .then(|| super::orbit::Launches::new(renaming, opts, coords(prog, opts)));
     let mut chooser = Chooser::new(opts.chooser);
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut seen = super::reduce::States::new(opts, sym);
+    let mut index: HashMap<u128, usize> = HashMap::new();
+    // State symmetry: memoization up to renaming threads, for blind
+    // thread renamings (`reduce`).
+    let mut seen = super::reduce::States::new(opts, renaming.threads == Threads::Blind, renaming);
     // Resuming from saved states is exact (the machine is a function of
     // the choices made; `Chooser::resume_at`); the plain search
     // (`--no-reduce`) re-runs every execution from the launch.
     let mut checkpoints = Checkpoints::new(opts.reduce && opts.max_executions > 1, opts.threads);
     // The launch's inputs: its choices precede every saved state, so an
     // execution resumed from one has the inputs of the previous execution.
+    // Launches that are not orbit representatives are skipped without
+    // running (counted here, so that the time limit is checked).
+    let mut skipped: u64 = 0;
     let mut launched: Option<Inputs> = None;
     loop {
-        let (mut m, inputs) = match (checkpoints.backtrack(&mut chooser), &launched) {
-            (Some(m), Some(inputs)) => (m, inputs.clone()),
-            _ => launch(prog, opts, &mut chooser, sym)?,
+        let restored = match (checkpoints.backtrack(&mut chooser), &launched) {
+            (Some(m), Some(inputs)) => Some((m, inputs.clone())),
+            _ => launch(prog, opts, &mut chooser, plan.as_ref())?,
+        };
+        let Some((mut m, inputs)) = restored else {
+            // Not canonical: the chooser advances past this prefix (no
+            // state was saved since the launch's choices).
+            skipped += 1;
+            if !chooser.next_execution() {
+                break;
+            }
+            if skipped.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
+                ex.complete = false;
+                break;
+            }
+            continue;
         };
         launched = Some(inputs.clone());
         let end = run_execution(
@@ -343,7 +427,7 @@ fn search(
             &mut seen,
             &mut checkpoints,
         )?;
-        if sym && matches!(end, ExecEnd::Contradiction { .. }) {
+        if threads_renamed && matches!(end, ExecEnd::Contradiction { .. }) {
             return Ok(true);
         }
         if end == ExecEnd::Killed {
@@ -359,7 +443,7 @@ fn search(
                 Outcome::Contradiction { .. } => ex.contradictions += 1,
                 Outcome::Finished => {}
             }
-            let key = exec.behaviour_key();
+            let key = exec.behaviour_digest();
             match index.get(&key) {
                 Some(i) => ex.behaviours[*i].count += 1,
                 None => {
@@ -388,12 +472,17 @@ fn search(
 
 /// Builds the initial machine: hierarchies (D-HIER), arguments (P-INPUT),
 /// globals, one frame per thread at the kernel's entry block.
+/// With a `plan` (M-RENAME), the enumerated inputs form a canonical
+/// launch ([`super::orbit::Launches`]), or `None` is returned as soon as
+/// the choices show that they cannot; under blind thread renaming alone,
+/// per-thread inputs are sorted ([`super::symmetry::choose_sorted`]).
 fn launch(
     prog: &Program,
     opts: &Options,
     chooser: &mut Chooser,
-    sym: bool,
-) -> Result<(Machine, Inputs), RunError> {
+    plan: Option<&super::orbit::Launches>,
+) -> Result<Option<(Machine, Inputs)>, RunError> {
+    let sym = prog.renaming.blind_only();
     let module = prog.module;
     let hierarchy: Vec<usize> = prog
         .funcs
@@ -412,6 +501,7 @@ fn launch(
         memo: IMap::new(),
         conv: IMap::new(),
         hierarchy,
+        used: Vec::new(),
     };
     let mut cx = Ctx {
         prog,
@@ -468,10 +558,27 @@ fn launch(
     } else {
         Vec::new().into_iter()
     };
-    for p in &kf.params {
+    // Orbit representatives: every enumerated input at once.
+    let mut planned: Vec<Option<Vec<Val>>> = vec![None; kf.params.len()];
+    if let Some(plan) = plan {
+        let Some(vals) = plan.choose(chooser, n) else {
+            return Ok(None);
+        };
+        for (c, vs) in plan.coords().iter().zip(vals) {
+            planned[c.param] = Some(vs);
+        }
+    }
+    for (pi, p) in kf.params.iter().enumerate() {
         let Some(v) = p.value else { continue };
         let name = kf.value(v).name.to_string();
         let uniform = kernel_cc || module.has_attr(&p.attrs, "inreg");
+        if let Some(vals) = planned[pi].take() {
+            for (t, x) in vals.iter().enumerate() {
+                per_thread[t].push(x.clone());
+            }
+            inputs.push((name, vals));
+            continue;
+        }
         if sym && enumerated(p) {
             let vals = sorted
                 .next()
@@ -530,6 +637,8 @@ fn launch(
         }
         inputs.push((name, vals));
     }
+    // M-RENAME: the renamed values the launch already uses.
+    m.used = super::orbit::used_at_launch(&prog.renaming, &inputs);
     for (t, args) in per_thread.into_iter().enumerate() {
         let group = opts.group_of(t as u32);
         let ctx = m.keys.intern(KeyNode::Group(group));
@@ -573,7 +682,29 @@ fn launch(
         }
         m.threads.push_back(th);
     }
-    Ok((m, inputs))
+    Ok(Some((m, inputs)))
+}
+
+/// The kernel's enumerated inputs (P-INPUT): parameters not given by
+/// `--arg`, not pointers; uniform ones for kernel calling conventions and
+/// `inreg` (P-LAUNCH). The coordinates of a launch ([`super::orbit`]).
+fn coords(prog: &Program, opts: &Options) -> Vec<super::orbit::Coord> {
+    let module = prog.module;
+    let kf = prog.func(prog.kernel);
+    let kernel_cc = kf.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
+    kf.params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let v = p.value?;
+            let given = opts.args.contains_key(&kf.value(v).name.to_string());
+            (!given && !matches!(p.ty, Type::Ptr(_))).then(|| super::orbit::Coord {
+                param: i,
+                uniform: kernel_cc || module.has_attr(&p.attrs, "inreg"),
+                domain: super::symmetry::domain(&p.ty, opts),
+            })
+        })
+        .collect()
 }
 
 /// Turns the final machine into an [`Execution`], classifying the outcome

@@ -15,7 +15,10 @@
 //! | the one source of nondeterminism               | [`chooser`]   | — |
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
-//! | launch symmetry: sorted inputs, orbits      | [`symmetry`]  | R-BEHAV, P-INPUT |
+//! | launch symmetry: the argument, sorted inputs | [`symmetry`]  | R-BEHAV, P-INPUT, M-RENAME |
+//! | which threads and values may be renamed        | [`renaming`]  | M-RENAME |
+//! | the value-flow graph that analysis reads       | [`valueflow`] | M-RENAME |
+//! | orbit representatives, restricted growth, closure | [`orbit`]  | M-RENAME |
 //! | launches and the exploration driver            | [`launch`]    | P-LAUNCH, P-INPUT, R-BEHAV |
 //! | output: tables, counts, JSON                   | [`render`]    | R-CEX layout |
 //!
@@ -40,15 +43,18 @@ pub mod lanes;
 pub mod launch;
 pub mod memory;
 mod ops;
+pub mod orbit;
 pub mod program;
 pub mod query;
 pub mod reduce;
+pub mod renaming;
 pub mod render;
 pub mod sched;
 pub mod state;
 pub mod step;
 pub mod symmetry;
 pub mod value;
+pub mod valueflow;
 pub mod vector;
 
 use std::collections::BTreeMap;
@@ -195,7 +201,7 @@ impl Options {
 }
 
 /// How one execution ended (STYLE 3).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// Every thread returned.
     Finished,

@@ -257,7 +257,7 @@ impl FuncInfo {
     /// linear in the size of the CFG.
     pub fn reachable_from(&self, b: BlockId) -> Vec<bool> {
         let mut seen = vec![false; self.cfg.len()];
-        let mut stack: Vec<BlockId> = self.cfg.succs[b.0].clone();
+        let mut stack: Vec<BlockId> = self.cfg.succs[b.0].to_vec();
         while let Some(c) = stack.pop() {
             if !seen[c.0] {
                 seen[c.0] = true;
@@ -286,6 +286,9 @@ pub struct Program<'m> {
     pub globals: HashMap<String, u32>,
     /// The module's data layout (P-MEM-LAYOUT), or why it is not modelled.
     pub layout: Result<crate::ir::layout::DataLayout, crate::ir::layout::LayoutError>,
+    /// The renamings the enumeration uses (M-RENAME): none until the
+    /// driver analyses the launch ([`super::renaming::analyse`]).
+    pub renaming: super::renaming::Renaming,
 }
 
 impl<'m> Program<'m> {
@@ -320,6 +323,7 @@ impl<'m> Program<'m> {
             by_name,
             globals,
             layout: crate::ir::layout::DataLayout::of_module(module),
+            renaming: super::renaming::Renaming::none("not analysed", 0),
         }
     }
 
@@ -478,7 +482,7 @@ pub fn hierarchies_by_permutation(cfg: &Cfg, limit: usize) -> Vec<CycleInfo> {
     loop {
         let mut c = cfg.clone();
         for (k, b) in branching.iter().enumerate() {
-            c.succs[*b] = nth_permutation(&cfg.succs[*b], perm_index[k]);
+            c.succs[*b].copy_from_slice(&nth_permutation(&cfg.succs[*b], perm_index[k]));
         }
         let h = CycleInfo::compute(&c);
         let sh = shape(&h);

@@ -104,6 +104,36 @@
 //! launch symmetry's argument already covers F, since every F is
 //! enumerated and G maps the set of all F onto itself.
 //!
+//! ## Value symmetry (memoization up to renaming values)
+//!
+//! Under the renamings of M-RENAME ([`super::renaming`]) the behaviours
+//! found are closed at the end under permutations ρ of the free values of
+//! each opaque class (values the program only copies, compares for
+//! equality, passes to unknown functions and observes). The semantics is
+//! equivariant under ρ (the argument is in [`super::symmetry`]), so from
+//! the state ρ(s) the executions are the ρ-images of those from s,
+//! B(ρ(s)) = ρ(B(s)). The search draws renamed results in restricted
+//! growth (a value already used or the least unused one), so it explores
+//! only part of the executions from s; but every execution from s is a
+//! renaming, by a ρ' that fixes the values s uses, of one it explores
+//! (the same argument as for the launch), so G·(found from s) covers all
+//! of B(s), hence all of B(ρ(s)). A state that renames one already
+//! explored is therefore merged. The fingerprint is that of a canonical
+//! renaming: each class's free values renumbered in the order they first
+//! occur in the state, threads taken in the (canonical) order the
+//! fingerprint takes them ([`super::digest::relabel`]); every position that holds a value
+//! of an opaque class is renamed (frames, pending and resumed calls,
+//! events, observations, the returned value, the table of results of
+//! unknown convergent functions and the used values, `Machine::used`), so
+//! two states with equal fingerprints are renamings of each other whatever
+//! order was chosen. Thread signatures leave opaque frame values out, so
+//! that renamed states order their threads alike. States holding P-INPUT
+//! readnone results (`Machine::memo`, keyed by text) are not renamed.
+//! Different schedules of unknown convergent functions draw their results
+//! in different orders, which restricted growth numbers differently: these
+//! states now meet (cl19-anchor-sink-all.src at 3 threads: 447,548 ->
+//! 316,998 executions, 7,848 behaviours).
+//!
 //! # Resuming from saved states
 //!
 //! The search re-runs each execution with the choices of the previous one
@@ -135,7 +165,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::memory::ObjKind;
-use super::state::{KeyId, KeyNode, Keys, Machine};
+use super::renaming::Renaming;
+use super::state::{KeyId, KeyNode, Keys, Loc, Machine};
 use super::value::Val;
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_128;
@@ -148,6 +179,9 @@ pub struct States {
     /// Per thread, the class of threads it may be renamed into (launch
     /// group and subgroup); empty when state symmetry is off.
     class: Vec<u32>,
+    /// Value symmetry: the renamings whose opaque classes memoization may
+    /// rename (M-RENAME); `None` when off.
+    values: Option<Renaming>,
     /// Renamed key digests, kept across fingerprints (state symmetry).
     renamed: Renamed,
 }
@@ -182,9 +216,11 @@ impl Renamed {
 
 impl States {
     /// `up_to_threads`: the search runs under launch symmetry (a
-    /// thread-blind program, [`super::symmetry::blind`]), whose behaviours
-    /// are closed under renaming threads at the end.
-    pub fn new(opts: &super::Options, up_to_threads: bool) -> States {
+    /// thread-blind program, [`super::renaming::Threads::Blind`]), whose
+    /// behaviours are closed under renaming threads at the end. `values`:
+    /// the search's renamings (M-RENAME), whose opaque values memoization
+    /// renames too (value symmetry, module documentation).
+    pub fn new(opts: &super::Options, up_to_threads: bool, values: &Renaming) -> States {
         let class = if up_to_threads {
             let mut ids: HashMap<super::symmetry::Class, u32> = HashMap::new();
             (0..opts.threads)
@@ -200,6 +236,7 @@ impl States {
         States {
             seen: HashSet::new(),
             class,
+            values: values.has_opaque().then(|| values.clone()),
             renamed: Renamed::default(),
         }
     }
@@ -212,7 +249,8 @@ impl States {
             // keyed by them.
             self.renamed.digests.clear();
         }
-        let fp = fingerprint_with(m, &self.class, &mut self.renamed);
+        let values = self.values.as_ref();
+        let fp = fingerprint_with(m, &self.class, values, &mut self.renamed);
         if CHECK_DIGESTS.load(Ordering::Relaxed) {
             let fresh = Machine {
                 threads: m.threads.without_digests(),
@@ -221,7 +259,7 @@ impl States {
             };
             assert_eq!(
                 fp,
-                fingerprint_with(&fresh, &self.class, &mut Renamed::default()),
+                fingerprint_with(&fresh, &self.class, values, &mut Renamed::default()),
                 "digest: a cached per-thread digest must equal a fresh one \
                  (histories only grow; a thread changes only through IndexMut)"
             );
@@ -231,14 +269,30 @@ impl States {
 }
 
 /// The fingerprint memoization takes: up to renaming threads within
-/// `class` when state symmetry is on (`class` non-empty) and applies.
-fn fingerprint_with(m: &Machine, class: &[u32], renamed: &mut Renamed) -> u128 {
+/// `class` when state symmetry is on (`class` non-empty) and applies, and
+/// up to renaming the opaque values of `values` when value symmetry is on
+/// and applies.
+fn fingerprint_with(
+    m: &Machine,
+    class: &[u32],
+    values: Option<&Renaming>,
+    renamed: &mut Renamed,
+) -> u128 {
+    let values = values.filter(|_| m.memo.is_empty());
     let fp = if class.is_empty() {
         None
     } else {
-        fingerprint_up_to_threads(m, class, renamed)
+        fingerprint_up_to_threads(m, class, values, renamed)
     };
-    fp.unwrap_or_else(|| fingerprint(m))
+    fp.or_else(|| {
+        values.map(|r| {
+            let order: Vec<usize> = (0..m.threads.len()).collect();
+            let map = super::digest::relabel(m, r, &order);
+            let mut names = Names::new(&m.keys, None, renamed, Some((r, map)));
+            whole(m, &mut names, &order, 2)
+        })
+    })
+    .unwrap_or_else(|| fingerprint(m))
 }
 
 static CHECK_DIGESTS: AtomicBool = AtomicBool::new(false);
@@ -321,16 +375,40 @@ pub(super) fn item<T: Hash + ?Sized>(x: &T) -> u128 {
 
 /// How a fingerprint names threads and dynamic-instance keys: the state's
 /// own names, or thread `t` renamed `perm[t]` throughout (thread ids,
-/// anchor instances named by a member, C++ per-thread contexts).
+/// anchor instances named by a member, C++ per-thread contexts); and, under
+/// value symmetry, how it renames the opaque values.
 pub(super) struct Names<'a> {
     keys: &'a Keys,
     perm: Option<Vec<u32>>,
-    /// The renaming's id in `global`, and the search's table of renamed
-    /// key digests (`None` for own names).
+    /// The thread renaming's id in `global`, and the search's table of
+    /// renamed key digests (`None` for own names).
     global: Option<(u32, &'a mut Renamed)>,
     /// Renamed digests of the keys met so far (keys form trees through
     /// their parents).
     cache: FxHashMap<KeyId, u128>,
+    /// The id of the whole renaming (threads and values) for the threads'
+    /// digest caches.
+    naming: super::digest::Naming,
+    /// Value symmetry: the renamings and, per class, the new index of each
+    /// free value ([`super::digest::relabel`]).
+    vals: Option<(&'a Renaming, Vec<Vec<usize>>)>,
+}
+
+/// Where a value sits in the state: the class it belongs to (M-RENAME).
+#[derive(Clone, Copy)]
+pub(super) enum At<'x> {
+    /// SSA value `id` of a frame of function `func`.
+    Frame(usize, crate::ir::ValueId),
+    /// Argument `k` of the call at `loc` (pending call, event).
+    Arg(Loc, usize),
+    /// Result of the call at `loc` (event, resumed call).
+    Res(Loc),
+    /// The kernel's returned value.
+    Ret,
+    /// Argument `k` of an unknown callee (observation, result table).
+    Slot(&'x str, usize),
+    /// Result of an unknown callee.
+    Result(&'x str),
 }
 
 impl<'a> Names<'a> {
@@ -340,17 +418,96 @@ impl<'a> Names<'a> {
             perm: None,
             global: None,
             cache: FxHashMap::default(),
+            naming: super::digest::OWN,
+            vals: None,
         }
     }
 
     fn renamed(keys: &'a Keys, perm: Vec<u32>, renamed: &'a mut Renamed) -> Names<'a> {
-        let id = renamed.perm_id(&perm);
+        Names::new(keys, Some(perm), renamed, None)
+    }
+
+    /// Threads renamed by `perm` (if any) and values by `vals` (if any).
+    fn new(
+        keys: &'a Keys,
+        perm: Option<Vec<u32>>,
+        renamed: &'a mut Renamed,
+        vals: Option<(&'a Renaming, Vec<Vec<usize>>)>,
+    ) -> Names<'a> {
+        let key_id = perm.as_ref().map(|p| renamed.perm_id(p));
+        let naming = match (&vals, key_id) {
+            (None, None) => super::digest::OWN,
+            (None, Some(id)) => id,
+            (Some((_, map)), _) => {
+                // The whole renaming's id: the thread permutation, a
+                // separator, then each class's value map.
+                let mut whole: Vec<u32> = perm.clone().unwrap_or_default();
+                whole.push(u32::MAX);
+                for m in map {
+                    whole.extend(m.iter().map(|i| *i as u32));
+                    whole.push(u32::MAX - 1);
+                }
+                renamed.perm_id(&whole)
+            }
+        };
         Names {
             keys,
-            perm: Some(perm),
-            global: Some((id, renamed)),
+            perm,
+            global: key_id.map(|id| (id, renamed)),
             cache: FxHashMap::default(),
+            naming,
+            vals,
         }
+    }
+
+    /// The value `v` at `at`: renamed when value symmetry renames its
+    /// class, as [`Names::val`] otherwise.
+    pub(super) fn val_at(&mut self, at: At, v: &Val) -> (u8, u128) {
+        if let (Some((r, map)), Val::Int { bits, v: x }) = (&self.vals, v) {
+            let class = match at {
+                At::Frame(f, id) => r.values.get(&(f, id)).copied(),
+                At::Arg(loc, k) => r
+                    .sites
+                    .get(&loc)
+                    .and_then(|(a, _)| a.get(k).copied().flatten()),
+                At::Res(loc) => r.sites.get(&loc).and_then(|(_, res)| *res),
+                At::Ret => r.ret,
+                At::Slot(callee, k) => r.slots.get(&(callee.to_string(), k)).copied(),
+                At::Result(callee) => r.results.get(callee).copied(),
+            };
+            if let Some(c) = r.opaque(class) {
+                let free = &r.classes[c].free;
+                if let Some(i) = free.iter().position(|f| f == x) {
+                    return (
+                        2,
+                        item(&Val::Int {
+                            bits: *bits,
+                            v: free[map[c][i]],
+                        }),
+                    );
+                }
+            }
+        }
+        self.val(v)
+    }
+
+    /// The used free values of each dynamic class (`Machine::used`),
+    /// renamed.
+    pub(super) fn used(&self, used: &[u64]) -> Vec<u64> {
+        let Some((r, map)) = &self.vals else {
+            return used.to_vec();
+        };
+        let mut out = vec![0u64; used.len()];
+        for (c, cl) in r.classes.iter().enumerate() {
+            if let Some(j) = cl.dynamic {
+                for (i, to) in map[c].iter().enumerate() {
+                    if used[j] & (1 << i) != 0 {
+                        out[j] |= 1 << to;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// The renamed digest of `k` if this fingerprint or the search's table
@@ -368,8 +525,15 @@ impl<'a> Names<'a> {
         false
     }
 
-    /// The renaming's id for the digest caches ([`super::digest::Naming`]).
+    /// The renaming's id for the threads' digest caches
+    /// ([`super::digest::Naming`]): threads and values.
     pub(super) fn naming(&self) -> super::digest::Naming {
+        self.naming
+    }
+
+    /// The thread renaming's id alone (digests of keys, which hold no
+    /// values: the fired instances' sums).
+    pub(super) fn key_naming(&self) -> super::digest::Naming {
         self.global
             .as_ref()
             .map_or(super::digest::OWN, |(id, _)| *id)
@@ -475,6 +639,7 @@ pub fn fingerprint(m: &Machine) -> u128 {
 pub(super) fn fingerprint_up_to_threads(
     m: &Machine,
     class: &[u32],
+    values: Option<&Renaming>,
     renamed: &mut Renamed,
 ) -> Option<u128> {
     if !m.memo.is_empty()
@@ -486,25 +651,36 @@ pub(super) fn fingerprint_up_to_threads(
         return None;
     }
     let n = m.threads.len();
-    let sig: Vec<u128> = m.threads.slots().map(super::digest::signature).collect();
+    let sig: Vec<(u128, u128)> = m
+        .threads
+        .slots()
+        .map(|t| super::digest::signature(t, values))
+        .collect();
     // The canonical order: by class (contiguous, so position i is thread
     // id i's slot), then by signature; ties keep thread order (any choice
     // is sound: two states with equal fingerprints are renamings of one
     // another whichever order was chosen, see `whole`; ties between
     // threads that differ only in their keys lose merges).
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|t| (class[*t], sig[*t], *t));
+    order.sort_by_key(|t| (class[*t], sig[*t].0, sig[*t].1, *t));
     let identity = order.iter().enumerate().all(|(i, t)| i == *t);
-    let mut names = if identity {
-        Names::own(&m.keys)
-    } else {
+    let perm = (!identity).then(|| {
         let mut perm = vec![0u32; n];
         for (i, t) in order.iter().enumerate() {
             perm[*t] = i as u32;
         }
-        Names::renamed(&m.keys, perm, renamed)
+        perm
+    });
+    // Value symmetry: the opaque values relabelled in the renamed thread
+    // order.
+    let vals = values.map(|r| (r, super::digest::relabel(m, r, &order)));
+    let tag = if vals.is_some() { 3 } else { 1 };
+    let mut names = match (perm, vals) {
+        (None, None) => Names::own(&m.keys),
+        (Some(p), None) => Names::renamed(&m.keys, p, renamed),
+        (p, vals) => Names::new(&m.keys, p, renamed, vals),
     };
-    Some(whole(m, &mut names, &order, 1))
+    Some(whole(m, &mut names, &order, tag))
 }
 
 /// The results chosen for unknown convergent functions (C-OPS), with the
@@ -518,10 +694,19 @@ fn conv(m: &Machine, names: &mut Names) -> u128 {
             let mut set: Vec<(u32, Vec<(u8, u128)>)> = k
                 .set
                 .iter()
-                .map(|(t, args)| (names.tid(*t), args.iter().map(|a| names.val(a)).collect()))
+                .map(|(t, args)| {
+                    let callee = k.callee.as_deref().unwrap_or("<indirect>");
+                    let args = args
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| names.val_at(At::Slot(callee, i), a))
+                        .collect::<Vec<_>>();
+                    (names.tid(*t), args)
+                })
                 .collect();
             set.sort_unstable();
-            item(&(&k.callee, set, names.val(v)))
+            let callee = k.callee.as_deref().unwrap_or("<indirect>");
+            item(&(&k.callee, set, names.val_at(At::Result(callee), v)))
         })
         .fold(0u128, u128::wrapping_add)
 }
@@ -536,6 +721,8 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
     // bytes hold no tokens, so the objects hash as they are (in id order).
     f.add(&m.mem);
     f.add(&m.next_input);
+    // M-RENAME: the free values drawn so far restrict later draws.
+    f.add(&names.used(&m.used));
     let fired = super::digest::fired(&m.fired, names);
     f.add(&fired);
     f.add(

@@ -326,9 +326,10 @@ pub fn counts(ex: &Exploration) -> String {
             format!(
                 "reductions: memoized states, {} (counts are of representative executions; --no-reduce: every execution)\n",
                 match &ex.symmetry {
-                    Ok(0) => "launch symmetry (sorted per-thread inputs)".to_string(),
+                    Ok(0) => format!("launch symmetry ({})", ex.renaming),
                     Ok(n) => format!(
-                        "launch symmetry (sorted per-thread inputs; {n} behaviours by renaming threads)"
+                        "launch symmetry ({}; {n} behaviours by renaming)",
+                        ex.renaming
                     ),
                     Err(why) => format!("no launch symmetry: {why}"),
                 }
@@ -423,7 +424,7 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "merged": ex.merged,
         "reduced": ex.reduced,
         "launch_symmetry": match &ex.symmetry {
-            Ok(n) => json!({"used": true, "renamed_behaviours": n}),
+            Ok(n) => json!({"used": true, "renamed_behaviours": n, "group": ex.renaming}),
             Err(why) => json!({"used": false, "why": why}),
         },
         "complete": ex.complete,

@@ -375,7 +375,16 @@ fn op_results(
                         crate::ir::Type::Func { ret, .. } => (**ret).clone(),
                         t => t.clone(),
                     };
-                    let v = super::step::choose_value(m, chooser, opts, &ty);
+                    // M-RENAME: restricted growth when the callee's
+                    // results are renamed.
+                    let v = super::orbit::choose_result(
+                        m,
+                        chooser,
+                        opts,
+                        &prog.renaming,
+                        call.callee_name().unwrap_or("<indirect>"),
+                        &ty,
+                    );
                     m.conv.insert(memo, v.clone());
                     v
                 }

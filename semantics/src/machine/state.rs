@@ -158,7 +158,7 @@ pub struct Visit {
 }
 
 /// How a thread ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ThreadEnd {
     /// Returned from the kernel with this value.
     Returned(Val),
@@ -290,6 +290,11 @@ pub struct Machine {
     pub conv: HashMap<ConvKey, Val>,
     /// Chosen cycle hierarchy per function (D-HIER).
     pub hierarchy: Vec<usize>,
+    /// M-RENAME, restricted growth: per opaque class whose values are
+    /// drawn for unknown functions, the free values used so far (bit i:
+    /// `Class::free[i]`), read by [`super::orbit::choose_result`]. Empty
+    /// without renamings.
+    pub used: Vec<u64>,
 }
 
 /// The fired instances of a [`Machine`] (M-OPER): a set that only grows,

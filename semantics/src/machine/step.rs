@@ -491,7 +491,7 @@ fn exec_inst(
             count,
             addrspace,
             ..
-        } => match super::access::alloca(m, th, cx, loc, ty, count.as_ref(), *addrspace)? {
+        } => match super::access::alloca(m, th, cx, loc, ty, count.as_deref(), *addrspace)? {
             Ok(v) => set(th, res, v),
             Err(why) => return Ok(ub(th, loc, why)),
         },

@@ -6,13 +6,15 @@
 //!
 //! Let G be the permutations of thread ids that keep every thread in its
 //! launch group and its subgroup ([`class_of`]; with `--subgroup-size`
-//! smaller than a group, subgroup operations tell subgroups apart). For a launch with per-thread input vector `y` write B(y)
-//! for its set of behaviours. When the program is *thread-blind* (see
-//! [`blind`]), the semantics treats a thread id only as a name:
+//! smaller than a group, subgroup operations tell subgroups apart). For a
+//! launch with per-thread input vector `y` write B(y) for its set of behaviours. When the program is *thread-blind*
+//! ([`super::renaming::Threads::Blind`]), the semantics treats a thread id
+//! only as a name:
 //!
 //! - no instruction reads it as a value (no thread-id intrinsic, ballot,
 //!   read-first-lane or shuffle, whose results depend on member ids or on
-//!   their order);
+//!   their order; reads of the group id, the sizes and the subgroup id are
+//!   the same in threads of one group and subgroup);
 //! - no memory is accessed (the machine runs threads one after the other
 //!   between firings, so a load could see the stores of lower-numbered
 //!   threads only; issues 12 and 13 replace that by a real memory model);
@@ -52,46 +54,103 @@
 //! which of the equal threads fire reach renamings of one state, explored
 //! once.
 //!
-//! Not done (issue 18): launches where a thread id is read. The argument
-//! for them, written down but not implemented (no code relies on it):
+//! # Renaming lane values and opaque values (M-RENAME)
 //!
-//! - A renaming σ acts on a launch by moving thread t's inputs to σ(t);
-//!   in a program that reads ids, thread σ(t) then reads id σ(t) where
-//!   thread t read t, so B(σy) = σB(y) needs every use of an id to be
-//!   *equivariant*: f(σ(t)) = σ(f(t)) for values the program treats as
-//!   thread names, and p(σ(t)) = p(t) for predicates it tests. Comparing
-//!   an id with a constant c keeps only the σ that preserve {t : t < c}
-//!   (or fix c, for ==); arithmetic on ids (t xor 1, t + 1) keeps only the
-//!   σ that commute with it; a ballot's mask or a read-first-lane's value
-//!   turns names into data and keeps no σ but the identity. The
-//!   admissible renamings form a subgroup G' of G, found by a value-flow
-//!   analysis of the ids, and only G' may be used.
-//! - Shuffles (cl14, cl15): the lane operand is an *input* (`%id` over
-//!   the domain), not an id read. σ is equivariant when the lane values
-//!   are renamed with the threads: (σ·y) gives thread σ(t) the lane
-//!   σ(y_t) (out-of-range lanes stay out of range: poison or UB either
-//!   way). The launch set is closed under this action only for σ that map
-//!   the domain's lanes onto themselves (at 4 threads over {0, 1, 2},
-//!   σ must fix lane 3), and the behaviours' event arguments for the lane
-//!   operand must be renamed in the closure too. G' is then not a product
-//!   of symmetric groups on blocks of threads, so sorted tuples are not
-//!   orbit representatives: a launch would be canonical when it is the
-//!   least of its images under G' (24 images at 4 threads, 40,320 at 8),
-//!   and [`orbit`] would enumerate G' with the lane values renamed.
+//! The same argument, for a larger group. [`super::renaming::analyse`]
+//! finds, by a value-flow analysis, the group G of renamings g = (π, ρ)
+//! under which the semantics is equivariant, and falls back to a smaller
+//! group (ultimately the identity) wherever it cannot show that:
 //!
-//! Neither was implemented or tested against the plain search, so these
-//! launches run without launch symmetry; the counts line says why
-//! (`blind`'s reason, JSON `launch_symmetry`).
+//! - π permutes threads. In a thread-blind program, as above. In a
+//!   program that reads lane ids, or shuffles/broadcasts by a lane operand
+//!   (one launch group forming one subgroup, no memory), π also renames
+//!   every *lane value*: l becomes π(l) for l < N; values outside [0, N)
+//!   are fixed (a shuffle reading them is out of range before and after).
+//!   π must keep every set of lanes the program tells apart: each constant
+//!   a lane value meets (`icmp eq %lane, 2`, a constant lane operand) is
+//!   fixed, each relational comparison with a constant keeps its true side,
+//!   and when lane values are drawn from the domain (an input `%id`, cl14
+//!   and cl15), π maps the domain's lanes onto themselves (at 4 threads over
+//!   {0, 1, 2}: π fixes lane 3). G's thread part is then a product of
+//!   symmetric groups on the blocks of that partition.
+//! - ρ_C permutes the free values (the domain minus the constants the
+//!   class meets) of each *opaque* class C: values the program only copies
+//!   (phi, select arms, calls and returns, a shuffle's value operand),
+//!   compares for equality (`icmp eq/ne`, `switch`, uniform votes,
+//!   match-any), passes to unknown functions and observes (cl14's `%data`,
+//!   cl19's `%x`/`%y` and the results of `@pure.convergent.operation`).
+//!
+//! **Equivariance.** For g in G and an execution e of launch y, running
+//! g·y with every choice renamed by g (the set chosen to fire renamed, a
+//! value w drawn for an unknown function replaced by g(w)) gives an
+//! execution g·e with behaviour g·B(e). By induction over the steps, the
+//! state of g·e is the state of e renamed: a value of a renamed class is
+//! produced only by an input, a draw, a lane-id read (thread π(t) reads
+//! π(t)) or a copy of such values, and used only by copies, by equality
+//! tests (g is injective on each class and fixes its constants and
+//! poison, so every test, switch and phi takes the same edge), by
+//! relational tests of lanes (π keeps their true sides), as a lane operand
+//! (thread π(t) reads lane π(v), which is the renamed member holding the
+//! renamed value; an out-of-range v stays out of range, and the UB it
+//! causes names thread π(v)), or by unknown functions, which are
+//! uninterpreted: every function is enumerated and F ↦ g∘F∘g⁻¹ maps the
+//! set of them onto itself. Unrenamed values are computed from unrenamed
+//! values only, so they are equal. Draws range over the domain, which g
+//! maps onto itself. Threads run in id order between firings, so thread
+//! renaming needs no memory and restarts on a mid-run contradiction, as
+//! above. So B(g·y) = g·B(y).
+//!
+//! **Orbit representatives.** A launch is its uniform inputs and then
+//! each thread's tuple of per-thread inputs; it is *canonical* when it is
+//! the least of its images under G, lexicographically (with blind
+//! thread renamings its image is first sorted within each class, the
+//! canonical form under those; [`super::orbit::Launches`]). Every orbit has
+//! exactly one least element, so U = ∪_y B(y) = G·(∪ B(y) over canonical
+//! y). The search rejects a launch as soon as the choices made so far show
+//! it is not canonical (an element that keeps the threads chosen so far
+//! among themselves maps that prefix below itself), so no launch with that
+//! prefix is enumerated.
+//!
+//! **Restricted growth of drawn values.** For an opaque class holding
+//! results of unknown functions, drawn while running: let e be an
+//! execution of a canonical launch y and A the class's free values y
+//! holds. The renaming ρ that fixes A and maps the other free values, in
+//! the order e first draws them, to the least values not in A, in order,
+//! fixes y, so ρ·e is an execution of y whose draws are each a pinned
+//! value, a value already used, or the least unused one. The search draws
+//! only those ([`super::orbit::choose_result`]), keeping which free values
+//! are used in the machine state (`Machine::used`, hashed by
+//! memoization), and the closure (ρ is in G) adds the rest. Three draws
+//! over {0, 1, 2} are then 5 sequences instead of 27.
+//!
+//! **Closure.** The search finds, up to memoization (exact on the
+//! restricted tree, since the used values are part of the state) and state
+//! symmetry, the behaviours of the restricted executions of the canonical
+//! launches; [`super::orbit::close`] adds every image under G: lane
+//! permutations times value permutations, blind thread renamings as
+//! arrangements modulo identical records, value permutations modulo what
+//! they do to values the behaviour does not show. The result is exactly
+//! U, the plain search's behaviours. `semantics/tests/interp_reduce.rs`
+//! compares the two on generated programs that read lane ids, shuffle by
+//! an input lane and pass inputs to unknown functions.
+//!
+//! When the analysis finds a use it does not list, the class is not
+//! renamed (`add %lane, 1`, a store, a branch on `%x == %y`'s negation is
+//! fine but `%x < %y` is not); when an operation reads the order of lanes
+//! (ballots, first-lane reads, scans, lane permutations), threads are not
+//! renamed; G is kept to [`super::renaming::GROUP_CAP`] elements by
+//! dropping the largest value classes. The counts line says which
+//! renamings were used (JSON `launch_symmetry.group`).
 
 use std::collections::{BTreeMap, HashSet};
 
 use crate::ir::{InstKind, Type};
 
 use super::launch::{Behaviour, Execution};
-use super::program::{classify, CalleeKind, Program};
+use super::program::Program;
 use super::state::ThreadEnd;
 use super::value::{int, Val};
-use super::{ArgValues, Chooser, Options, Outcome};
+use super::{Chooser, Options, Outcome};
 
 /// A launch group and a subgroup key within it.
 pub type Class = (u32, (u32, u32));
@@ -104,43 +163,6 @@ pub type Class = (u32, (u32, u32));
 pub fn class_of(opts: &Options, t: u32) -> Class {
     let geo = opts.geometry();
     (geo.group_of(t), geo.subgroup_key(t))
-}
-
-/// Why launch symmetry does not apply to `prog` under `opts`, or `None`
-/// when the program is thread-blind (module documentation).
-pub fn blind(prog: &Program, opts: &Options) -> Option<String> {
-    if opts
-        .args
-        .values()
-        .any(|a| matches!(a, ArgValues::PerThread(_)))
-    {
-        return Some("per-thread arguments are given".into());
-    }
-    if let Some(why) = memory(prog) {
-        return Some(why);
-    }
-    for f in &prog.module.functions {
-        for b in &f.blocks {
-            for inst in &b.insts {
-                let InstKind::Call(c) = &inst.kind else {
-                    continue;
-                };
-                if c.callee_name().is_none() {
-                    return Some(format!("@{} makes an indirect call", f.name));
-                }
-                if let CalleeKind::Builtin(op) = classify(prog.module, c) {
-                    if op.reads_lane() {
-                        return Some(format!(
-                            "@{} reads thread ids ({})",
-                            f.name,
-                            c.callee_name().unwrap_or("?")
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    None
 }
 
 /// Whether some function of the module accesses memory (the machine runs
@@ -166,12 +188,23 @@ pub fn memory(prog: &Program) -> Option<String> {
 
 /// P-INPUT: the values an enumerated input of type `ty` ranges over, in
 /// the order [`super::step::choose_value`] tries them (pointers are never
-/// per-thread inputs).
+/// per-thread inputs; floats are the integer domain converted, P-FLOAT).
 pub fn domain(ty: &Type, opts: &Options) -> Vec<Val> {
     match ty {
         Type::Int(1) => vec![int(1, 0), int(1, 1)],
         Type::Int(bits) if opts.int_domain.is_empty() => vec![int(*bits, 0)],
         Type::Int(bits) => opts.int_domain.iter().map(|x| int(*bits, *x)).collect(),
+        t if crate::ir::float::FloatTy::of(t).is_some() => {
+            let f = crate::ir::float::FloatTy::of(t).expect("guarded by the match arm");
+            let xs: &[i128] = if opts.int_domain.is_empty() {
+                &[0]
+            } else {
+                &opts.int_domain
+            };
+            xs.iter()
+                .map(|x| super::float::val(f, f.from_int(*x < 0, x.unsigned_abs())))
+                .collect()
+        }
         _ => vec![Val::Void],
     }
 }
@@ -260,6 +293,16 @@ pub fn renamed(e: &Execution, perm: &[usize]) -> Execution {
 /// the swaps of identical thread records (which fix the behaviour); the
 /// identity first.
 pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
+    arrangements(e, opts)
+        .iter()
+        .map(|perm| renamed(e, perm))
+        .collect()
+}
+
+/// The group-preserving permutations of [`orbit`] (thread `t` becomes
+/// `perm[t]`), modulo the swaps of identical thread records; the identity
+/// first.
+pub fn arrangements(e: &Execution, opts: &Options) -> Vec<Vec<usize>> {
     // Class of each thread: identical records within a group.
     let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     let classes: Vec<usize> = e
@@ -311,7 +354,7 @@ pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
                 perm[*s] = *d;
             }
         }
-        out.push(renamed(e, &perm));
+        out.push(perm.clone());
         // Odometer over the groups' arrangements.
         let mut g = 0;
         loop {
@@ -368,20 +411,20 @@ pub fn close(
     opts: &Options,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, bool) {
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<u128> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
-        if seen.insert(b.execution.behaviour_key()) {
+        if seen.insert(b.execution.behaviour_digest()) {
             out.push(b);
         }
     }
     // Keys already produced by an orbit: a behaviour among them has the
     // same orbit, which need not be enumerated again.
-    let mut in_orbit: HashSet<String> = HashSet::new();
+    let mut in_orbit: HashSet<u128> = HashSet::new();
     let mut images = Vec::new();
     let mut finished = true;
     for b in &out {
-        if in_orbit.contains(&b.execution.behaviour_key()) {
+        if in_orbit.contains(&b.execution.behaviour_digest()) {
             continue;
         }
         if !go() {
@@ -389,8 +432,8 @@ pub fn close(
             break;
         }
         for e in orbit(&b.execution, opts) {
-            let key = e.behaviour_key();
-            in_orbit.insert(key.clone());
+            let key = e.behaviour_digest();
+            in_orbit.insert(key);
             if seen.insert(key) {
                 images.push(Behaviour {
                     execution: e,

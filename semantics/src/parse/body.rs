@@ -7,7 +7,7 @@ use super::names::FnBuilder;
 use super::parser::Parser;
 use super::ParseError;
 use crate::ir::{
-    Atomic, Block, BlockId, Function, Inst, InstMeta, Operand, TermKind, Terminator, Type,
+    Atomic, Block, BlockId, Function, Inst, InstMeta, Name, Operand, TermKind, Terminator, Type,
     TypedOperand, ValueDef,
 };
 
@@ -63,7 +63,7 @@ impl Parser<'_> {
             _ => None,
         };
         let explicit_label = label.is_some();
-        let (id, name) = st.fb.def_block(self, label, span)?;
+        let id = st.fb.def_block(self, label, span)?;
         let mut insts = Vec::new();
         let mut dbg_records = thin_vec::ThinVec::new();
         loop {
@@ -95,15 +95,14 @@ impl Parser<'_> {
                 if written.is_some() {
                     return Err(self.err_at(at, "terminators do not produce a named value"));
                 }
-                let meta = InstMeta {
-                    attachments: self.md_attachments()?.into(),
-                    dbg_records,
-                };
+                let meta = InstMeta::new(self.md_attachments()?, dbg_records);
                 // A block's list grows by doubling from 4; most blocks hold
                 // one or two instructions (memory on long functions).
                 insts.shrink_to_fit();
                 st.f.blocks.push(Block {
-                    name,
+                    // Set by `FnBuilder::finish`, which holds the names
+                    // until then.
+                    name: Name::Numbered(0),
                     explicit_label,
                     insts,
                     term: Terminator {
@@ -117,10 +116,7 @@ impl Parser<'_> {
                 return Ok(());
             }
             let (kind, rty) = self.instruction(st, &op, op_at)?;
-            let meta = InstMeta {
-                attachments: self.md_attachments()?.into(),
-                dbg_records: std::mem::take(&mut dbg_records),
-            };
+            let meta = InstMeta::new(self.md_attachments()?, std::mem::take(&mut dbg_records));
             let result = match rty {
                 Some(ty) if ty != Type::Void => {
                     let def = ValueDef::Inst {
@@ -212,7 +208,7 @@ impl Parser<'_> {
                     cases.push((c, b));
                 }
                 TermKind::Switch {
-                    ty,
+                    ty: Box::new(ty),
                     cond,
                     default,
                     cases: cases.into(),
@@ -253,7 +249,7 @@ impl Parser<'_> {
         match self.peek().clone() {
             Tok::Local(n) => {
                 self.bump();
-                Ok(st.fb.use_block(n, at))
+                st.fb.use_block(self, n, at)
             }
             _ => Err(self.expected("a block name '%name'")),
         }

@@ -242,7 +242,7 @@ impl Parser<'_> {
                 (
                     InstKind::FCmp {
                         flags: flags.into(),
-                        pred,
+                        pred: Box::new(pred),
                         ty,
                         lhs,
                         rhs,
@@ -266,8 +266,8 @@ impl Parser<'_> {
                     InstKind::Select {
                         flags: flags.into(),
                         cond,
-                        on_true,
-                        on_false,
+                        on_true: Box::new(on_true),
+                        on_false: Box::new(on_false),
                     },
                     Some(rty),
                 )
@@ -325,7 +325,7 @@ impl Parser<'_> {
                     InstKind::Load {
                         volatile,
                         ty: ty.clone(),
-                        ptr,
+                        ptr: Box::new(ptr),
                         atomic: atomic.map(Box::new),
                         align,
                     },
@@ -348,7 +348,7 @@ impl Parser<'_> {
                     InstKind::Store {
                         volatile,
                         value,
-                        ptr,
+                        ptr: Box::new(ptr),
                         atomic: atomic.map(Box::new),
                         align,
                     },
@@ -373,7 +373,7 @@ impl Parser<'_> {
                         volatile,
                         op: rop,
                         ptr,
-                        value,
+                        value: Box::new(value),
                         atomic: Box::new(atomic),
                         align,
                     },
@@ -398,9 +398,9 @@ impl Parser<'_> {
                     InstKind::CmpXchg {
                         weak,
                         volatile,
-                        ptr,
-                        cmp,
-                        new,
+                        ptr: Box::new(ptr),
+                        cmp: Box::new(cmp),
+                        new: Box::new(new),
                         atomic: Box::new(atomic),
                         align,
                     },
@@ -425,7 +425,7 @@ impl Parser<'_> {
                 (
                     InstKind::InsertValue {
                         agg,
-                        value,
+                        value: Box::new(value),
                         indices,
                     },
                     Some(rty),
@@ -439,7 +439,13 @@ impl Parser<'_> {
                     Type::Vector { elem, .. } => (**elem).clone(),
                     _ => return Err(self.err_at(at, "extractelement requires a vector operand")),
                 };
-                (InstKind::ExtractElement { vector, index }, Some(rty))
+                (
+                    InstKind::ExtractElement {
+                        vector,
+                        index: Box::new(index),
+                    },
+                    Some(rty),
+                )
             }
             "insertelement" => {
                 let vector = self.typed_operand(st)?;
@@ -451,8 +457,8 @@ impl Parser<'_> {
                 (
                     InstKind::InsertElement {
                         vector,
-                        value,
-                        index,
+                        value: Box::new(value),
+                        index: Box::new(index),
                     },
                     Some(rty),
                 )
@@ -473,7 +479,14 @@ impl Parser<'_> {
                     }
                     _ => return Err(self.err_at(at, "shufflevector requires vector operands")),
                 };
-                (InstKind::ShuffleVector { a, b, mask }, Some(rty))
+                (
+                    InstKind::ShuffleVector {
+                        a,
+                        b: Box::new(b),
+                        mask: Box::new(mask),
+                    },
+                    Some(rty),
+                )
             }
             _ => {
                 return Err(self.err_at(at, format!("expected an instruction opcode, found '{op}'")))
@@ -504,7 +517,7 @@ impl Parser<'_> {
                 Tok::Meta(_) => break,
                 _ if count.is_none() && align.is_none() && addrspace.is_none() => {
                     self.bump();
-                    count = Some(self.typed_operand(st)?);
+                    count = Some(Box::new(self.typed_operand(st)?));
                 }
                 _ => return Err(self.expected("'align' or 'addrspace'")),
             }
@@ -573,7 +586,7 @@ impl Parser<'_> {
             InstKind::Gep {
                 flags: flags.into(),
                 source_ty,
-                base,
+                base: Box::new(base),
                 indices,
             },
             Some(rty),

@@ -34,6 +34,7 @@ mod metadata;
 mod names;
 pub(crate) use names::for_each_operand_mut;
 mod parser;
+mod symtab;
 mod types;
 mod typing;
 

@@ -5,10 +5,8 @@
 //! (LLVM 22 accepts gaps but not decreasing numbers). Forward references
 //! get placeholder ids that are patched once the body is complete.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::parser::Parser;
+use super::symtab::{hash_name, Entry, Kind, NameTable, Probe, MAX_INDEX};
 use super::types::same_type;
 use super::ParseError;
 use crate::ir::{
@@ -18,63 +16,96 @@ use crate::ir::{
 /// Placeholder ids start here; real ids are indices into small vectors.
 const FWD: usize = usize::MAX / 2;
 
-/// FNV-1a: name tables are hashed on every use, and SipHash's DoS
-/// resistance buys nothing for a parser of local files.
-#[derive(Default)]
-struct Fnv(u64);
+/// No index (in [`FwdRef::other`] and [`FwdRef::resolved`]).
+const NONE: u32 = u32::MAX;
 
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-
-#[derive(Clone, Copy)]
-enum Def {
-    Value(ValueId),
-    Block(BlockId),
+/// A name used before its definition, as a value or as a block.
+struct FwdRef {
+    name: Name,
+    /// The first use.
+    at: Span,
+    /// What the name was defined as (a packed [`Entry`]), `NONE` while
+    /// undefined.
+    resolved: u32,
+    /// The forward reference of the other kind to the same name (a name
+    /// used as a value and as a block before its definition), or `NONE`.
+    other: u32,
 }
 
 pub(super) struct FnBuilder {
     pub values: Vec<ValueInfo>,
-    defs: Map<Name, Def>,
+    /// Names of the blocks defined so far, in order; moved into the blocks
+    /// by [`FnBuilder::finish`] (each name is stored once while parsing).
+    block_names: Vec<Name>,
+    /// Every name of the body's namespace (values and blocks share one),
+    /// defined or used before its definition.
+    table: NameTable,
     next_num: u32,
-    block_count: usize,
-    /// Forward value references: name, first use.
-    fwd_vals: Vec<(Name, Span)>,
-    fwd_val_idx: Map<Name, usize>,
+    /// Forward value references, in order of first use.
+    fwd_vals: Vec<FwdRef>,
     /// Type each forward use expects: placeholder index, type, use site.
     fwd_uses: Vec<(usize, Type, Span)>,
-    fwd_blocks: Vec<(Name, Span)>,
-    fwd_block_idx: Map<Name, usize>,
+    /// Forward block references, in order of first use (a name defined as
+    /// a value and then used as a block gets one too, already resolved,
+    /// so that `finish` reports it in order).
+    fwd_blocks: Vec<FwdRef>,
+}
+
+/// The result of looking a name up: its hash and where it is.
+struct Lookup {
+    hash: u32,
+    probe: Probe,
 }
 
 impl FnBuilder {
     pub fn new() -> FnBuilder {
         FnBuilder {
             values: Vec::new(),
-            defs: Map::default(),
+            block_names: Vec::new(),
+            table: NameTable::new(),
             next_num: 0,
-            block_count: 0,
             fwd_vals: Vec::new(),
-            fwd_val_idx: Map::default(),
             fwd_uses: Vec::new(),
             fwd_blocks: Vec::new(),
-            fwd_block_idx: Map::default(),
+        }
+    }
+
+    /// The name an entry of the table is keyed by.
+    fn key(&self, e: Entry) -> &Name {
+        match e.kind() {
+            Kind::Value => &self.values[e.index()].name,
+            Kind::Block => &self.block_names[e.index()],
+            Kind::FwdValue => &self.fwd_vals[e.index()].name,
+            Kind::FwdBlock => &self.fwd_blocks[e.index()].name,
+        }
+    }
+
+    fn lookup(&self, name: &Name) -> Lookup {
+        let hash = hash_name(name);
+        let probe = self.table.probe(hash, |e| self.key(e) == name);
+        Lookup { hash, probe }
+    }
+
+    /// Binds the name looked up in `l` to the definition `def`; a forward
+    /// reference to it (of either kind) is resolved to `def`.
+    fn bind(&mut self, l: Lookup, def: Entry) {
+        match l.probe {
+            Probe::Vacant { slot } => self.table.insert(slot, l.hash, def),
+            Probe::Found { slot, entry } => {
+                let (list, other) = match entry.kind() {
+                    Kind::FwdValue => (&mut self.fwd_vals, &mut self.fwd_blocks),
+                    Kind::FwdBlock => (&mut self.fwd_blocks, &mut self.fwd_vals),
+                    Kind::Value | Kind::Block => {
+                        unreachable!("claim rejects a redefinition before binding")
+                    }
+                };
+                let r = &mut list[entry.index()];
+                r.resolved = def.packed();
+                if r.other != NONE {
+                    other[r.other as usize].resolved = def.packed();
+                }
+                self.table.set(slot, def);
+            }
         }
     }
 
@@ -86,7 +117,7 @@ impl FnBuilder {
         written: Option<Name>,
         kind: &str,
         at: Span,
-    ) -> Result<Name, ParseError> {
+    ) -> Result<(Name, Lookup), ParseError> {
         let name = match written {
             None => {
                 let n = self.next_num;
@@ -112,10 +143,13 @@ impl FnBuilder {
             }
             Some(n) => n,
         };
-        if self.defs.contains_key(&name) {
-            return Err(p.err_at(at, format!("redefinition of '%{}'", print_name(&name))));
+        let l = self.lookup(&name);
+        if let Probe::Found { entry, .. } = l.probe {
+            if matches!(entry.kind(), Kind::Value | Kind::Block) {
+                return Err(p.err_at(at, format!("redefinition of '%{}'", print_name(&name))));
+            }
         }
-        Ok(name)
+        Ok((name, l))
     }
 
     pub fn def_arg(
@@ -138,25 +172,32 @@ impl FnBuilder {
         kind: &str,
         at: Span,
     ) -> Result<ValueId, ParseError> {
-        let name = self.claim(p, written, kind, at)?;
-        let id = ValueId(self.values.len());
-        self.defs.insert(name.clone(), Def::Value(id));
+        let (name, l) = self.claim(p, written, kind, at)?;
+        let id = self.values.len();
+        if id > MAX_INDEX {
+            return Err(p.err_at(at, "too many values in one function"));
+        }
         self.values.push(ValueInfo { name, ty, def });
-        Ok(id)
+        self.bind(l, Entry::new(Kind::Value, id));
+        Ok(ValueId(id))
     }
 
-    /// Starts a new block; returns its id and name.
+    /// Starts a new block; returns its id. Its name is kept here until
+    /// [`FnBuilder::finish`] moves it into the block.
     pub fn def_block(
         &mut self,
         p: &Parser,
         written: Option<Name>,
         at: Span,
-    ) -> Result<(BlockId, Name), ParseError> {
-        let name = self.claim(p, written, "label", at)?;
-        let id = BlockId(self.block_count);
-        self.block_count += 1;
-        self.defs.insert(name.clone(), Def::Block(id));
-        Ok((id, name))
+    ) -> Result<BlockId, ParseError> {
+        let (name, l) = self.claim(p, written, "label", at)?;
+        let id = self.block_names.len();
+        if id > MAX_INDEX {
+            return Err(p.err_at(at, "too many blocks in one function"));
+        }
+        self.block_names.push(name);
+        self.bind(l, Entry::new(Kind::Block, id));
+        Ok(BlockId(id))
     }
 
     /// A use of local value `name` expecting type `ty`.
@@ -178,11 +219,13 @@ impl FnBuilder {
         ty: Option<&Type>,
         at: Span,
     ) -> Result<Operand, ParseError> {
-        match self.defs.get(&name) {
-            Some(Def::Value(v)) => {
-                let def_ty = &self.values[v.0].ty;
+        let l = self.lookup(&name);
+        let k = match l.probe {
+            Probe::Found { entry, .. } if entry.kind() == Kind::Value => {
+                let v = entry.index();
+                let def_ty = &self.values[v].ty;
                 let Some(ty) = ty else {
-                    return Ok(Operand::Local(*v));
+                    return Ok(Operand::Local(ValueId(v)));
                 };
                 if !same_type(def_ty, ty) {
                     return Err(p.err_at(
@@ -195,65 +238,120 @@ impl FnBuilder {
                         ),
                     ));
                 }
-                Ok(Operand::Local(*v))
+                return Ok(Operand::Local(ValueId(v)));
             }
-            Some(Def::Block(_)) => Err(p.err_at(
-                at,
-                format!("'%{}' is a basic block, not a value", print_name(&name)),
-            )),
-            None => {
-                let k = match self.fwd_val_idx.get(&name) {
-                    Some(k) => *k,
-                    None => {
-                        let k = self.fwd_vals.len();
-                        self.fwd_vals.push((name.clone(), at));
-                        self.fwd_val_idx.insert(name, k);
+            Probe::Found { entry, .. } if entry.kind() == Kind::Block => {
+                return Err(p.err_at(
+                    at,
+                    format!("'%{}' is a basic block, not a value", print_name(&name)),
+                ))
+            }
+            Probe::Found { entry, .. } if entry.kind() == Kind::FwdValue => entry.index(),
+            Probe::Found { entry, .. } => {
+                // Used as a block before: link a value reference to it.
+                let j = entry.index();
+                match self.fwd_blocks[j].other {
+                    NONE => {
+                        let k = self.push_fwd_val(p, name, at, j as u32)?;
+                        self.fwd_blocks[j].other = k as u32;
                         k
                     }
-                };
-                if let Some(ty) = ty {
-                    self.fwd_uses.push((k, ty.clone(), at));
+                    k => k as usize,
                 }
-                Ok(Operand::Local(ValueId(FWD + k)))
             }
+            Probe::Vacant { slot } => {
+                let k = self.push_fwd_val(p, name, at, NONE)?;
+                self.table
+                    .insert(slot, l.hash, Entry::new(Kind::FwdValue, k));
+                k
+            }
+        };
+        if let Some(ty) = ty {
+            self.fwd_uses.push((k, ty.clone(), at));
         }
+        Ok(Operand::Local(ValueId(FWD + k)))
+    }
+
+    fn push_fwd_val(
+        &mut self,
+        p: &Parser,
+        name: Name,
+        at: Span,
+        other: u32,
+    ) -> Result<usize, ParseError> {
+        let k = self.fwd_vals.len();
+        if k > MAX_INDEX {
+            return Err(p.err_at(at, "too many forward references in one function"));
+        }
+        self.fwd_vals.push(FwdRef {
+            name,
+            at,
+            resolved: NONE,
+            other,
+        });
+        Ok(k)
     }
 
     /// A use of block `name` (`label %name`, or a phi's incoming block).
-    pub fn use_block(&mut self, name: Name, at: Span) -> BlockId {
-        match self.defs.get(&name) {
-            Some(Def::Block(b)) => *b,
-            _ => {
-                let k = match self.fwd_block_idx.get(&name) {
-                    Some(k) => *k,
-                    None => {
-                        let k = self.fwd_blocks.len();
-                        self.fwd_blocks.push((name.clone(), at));
-                        self.fwd_block_idx.insert(name, k);
-                        k
+    pub fn use_block(&mut self, p: &Parser, name: Name, at: Span) -> Result<BlockId, ParseError> {
+        let l = self.lookup(&name);
+        let (name, resolved, other) = match l.probe {
+            Probe::Found { entry, .. } => match entry.kind() {
+                Kind::Block => return Ok(BlockId(entry.index())),
+                Kind::FwdBlock => return Ok(BlockId(FWD + entry.index())),
+                // A value: reported as an undefined label by `finish`,
+                // in order with the other forward block references.
+                Kind::Value => (name, entry.packed(), NONE),
+                Kind::FwdValue => {
+                    let j = entry.index();
+                    if self.fwd_vals[j].other != NONE {
+                        return Ok(BlockId(FWD + self.fwd_vals[j].other as usize));
                     }
-                };
-                BlockId(FWD + k)
-            }
+                    (name, NONE, j as u32)
+                }
+            },
+            Probe::Vacant { .. } => (name, NONE, NONE),
+        };
+        let k = self.fwd_blocks.len();
+        if k > MAX_INDEX {
+            return Err(p.err_at(at, "too many forward references in one function"));
         }
+        self.fwd_blocks.push(FwdRef {
+            name,
+            at,
+            resolved,
+            other,
+        });
+        match l.probe {
+            Probe::Vacant { slot } => {
+                self.table
+                    .insert(slot, l.hash, Entry::new(Kind::FwdBlock, k))
+            }
+            Probe::Found { entry, .. } if entry.kind() == Kind::FwdValue => {
+                self.fwd_vals[entry.index()].other = k as u32;
+            }
+            Probe::Found { .. } => {}
+        }
+        Ok(BlockId(FWD + k))
     }
 
-    /// Resolves every placeholder in `f` and fills `f.values`.
+    /// Resolves every placeholder in `f`, names its blocks and fills
+    /// `f.values`.
     pub fn finish(self, p: &Parser, f: &mut Function) -> Result<(), ParseError> {
         let mut vmap = Vec::with_capacity(self.fwd_vals.len());
-        for (name, at) in &self.fwd_vals {
-            match self.defs.get(name) {
-                Some(Def::Value(v)) => vmap.push(*v),
-                Some(Def::Block(_)) => {
+        for r in &self.fwd_vals {
+            match Entry::unpack(r.resolved) {
+                Some(e) if e.kind() == Kind::Value => vmap.push(ValueId(e.index())),
+                Some(_) => {
                     return Err(p.err_at(
-                        *at,
-                        format!("'%{}' is a basic block, not a value", print_name(name)),
+                        r.at,
+                        format!("'%{}' is a basic block, not a value", print_name(&r.name)),
                     ))
                 }
                 None => {
                     return Err(p.err_at(
-                        *at,
-                        format!("use of undefined value '%{}'", print_name(name)),
+                        r.at,
+                        format!("use of undefined value '%{}'", print_name(&r.name)),
                     ))
                 }
             }
@@ -266,7 +364,7 @@ impl FnBuilder {
                     *at,
                     format!(
                         "'%{}' defined with type '{}' but expected '{}'",
-                        print_name(&self.fwd_vals[*k].0),
+                        print_name(&self.fwd_vals[*k].name),
                         crate::ir::print::type_str(def_ty),
                         crate::ir::print::type_str(ty)
                     ),
@@ -274,17 +372,20 @@ impl FnBuilder {
             }
         }
         let mut bmap = Vec::with_capacity(self.fwd_blocks.len());
-        for (name, at) in &self.fwd_blocks {
-            match self.defs.get(name) {
-                Some(Def::Block(b)) => bmap.push(*b),
+        for r in &self.fwd_blocks {
+            match Entry::unpack(r.resolved) {
+                Some(e) if e.kind() == Kind::Block => bmap.push(BlockId(e.index())),
                 _ => {
                     return Err(p.err_at(
-                        *at,
-                        format!("use of undefined label '%{}'", print_name(name)),
+                        r.at,
+                        format!("use of undefined label '%{}'", print_name(&r.name)),
                     ))
                 }
             }
         }
+        drop(self.fwd_vals);
+        drop(self.fwd_blocks);
+        drop(self.table);
         if !vmap.is_empty() || !bmap.is_empty() {
             let fix_v = |o: &mut Operand| {
                 if let Operand::Local(v) = o {
@@ -334,6 +435,9 @@ impl FnBuilder {
                     TermKind::Ret(None) | TermKind::Unreachable => {}
                 }
             }
+        }
+        for (b, name) in f.blocks.iter_mut().zip(self.block_names) {
+            b.name = name;
         }
         f.values = self.values;
         // Both grew by doubling: up to half of each is slack on a long

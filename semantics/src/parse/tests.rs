@@ -262,7 +262,7 @@ fn metadata_and_debug_records_are_kept() {
     assert_eq!(f.blocks[0].insts.len(), 2);
     assert_eq!(f.md.len(), 1);
     assert_eq!(f.md[0].kind, "dbg");
-    let a = &f.blocks[0].insts[0].meta.attachments;
+    let a = f.blocks[0].insts[0].meta.attachments();
     assert_eq!(a.len(), 2);
     assert_eq!(
         a[1].value,
@@ -271,7 +271,7 @@ fn metadata_and_debug_records_are_kept() {
             elems: vec![MdValue::Str(b"x".to_vec())]
         }
     );
-    let rec = &f.blocks[0].insts[1].meta.dbg_records;
+    let rec = f.blocks[0].insts[1].meta.dbg_records();
     assert_eq!(rec.len(), 1);
     assert_eq!(rec[0].kind, "dbg_value");
     assert_eq!(

@@ -9,6 +9,7 @@ use super::cfg_facts::{CycleFacts, JoinCycles};
 use super::saturation::{Marks, Saturation};
 use super::sources;
 use super::sync::{DivergenceDescriptor, ExitFilter, JoinPropagator, ModifiedPostOrder};
+use super::tables::{use_lists, PerInst, UseLists};
 use super::Mode;
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::{BlockId, Function, InstKind, Module, Operand, ValueDef, ValueId};
@@ -53,6 +54,9 @@ pub enum Reason {
     },
 }
 
+/// No reason recorded: the instruction is uniform.
+const NO_REASON: u32 = u32::MAX;
+
 /// Every piece of state the analysis keeps (the members of LLVM's
 /// `GenericUniformityAnalysisImpl`).
 pub struct Analysis<'a> {
@@ -72,16 +76,17 @@ pub struct Analysis<'a> {
     pub div_args: Vec<bool>,
     /// Divergent non-terminator instructions, per block; an instruction
     /// without a result (a store) is marked too, as LLVM marks it.
-    pub div_insts: Vec<Vec<bool>>,
+    pub div_insts: PerInst<bool>,
     /// Blocks whose terminator is divergent (rule U-BRANCH).
     pub div_term: Vec<bool>,
-    /// Where each block's instructions start in the flat per-instruction
-    /// tables below (terminators included, one slot each): one allocation
-    /// per table instead of one per block (issue 17 item 8).
-    slot_start: Vec<u32>,
     /// Why each instruction (the terminator last in its block) was first
-    /// marked divergent, at its slot.
-    why: Vec<Option<Reason>>,
+    /// marked divergent: an index into `reasons` at its slot (`NO_REASON`
+    /// while uniform). Slots number instructions and terminators in
+    /// textual order, one allocation per table (issue 17 item 8); an
+    /// instruction is marked once, so `reasons` holds one entry per
+    /// divergent instruction (most are uniform on long functions).
+    why: Vec<u32>,
+    reasons: Vec<Reason>,
     /// Always-uniform instructions (rule U-SOURCE), never marked, at their
     /// slots.
     uniform_override: Vec<bool>,
@@ -146,14 +151,8 @@ impl<'a> Analysis<'a> {
         let facts = CycleFacts::new(cfg, ci);
         let prop = JoinPropagator::new(&facts, &ModifiedPostOrder::compute_with(&facts));
         let users = use_lists(func);
-        let mut slot_start = Vec::with_capacity(func.blocks.len() + 1);
-        let mut slots = 0u32;
-        for b in &func.blocks {
-            slot_start.push(slots);
-            slots += u32::try_from(b.insts.len() + 1)
-                .expect("U-FIX: a function has fewer than 2^32 instructions");
-        }
-        slot_start.push(slots);
+        let div_insts = PerInst::new(func, false);
+        let slots = func.blocks.len() + div_insts.first_of(func.blocks.len());
         let mut a = Analysis {
             module,
             func,
@@ -164,15 +163,11 @@ impl<'a> Analysis<'a> {
             prop,
             users,
             div_args: vec![false; func.params.len()],
-            div_insts: func
-                .blocks
-                .iter()
-                .map(|b| vec![false; b.insts.len()])
-                .collect(),
+            div_insts,
             div_term: vec![false; func.blocks.len()],
-            why: vec![None; slots as usize],
-            uniform_override: vec![false; slots as usize],
-            slot_start,
+            why: vec![NO_REASON; slots],
+            reasons: Vec::new(),
+            uniform_override: vec![false; slots],
             worklist: Vec::new(),
             divergent_exit_cycles: Vec::new(),
             assumed_divergent: Vec::new(),
@@ -218,7 +213,18 @@ impl<'a> Analysis<'a> {
 
     /// The slot of `r` in the flat per-instruction tables.
     fn slot(&self, r: InstRef) -> usize {
-        self.slot_start[r.block.0] as usize + r.index
+        self.div_insts.first_of(r.block.0) + r.block.0 + r.index
+    }
+
+    /// Records why the instruction at slot `s` was marked (unless the
+    /// reasons were given up).
+    fn set_reason(&mut self, s: usize, why: Reason) {
+        if self.why.is_empty() {
+            return;
+        }
+        self.why[s] = u32::try_from(self.reasons.len())
+            .expect("U-FIX: a function has fewer than 2^32 instructions");
+        self.reasons.push(why);
     }
 
     fn is_terminator(&self, r: InstRef) -> bool {
@@ -239,7 +245,7 @@ impl<'a> Analysis<'a> {
             if !self.div_term[r.block.0] {
                 self.div_term[r.block.0] = true;
                 let s = self.slot(r);
-                self.why[s] = Some(why);
+                self.set_reason(s, why);
                 self.worklist.push(r);
             }
             return;
@@ -249,13 +255,29 @@ impl<'a> Analysis<'a> {
             return;
         }
         self.div_insts[r.block.0][r.index] = true;
-        self.why[s] = Some(why);
+        self.set_reason(s, why);
         self.worklist.push(r);
     }
 
+    /// Gives up the reasons (for callers that never ask [`Analysis::reason`],
+    /// such as the report: their table is 4 bytes an instruction plus 40
+    /// per divergent one, most of them on long functions; issue 17 item 8).
+    pub fn forget_reasons(&mut self) {
+        self.why = Vec::new();
+        self.reasons = Vec::new();
+    }
+
     /// Why `r` was first marked divergent (`None` if it is uniform).
+    /// Not after [`Analysis::forget_reasons`].
     pub fn reason(&self, r: InstRef) -> Option<Reason> {
-        self.why[self.slot(r)]
+        assert!(
+            !self.why.is_empty(),
+            "U-FIX: reason asked after forget_reasons (a caller bug)"
+        );
+        match self.why[self.slot(r)] {
+            NO_REASON => None,
+            k => Some(self.reasons[k as usize]),
+        }
     }
 
     /// Whether value `v` is divergent at its definition.
@@ -270,7 +292,7 @@ impl<'a> Analysis<'a> {
     /// divergent (rule U-FIX: data dependence).
     fn push_users(&mut self, v: ValueId) {
         for k in self.users.range(v) {
-            let u = self.users.list[k];
+            let u = self.users.user(k);
             self.mark_divergent(u, Reason::Operand(v));
         }
     }
@@ -539,7 +561,7 @@ impl<'a> Analysis<'a> {
                 };
                 let def = InstRef { block: b, index: i };
                 for k in self.users.range(v) {
-                    let u = self.users.list[k];
+                    let u = self.users.user(k);
                     if self.facts.contains(cycle, u.block) {
                         continue;
                     }
@@ -609,144 +631,97 @@ fn has_constant_or_undef_value(result: Option<ValueId>, incoming: &[(Operand, Bl
 
 /// Operands of an instruction or terminator, in operand order.
 pub fn operands_of(f: &Function, r: InstRef) -> Vec<&Operand> {
-    let b = f.block(r.block);
-    if r.index == b.insts.len() {
-        return match &b.term.kind {
-            crate::ir::TermKind::CondBr { cond, .. } => vec![cond],
-            crate::ir::TermKind::Switch { cond, .. } => vec![cond],
-            crate::ir::TermKind::Ret(Some(v)) => vec![&v.value],
-            _ => Vec::new(),
-        };
-    }
-    inst_operands(&b.insts[r.index].kind)
+    let mut v = Vec::new();
+    for_each_operand(f, r, |o| v.push(o));
+    v
 }
 
-fn inst_operands(k: &InstKind) -> Vec<&Operand> {
+/// Calls `visit` on each operand of an instruction or terminator, in
+/// operand order (what [`operands_of`] lists, without the list).
+pub fn for_each_operand<'f>(f: &'f Function, r: InstRef, mut visit: impl FnMut(&'f Operand)) {
+    let b = f.block(r.block);
+    if r.index == b.insts.len() {
+        match &b.term.kind {
+            crate::ir::TermKind::CondBr { cond, .. } => visit(cond),
+            crate::ir::TermKind::Switch { cond, .. } => visit(cond),
+            crate::ir::TermKind::Ret(Some(v)) => visit(&v.value),
+            _ => {}
+        }
+        return;
+    }
+    inst_operands(&b.insts[r.index].kind, visit);
+}
+
+fn inst_operands<'f>(k: &'f InstKind, mut visit: impl FnMut(&'f Operand)) {
     match k {
         InstKind::Binary { lhs, rhs, .. }
         | InstKind::ICmp { lhs, rhs, .. }
-        | InstKind::FCmp { lhs, rhs, .. } => vec![lhs, rhs],
-        InstKind::FNeg { value, .. } => vec![value],
-        InstKind::Cast { from, .. } => vec![&from.value],
+        | InstKind::FCmp { lhs, rhs, .. } => {
+            visit(lhs);
+            visit(rhs);
+        }
+        InstKind::FNeg { value, .. } => visit(value),
+        InstKind::Cast { from, .. } => visit(&from.value),
         InstKind::Select {
             cond,
             on_true,
             on_false,
             ..
-        } => vec![&cond.value, &on_true.value, &on_false.value],
-        InstKind::Freeze(x) => vec![&x.value],
-        InstKind::Phi { incoming, .. } => incoming.iter().map(|(o, _)| o).collect(),
-        InstKind::Call(c) => {
-            let mut v: Vec<&Operand> = c.args.iter().map(|a| &a.value).collect();
-            for b in &c.bundles {
-                v.extend(b.inputs.iter().map(|i| &i.value));
-            }
-            v.push(&c.callee);
-            v
+        } => {
+            visit(&cond.value);
+            visit(&on_true.value);
+            visit(&on_false.value);
         }
-        InstKind::Alloca { count, .. } => count.iter().map(|c| &c.value).collect(),
-        InstKind::Load { ptr, .. } => vec![&ptr.value],
-        InstKind::Store { value, ptr, .. } => vec![&value.value, &ptr.value],
-        InstKind::AtomicRmw { ptr, value, .. } => vec![&ptr.value, &value.value],
-        InstKind::CmpXchg { ptr, cmp, new, .. } => vec![&ptr.value, &cmp.value, &new.value],
-        InstKind::Gep { base, indices, .. } => std::iter::once(&base.value)
-            .chain(indices.iter().map(|i| &i.value))
-            .collect(),
-        InstKind::ExtractValue { agg, .. } => vec![&agg.value],
-        InstKind::InsertValue { agg, value, .. } => vec![&agg.value, &value.value],
-        InstKind::ExtractElement { vector, index } => vec![&vector.value, &index.value],
+        InstKind::Freeze(x) => visit(&x.value),
+        InstKind::Phi { incoming, .. } => incoming.iter().for_each(|(o, _)| visit(o)),
+        InstKind::Call(c) => {
+            c.args.iter().for_each(|a| visit(&a.value));
+            for b in &c.bundles {
+                b.inputs.iter().for_each(|i| visit(&i.value));
+            }
+            visit(&c.callee);
+        }
+        InstKind::Alloca { count, .. } => count.iter().for_each(|c| visit(&c.value)),
+        InstKind::Load { ptr, .. } => visit(&ptr.value),
+        InstKind::Store { value, ptr, .. } => {
+            visit(&value.value);
+            visit(&ptr.value);
+        }
+        InstKind::AtomicRmw { ptr, value, .. } => {
+            visit(&ptr.value);
+            visit(&value.value);
+        }
+        InstKind::CmpXchg { ptr, cmp, new, .. } => {
+            visit(&ptr.value);
+            visit(&cmp.value);
+            visit(&new.value);
+        }
+        InstKind::Gep { base, indices, .. } => {
+            visit(&base.value);
+            indices.iter().for_each(|i| visit(&i.value));
+        }
+        InstKind::ExtractValue { agg, .. } => visit(&agg.value),
+        InstKind::InsertValue { agg, value, .. } => {
+            visit(&agg.value);
+            visit(&value.value);
+        }
+        InstKind::ExtractElement { vector, index } => {
+            visit(&vector.value);
+            visit(&index.value);
+        }
         InstKind::InsertElement {
             vector,
             value,
             index,
-        } => vec![&vector.value, &value.value, &index.value],
-        InstKind::ShuffleVector { a, b, mask } => vec![&a.value, &b.value, &mask.value],
-    }
-}
-
-/// Users of every value in one list (compressed rows): the users of
-/// value `v` are `list[start[v]..start[v + 1]]`.
-struct UseLists {
-    start: Vec<u32>,
-    list: Vec<InstRef>,
-}
-
-impl UseLists {
-    /// The positions in `list` of `v`'s users.
-    fn range(&self, v: ValueId) -> std::ops::Range<usize> {
-        self.start[v.0] as usize..self.start[v.0 + 1] as usize
-    }
-}
-
-/// LLVM's use lists after parsing textual IR: a use is prepended to its
-/// value's list when created, so uses written after the definition come in
-/// reverse textual order; uses written before it (forward references,
-/// patched when the definition is parsed) come after them, in textual
-/// order. Arguments are defined before every use.
-fn use_lists(f: &Function) -> UseLists {
-    // Textual position of each instruction (terminators included).
-    let mut block_start = Vec::with_capacity(f.blocks.len());
-    let mut all: Vec<InstRef> = Vec::new();
-    for b in f.block_ids() {
-        block_start.push(all.len());
-        for i in 0..=f.block(b).insts.len() {
-            all.push(InstRef { block: b, index: i });
+        } => {
+            visit(&vector.value);
+            visit(&value.value);
+            visit(&index.value);
+        }
+        InstKind::ShuffleVector { a, b, mask } => {
+            visit(&a.value);
+            visit(&b.value);
+            visit(&mask.value);
         }
     }
-    let def_pos: Vec<Option<usize>> = f
-        .values
-        .iter()
-        .map(|v| match v.def {
-            ValueDef::Arg(_) => None,
-            ValueDef::Inst { block, index } => Some(block_start[block.0] + index),
-        })
-        .collect();
-    // Each use of `v` at position `p`: written before the definition or not.
-    let for_each_use = |visit: &mut dyn FnMut(usize, InstRef, bool)| {
-        for (p, &r) in all.iter().enumerate() {
-            for op in operands_of(f, r) {
-                if let Some(v) = op.as_local() {
-                    visit(v.0, r, matches!(def_pos[v.0], Some(d) if p <= d));
-                }
-            }
-        }
-    };
-    let n = f.values.len();
-    let (mut after, mut before) = (vec![0u32; n], vec![0u32; n]);
-    for_each_use(&mut |v, _, is_before| {
-        if is_before {
-            before[v] += 1;
-        } else {
-            after[v] += 1;
-        }
-    });
-    let mut start = Vec::with_capacity(n + 1);
-    let mut total = 0u32;
-    for v in 0..n {
-        start.push(total);
-        total += after[v] + before[v];
-    }
-    start.push(total);
-    // Uses after the definition fill each row from the end of its first
-    // part backwards (reverse textual order), uses before it fill the rest
-    // forwards.
-    let mut next_after: Vec<u32> = (0..n).map(|v| start[v] + after[v]).collect();
-    let mut next_before = next_after.clone();
-    let mut list = vec![
-        InstRef {
-            block: BlockId(0),
-            index: 0
-        };
-        total as usize
-    ];
-    for_each_use(&mut |v, r, is_before| {
-        if is_before {
-            list[next_before[v] as usize] = r;
-            next_before[v] += 1;
-        } else {
-            next_after[v] -= 1;
-            list[next_after[v] as usize] = r;
-        }
-    });
-    UseLists { start, list }
 }

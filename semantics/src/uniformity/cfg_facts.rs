@@ -198,7 +198,7 @@ impl<'a> CycleFacts<'a> {
 pub fn print_cycle(ci: &CycleInfo, cfg: &Cfg, c: CycleId) -> String {
     let cy = &ci.cycles[c.0];
     let mut s = format!("depth={}: entries(", cy.depth);
-    let entries: Vec<&str> = cy.entries.iter().map(|e| cfg.names[e.0].as_str()).collect();
+    let entries: Vec<&str> = cy.entries.iter().map(|e| &cfg.names[e.0]).collect();
     s.push_str(&entries.join(" "));
     s.push(')');
     for b in &cy.blocks {

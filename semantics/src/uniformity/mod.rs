@@ -30,6 +30,7 @@ pub mod oracle;
 pub mod saturation;
 pub mod sources;
 pub mod sync;
+pub mod tables;
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -176,7 +177,7 @@ pub fn analyze_function_with(m: &Module, f: &Function, mode: Mode) -> FunctionUn
 /// The per-instruction verdicts of a function, without their text.
 struct Verdicts {
     /// Per block, per non-terminator instruction.
-    insts: Vec<Vec<bool>>,
+    insts: tables::PerInst<bool>,
     /// Per block, its terminator.
     terms: Vec<bool>,
 }
@@ -196,14 +197,25 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
     let ci = CycleInfo::compute(&cfg);
     let computed = has_branch_divergence(m, f);
     let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
+    a.forget_reasons();
     if computed {
         a.run();
     } else {
         a.div_args.iter_mut().for_each(|d| *d = false);
-        a.div_insts
-            .iter_mut()
-            .for_each(|b| b.iter_mut().for_each(|d| *d = false));
+        a.div_insts.fill(false);
     }
+    // Only the results are kept: the analysis' tables and the dominator
+    // tree go before the texts are made (memory on long functions).
+    let v = Verdicts {
+        insts: std::mem::take(&mut a.div_insts),
+        terms: std::mem::take(&mut a.div_term),
+    };
+    let div_args = std::mem::take(&mut a.div_args);
+    let assumed_divergent = std::mem::take(&mut a.assumed_divergent);
+    let divergent_exit_cycles = std::mem::take(&mut a.divergent_exit_cycles);
+    let temporal = std::mem::take(&mut a.temporal);
+    drop(a);
+    drop(dt);
     let text_of = |r: InstRef| -> String {
         let b = f.block(r.block);
         if r.index == b.insts.len() {
@@ -223,21 +235,18 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
         function: f.name.clone(),
         computed,
         divergent_arguments: (0..f.params.len())
-            .filter(|&i| a.div_args[i])
+            .filter(|&i| div_args[i])
             .map(|i| llvm_text::argument(f, i))
             .collect(),
-        cycles_assumed_divergent: a
-            .assumed_divergent
+        cycles_assumed_divergent: assumed_divergent
             .iter()
             .map(|&c| cycle_text(c).to_string())
             .collect(),
-        cycles_with_divergent_exit: a
-            .divergent_exit_cycles
+        cycles_with_divergent_exit: divergent_exit_cycles
             .iter()
             .map(|&c| cycle_text(c).to_string())
             .collect(),
-        temporal_divergence: a
-            .temporal
+        temporal_divergence: temporal
             .iter()
             .map(|&(d, u, c)| TemporalDivergence {
                 value: text_of(d),
@@ -246,10 +255,6 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
             })
             .collect(),
         blocks: Vec::new(),
-    };
-    let v = Verdicts {
-        insts: std::mem::take(&mut a.div_insts),
-        terms: std::mem::take(&mut a.div_term),
     };
     (u, v)
 }

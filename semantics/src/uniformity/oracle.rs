@@ -133,7 +133,7 @@ fn analyse(m: &Module, fi: usize, mode: Mode) -> (Vec<Vec<bool>>, BTreeSet<usize
         .iter()
         .flat_map(|c| ci.cycles[c.0].blocks.iter().map(|b| b.0))
         .collect();
-    (a.div_insts, assumed)
+    (a.div_insts.to_vecs(), assumed)
 }
 
 fn observe_decl(bits: u32) -> Function {

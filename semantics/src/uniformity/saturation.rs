@@ -29,6 +29,7 @@
 //! skips such branches (the sound mode has further consequences).
 
 use super::cfg_facts::CycleFacts;
+use super::tables::PerInst;
 use crate::cfg::{Cfg, CycleId};
 use crate::ir::{BlockId, Function, InstKind};
 
@@ -42,7 +43,7 @@ pub struct Marks<'s> {
     /// Blocks whose phis were tainted already.
     pub phis_tainted: &'s [bool],
     /// Divergent instructions, per block.
-    pub div_insts: &'s [Vec<bool>],
+    pub div_insts: &'s PerInst<bool>,
 }
 
 /// The static part of the saturation test, and what the searches found.
@@ -51,7 +52,8 @@ pub struct Saturation {
     /// header of its top-level cycle, or the block itself.
     rep: Vec<u32>,
     /// The outermost irreducible cycle containing each block.
-    outer_irreducible: Vec<Option<CycleId>>,
+    /// (`NONE` for none: 4 bytes a block instead of 16.)
+    outer_irreducible: Vec<u32>,
     /// `phis[phi_start[b]..phi_start[b + 1]]`: the indices of the phis of
     /// block `b` that a join would taint (rule U-PHI) and that are not
     /// always uniform.
@@ -113,11 +115,11 @@ impl Saturation {
                 Some(c) => {
                     let top = facts.ancestor_at_depth(c, 1);
                     rep.push(ci.cycles[top.0].header().0 as u32);
-                    outer_irreducible.push(outer_of_cycle[c.0]);
+                    outer_irreducible.push(outer_of_cycle[c.0].map_or(NONE, |x| x.0 as u32));
                 }
                 None => {
                     rep.push(b as u32);
-                    outer_irreducible.push(None);
+                    outer_irreducible.push(NONE);
                 }
             }
         }
@@ -148,7 +150,8 @@ impl Saturation {
 
     /// Whether a join at `b` can change nothing any more.
     fn saturated(&self, marks: &Marks, b: BlockId) -> bool {
-        if self.outer_irreducible[b.0].is_some_and(|c| !marks.covered[c.0]) {
+        let c = self.outer_irreducible[b.0];
+        if c != NONE && !marks.covered[c as usize] {
             return false;
         }
         if marks.phis_tainted[b.0] {

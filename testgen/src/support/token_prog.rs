@@ -424,7 +424,7 @@ impl TokenProg {
                     default,
                     cases,
                 } => TermKind::Switch {
-                    ty: Type::Int(32),
+                    ty: Box::new(Type::Int(32)),
                     cond: Operand::Local(ValueId(self.cfg.num_i1 + cond)),
                     default: BlockId(*default),
                     cases: cases

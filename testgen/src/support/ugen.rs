@@ -204,10 +204,10 @@ pub fn build(u: &UFunc) -> Function {
                             InstKind::Store {
                                 volatile: false,
                                 value: i32o(v),
-                                ptr: TypedOperand {
+                                ptr: Box::new(TypedOperand {
                                     ty: Type::Ptr(1),
                                     value: Operand::Local(ValueId(nargs)),
-                                },
+                                }),
                                 atomic: None,
                                 align: Some(4),
                             },
@@ -229,7 +229,7 @@ pub fn build(u: &UFunc) -> Function {
                     on_false: BlockId(*f),
                 },
                 UTerm::Switch { on, default, cases } => TermKind::Switch {
-                    ty: Type::Int(32),
+                    ty: Box::new(Type::Int(32)),
                     cond: op(on),
                     default: BlockId(*default),
                     cases: cases

@@ -31,6 +31,12 @@ pub struct Launch {
     /// are bounded to a domain (as the interpreter's `int_domain`);
     /// `None`: every value.
     pub freeze_domain: Option<Vec<i128>>,
+    /// Theorem C-VAL's pair check (proofs/CUTOFF.md): the result of every
+    /// convergent operation is an input, a function of (thread id, callee,
+    /// the event's ordinal, its arguments) shared by source and target,
+    /// instead of its C-OPS value over the communicating set; observed
+    /// events' arguments must then match exactly (poison only with poison).
+    pub free_results: bool,
 }
 
 impl Launch {
@@ -87,6 +93,7 @@ impl Launch {
             buffers,
             floats,
             freeze_domain: None,
+            free_results: false,
         }
     }
 

@@ -201,6 +201,9 @@ pub struct Enc {
     /// D-HIER: the execution's hierarchy selector (an index into
     /// `Prepared::hiers`), when the program has several; also in `choices`.
     pub hierarchy: Option<TermId>,
+    /// C-VAL ([`Launch::free_results`]): observed events' arguments are
+    /// compared exactly (R-OBS otherwise lets source poison match).
+    pub exact_args: bool,
 }
 
 /// R-FREEZE-SMT: one `freeze` choice of an encoding.
@@ -417,7 +420,13 @@ pub fn encode_with(
         launch,
         k,
         name: name.to_string(),
-        observe,
+        // C-VAL's pair check keys results by observed events: it observes
+        // every convergent call with its set.
+        observe: if launch.free_results {
+            Observe::Sets
+        } else {
+            observe
+        },
         ranks,
         op_index: HashMap::default(),
         results: HashMap::default(),

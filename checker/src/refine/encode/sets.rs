@@ -30,8 +30,12 @@ impl Builder<'_, '_> {
                     };
                     let info = self.p.call(bi, ii).expect("ops are calls").clone();
                     let w = self.t.sort(r).bv_width().unwrap_or(32);
-                    let mem = self.members(enc, t, s, o);
-                    let (val, pois, oob) = self.c_ops(&info.sem, &info.callee, t, w, &mem);
+                    let (val, pois, oob) = if self.launch.free_results {
+                        self.free_result(enc, &info.callee, (t, s, o), w)
+                    } else {
+                        let mem = self.members(enc, t, s, o);
+                        self.c_ops(&info.sem, &info.callee, t, w, &mem)
+                    };
                     let here = enc.inst[t][s][o].here;
                     let e1 = self.t.eq(r, val);
                     let e2 = self.t.eq(poison, pois);
@@ -46,6 +50,51 @@ impl Builder<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Theorem C-VAL's pair check ([`super::Launch::free_results`]): the
+    /// result of instance (t, s, o) is an input, the same function of
+    /// (thread id, the event's ordinal, its arguments, poison flags and
+    /// normalised bits) in the source and the target for one callee, in
+    /// place of its C-OPS value over the set (value, poison, no
+    /// out-of-range read: C-VAL excludes shuffles that are UB there).
+    fn free_result(
+        &mut self,
+        enc: &Enc,
+        callee: &str,
+        (t, s, o): (usize, usize, usize),
+        w: u32,
+    ) -> (TermId, TermId, TermId) {
+        let inst = &enc.inst[t][s][o];
+        let ord = inst
+            .ord
+            .expect("C-VAL: the pair check observes every convergent call (Observe::Sets)");
+        let args = inst.args.clone();
+        let mut dom = vec![Sort::BitVec(32), Sort::BitVec(super::CW)];
+        let tid = self.launch.tid(self.t, t, 32);
+        let mut xs = vec![tid, ord];
+        for a in &args {
+            if let V::Int { bits, poison } = a {
+                let bw = self.t.sort(*bits).bv_width().unwrap_or(1);
+                let z = self.t.bv_const(bw, 0);
+                dom.push(Sort::Bool);
+                xs.push(*poison);
+                dom.push(Sort::BitVec(bw));
+                xs.push(self.t.ite(*poison, z, *bits));
+            }
+        }
+        let fv = self.t.func(
+            &super::uf_name("cval.value", callee, &dom, w),
+            &dom,
+            Sort::BitVec(w),
+        );
+        let fp = self.t.func(
+            &super::uf_name("cval.poison", callee, &dom, 1),
+            &dom,
+            Sort::Bool,
+        );
+        let fls = self.t.fls();
+        (self.t.apply(fv, &xs), self.t.apply(fp, &xs), fls)
     }
 
     /// Rule D-CW: the communicating set of instance (t, s, o), per thread u:

@@ -199,6 +199,7 @@ impl Builder<'_, '_> {
             conflict: self.t.fls(),
             freeze: Vec::new(),
             hierarchy: None,
+            exact_args: self.launch.free_results,
         };
         // D-HIER: one selector per execution when the program has several
         // cycle hierarchies (a choice: CEGIS fixes it like an anchor's).

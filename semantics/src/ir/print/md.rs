@@ -73,7 +73,7 @@ pub(super) fn write_attachments(o: &mut String, md: &[MdAttachment], sep: &str) 
 
 /// The debug records of `meta`, one per line, indented as LLVM does.
 pub(super) fn write_dbg_records(o: &mut String, meta: &InstMeta) {
-    for DbgRecord { kind, args } in &meta.dbg_records {
+    for DbgRecord { kind, args } in meta.dbg_records() {
         let _ = writeln!(o, "    #{kind}{args}");
     }
 }
