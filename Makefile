@@ -5,7 +5,7 @@
 
 CARGO ?= cargo
 
-.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign cval-campaign
+.PHONY: demo test setup build fuzz install bench-cycles bench-uniformity bench-verify bench-refine bench-claims bench-interp validate-campaign uniformity-sound-campaign cutoff-campaign mirror-campaign cval-campaign
 
 setup:
 	@scripts/setup.sh
@@ -41,6 +41,13 @@ bench-verify: build
 
 bench-refine: build
 	@scripts/bench-refine.sh
+
+# Every claim pair of proofs/ run by an older binary OLD and this build in
+# turn (issue 12: at most 1.5 times as long as before); CPU seconds and
+# ratios per pair. OLD=path/to/old/convcheck is required.
+bench-claims: build
+	@test -n "$(OLD)" || { echo "make bench-claims OLD=path/to/old/convcheck"; exit 2; }
+	@scripts/bench-claims.sh "$(OLD)" target/release/convcheck
 
 # The interpreter at scale (issue 18): every example `run` accepts at
 # INTERP_THREADS threads, each run stopped after LIMIT seconds; one line
