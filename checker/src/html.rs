@@ -138,7 +138,7 @@ pub fn run_instances(m: &Module, e: &Execution, kernel: &str) -> (Vec<Instance>,
                 }
             });
             inst.members.push((t, label(t, ev.pos)));
-            if let Some(r) = ev.result {
+            if let Some(r) = &ev.result {
                 if !inst.note.is_empty() {
                     inst.note += ", ";
                 }

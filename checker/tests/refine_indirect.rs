@@ -80,7 +80,7 @@ fn interpreter_convergent_indirect_call_has_a_value() {
     let text = kernel("  %r = call i32 %f(i32 %x) convergent\n  call void @use(i32 %r)\n");
     for obs in interp_observations(&text) {
         let used = obs.iter().find_map(|o| match o {
-            Observation::Call { callee, args, .. } if callee == "use" => args.first().copied(),
+            Observation::Call { callee, args, .. } if callee == "use" => args.first().cloned(),
             _ => None,
         });
         assert!(

@@ -81,7 +81,7 @@ fn interp_threads_can_differ(text: &str) -> bool {
                 .observations
                 .iter()
                 .find_map(|o| match o {
-                    Observation::Call { args, .. } => args.first().copied(),
+                    Observation::Call { args, .. } => args.first().cloned(),
                     _ => None,
                 })
         };

@@ -306,10 +306,11 @@ M:
 
 /// Floats passed through a phi are bit patterns of their width
 /// (R-FLOAT-SMT; this pair was `unsupported` before floats were encoded,
-/// and a crash before that: `vc sort error: ite arms differ`); vectors of
-/// floats and pointers the encoding lacks are an `unsupported` result
-/// naming the construct, its line and column, not a crash (it was `Eq
-/// arguments differ: BitVec(32) and BitVec(1)`).
+/// and a crash before that: `vc sort error: ite arms differ`); a vector
+/// of floats in its place refines (R-VEC-SMT; it was `Eq arguments differ:
+/// BitVec(32) and BitVec(1)`, then `unsupported`); vectors of pointers and
+/// pointers the encoding lacks are an `unsupported` result naming the
+/// construct, its line and column, not a crash.
 #[test]
 fn pointers_and_floats_are_unsupported_with_location() {
     let fl = "define void @k(i1 %c, i64 %x) {
@@ -329,9 +330,27 @@ M:
     let vec = fl
         .replace("double", "<2 x float>")
         .replace("0.0", "zeroinitializer");
+    // Vectors of floats are expressed (R-VEC-SMT); vectors of pointers
+    // are not.
+    assert_eq!(verdict(&vec, &vec), "refines");
+    let pvec = "define void @k(i1 %c, i64 %x) {
+A:
+  %m = call i64 @llvm.amdgcn.ballot.i64(i1 %c)
+  %v = insertelement <1 x i64> zeroinitializer, i64 %m, i32 0
+  %f = inttoptr <1 x i64> %v to <1 x ptr>
+  br i1 %c, label %T, label %M
+T:
+  br label %M
+M:
+  %p = phi <1 x ptr> [ %f, %T ], [ zeroinitializer, %A ]
+  %i = ptrtoint <1 x ptr> %p to <1 x i64>
+  %e = extractelement <1 x i64> %i, i32 0
+  call void @sink64(i64 %e)
+  ret void
+}";
     assert_eq!(
-        verdict(&vec, &vec),
-        "unsupported [source 4:3] bitcast from i64 to <2 x float> in @k %A"
+        verdict(pvec, pvec),
+        "unsupported [source 5:3] inttoptr from <1 x i64> to <1 x ptr> in @k %A"
     );
     let ptr = "define void @k(i1 %c, i32 %x) {
 A:

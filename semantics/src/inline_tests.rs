@@ -119,9 +119,9 @@ fn project(m: &Module, e: &Execution) -> Option<String> {
             // Token values are identities, not observations. Results of
             // unknown convergent functions are compared: they are one
             // function per callee (C-OPS, F-25), so inlining keeps them.
-            let r = match ev.result {
+            let r = match &ev.result {
                 Some(Val::Token(_)) => None,
-                r => r,
+                r => r.clone(),
             };
             s += &format!("{}{:?}{:?}{:?},", ev.callee, ev.args, r, set);
         }

@@ -40,7 +40,10 @@ fn trace(ex: &Exploration) -> Vec<Vec<String>> {
                         .trim_start_matches('@')
                         .trim_start_matches("llvm.amdgcn.");
                     let name = name.split(".i").next().unwrap_or(name);
-                    format!("{name}={}", e.result.map_or("-".into(), |r| r.to_string()))
+                    format!(
+                        "{name}={}",
+                        e.result.as_ref().map_or("-".into(), |r| r.to_string())
+                    )
                 })
                 .collect()
         })

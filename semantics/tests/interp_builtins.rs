@@ -27,7 +27,7 @@ fn events(ex: &Exploration, k: usize) -> Vec<(String, String)> {
             let e = &t.events[k];
             (
                 e.args.first().map_or("-".into(), |a| a.to_string()),
-                e.result.map_or("-".into(), |r| r.to_string()),
+                e.result.as_ref().map_or("-".into(), |r| r.to_string()),
             )
         })
         .collect()

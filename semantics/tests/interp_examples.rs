@@ -223,7 +223,7 @@ fn ballots(e: &Execution) -> Vec<String> {
             t.events
                 .iter()
                 .filter(|ev| ev.callee == "subgroupBallot")
-                .map(|ev| ev.result.map_or("-".into(), |r| r.to_string()))
+                .map(|ev| ev.result.as_ref().map_or("-".into(), |r| r.to_string()))
                 .collect::<Vec<_>>()
                 .join(",")
         })

@@ -28,7 +28,7 @@ fn thread_results(ex: &Exploration) -> Vec<Vec<String>> {
         .map(|t| {
             t.events
                 .iter()
-                .map(|e| e.result.map_or("-".into(), |r| r.to_string()))
+                .map(|e| e.result.as_ref().map_or("-".into(), |r| r.to_string()))
                 .collect()
         })
         .collect()
@@ -323,7 +323,12 @@ exit:
     let ex = explore(&module(&text), &wave(64)).expect("explores");
     assert_eq!(ex.behaviours.len(), 1);
     let t = &ex.behaviours[0].execution.threads;
-    let ev = |i: usize, k: usize| t[i].events[k].result.map_or("-".into(), |r| r.to_string());
+    let ev = |i: usize, k: usize| {
+        t[i].events[k]
+            .result
+            .as_ref()
+            .map_or("-".into(), |r| r.to_string())
+    };
     for i in 0..64 {
         assert_eq!(ev(i, 0), (i ^ 32).to_string(), "lane {i}");
     }

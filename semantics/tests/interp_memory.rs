@@ -228,7 +228,7 @@ fn atomicrmw_adds_up() {
             .threads
             .iter()
             .filter_map(|t| match &t.end {
-                Some(ThreadEnd::Returned(v)) => Some(*v),
+                Some(ThreadEnd::Returned(v)) => Some(v.clone()),
                 _ => None,
             })
             .collect();

@@ -507,3 +507,33 @@ fn renamings_equal_plain_on_examples() {
         }
     }
 }
+
+/// M-RENAME and the intrinsics the step rules compute from their operands
+/// (P-VEC-REDUCE, P-FLOAT): their declarations are otherwise unknown
+/// functions, whose results are drawn and may be renamed, but a vector
+/// reduction's result is computed, so no renaming may rename it
+/// (`valueflow::computed`). Here the reduction's result (2) and an input
+/// are passed to one unknown function: renaming their class would add the
+/// images `@obs(0)`, `@obs(1)` of the reduction's call, which the plain
+/// search never shows.
+#[test]
+fn computed_intrinsic_results_are_not_renamed() {
+    let text = "define void @k(i32 %x) {\n\
+                entry:\n\
+                \x20 %r = call i32 @llvm.vector.reduce.add.v2i32(<2 x i32> <i32 1, i32 1>)\n\
+                \x20 call void @obs(i32 %r)\n\
+                \x20 call void @obs(i32 %x)\n\
+                \x20 ret void\n\
+                }\n\
+                declare i32 @llvm.vector.reduce.add.v2i32(<2 x i32>) nocallback nofree nosync nounwind speculatable willreturn memory(none)\n\
+                declare void @obs(i32)\n";
+    for threads in [1, 2] {
+        let r =
+            compare(text, &opts(threads, 20, vec![0, 1, 2])).expect("the plain search completes");
+        assert!(
+            !r.renaming.contains("values renamed"),
+            "a computed result is renamed: {}",
+            r.renaming
+        );
+    }
+}

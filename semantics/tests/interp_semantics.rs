@@ -177,7 +177,12 @@ fn anchor_sets_are_all_partitions() {
             b.execution
                 .threads
                 .iter()
-                .map(|t| t.events[1].result.map_or("-".into(), |r| r.to_string()))
+                .map(|t| {
+                    t.events[1]
+                        .result
+                        .as_ref()
+                        .map_or("-".into(), |r| r.to_string())
+                })
                 .collect::<Vec<_>>()
                 .join(",")
         })

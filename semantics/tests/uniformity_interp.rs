@@ -175,7 +175,7 @@ fn u9_llvm_misses_temporal_divergence_of_always_uniform_values() {
             .iter()
             .map(|th| {
                 th.observations.iter().find_map(|o| match o {
-                    Observation::Store { value, .. } => Some(*value),
+                    Observation::Store { value, .. } => Some(value.clone()),
                     _ => None,
                 })
             })

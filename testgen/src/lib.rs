@@ -15,6 +15,10 @@
 //!   function, for the differential test against `opt-22`'s folding; and
 //!   kernels over floats, pointers and memory with barriers, for the
 //!   interpreter's reductions oracle.
+//! - [`vector_kernels`]: vector kernels with memory, a reduction and a
+//!   ballot, and their mutants, for MC-07 on vectors (R-VEC-SMT).
+//! - [`vectors`]: one vector instruction over constants per function, for
+//!   the differential test against `opt-22`'s folding (P-VEC-*).
 //! - [`lanes`]: kernels that read lane ids, shuffle by input lanes and pass
 //!   values to unknown functions, for the interpreter's renamings
 //!   (M-RENAME) against the plain enumeration.
@@ -49,6 +53,8 @@ pub mod refine_family;
 pub mod support;
 pub mod tokens;
 pub mod uniformity;
+pub mod vector_kernels;
+pub mod vectors;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

@@ -83,8 +83,10 @@ pub struct Args {
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     pub args: Vec<String>,
     /// Contents of the buffer a pointer parameter points to (P-INPUT,
-    /// P-MEM-OBJ): `name=i32:v0,v1,...` (element type i8, i16, i32 or i64;
-    /// each value in its signed or unsigned reading). The buffer has exactly
+    /// P-MEM-OBJ): `name=i32:v0,v1,...` (element type i8, i16, i32 or i64,
+    /// each value in its signed or unsigned reading; or f16, f32, f64, each
+    /// value an LLVM float literal the type holds exactly, stored as its
+    /// bits). The buffer has exactly
     /// these elements: accesses past them are out of bounds (UB). Buffers
     /// not given hold inputs chosen when first read.
     #[arg(long = "buffer", value_name = "NAME=iN:V[,V...]")]
@@ -251,19 +253,38 @@ fn parse_buffers(list: &[String]) -> Result<BTreeMap<String, Vec<u8>>, CliError>
         let (ty, vals) = rest
             .split_once(':')
             .ok_or_else(|| bad("expected an element type: NAME=i32:V0,V1,..."))?;
-        let bits: u32 = match ty {
-            "i8" => 8,
-            "i16" => 16,
-            "i32" => 32,
-            "i64" => 64,
-            _ => return Err(bad("element type must be i8, i16, i32 or i64")),
+        let (bits, float): (u32, Option<FloatTy>) = match ty {
+            "i8" => (8, None),
+            "i16" => (16, None),
+            "i32" => (32, None),
+            "i64" => (64, None),
+            "f16" => (16, Some(FloatTy::Half)),
+            "f32" => (32, Some(FloatTy::Float)),
+            "f64" => (64, Some(FloatTy::Double)),
+            _ => {
+                return Err(bad(
+                    "element type must be i8, i16, i32, i64, f16, f32 or f64",
+                ))
+            }
         };
         let mut bytes = Vec::new();
         for v in vals.split(',') {
-            let x: i128 = v
-                .trim()
-                .parse()
-                .map_err(|e| bad(&format!("value `{v}`: {e}")))?;
+            // A float element is an LLVM float literal its type holds
+            // exactly (P-FLOAT), stored as its bits.
+            let x: i128 = match float {
+                Some(f) => float::parse_literal(v.trim(), f)
+                    .map(i128::from)
+                    .map_err(|e| {
+                        bad(&format!(
+                            "value `{v}`: {e} (an exact {} literal, e.g. 1.5 or -2.0e+3)",
+                            semantics::ir::print::type_str(&f.ty())
+                        ))
+                    })?,
+                None => v
+                    .trim()
+                    .parse()
+                    .map_err(|e| bad(&format!("value `{v}`: {e}")))?,
+            };
             if !query::fits(bits, x) {
                 let (lo, hi) = query::int_range(bits);
                 return Err(bad(&format!(

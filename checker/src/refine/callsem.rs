@@ -55,6 +55,9 @@ pub enum CallSem {
     /// min/max, cttz/ctlz, abs, bit and byte reversal, funnel shifts,
     /// saturating add/sub), as the interpreter's.
     PureIntrinsic(intrinsics::PureOp),
+    /// P-VEC-REDUCE / R-VEC-SMT: `llvm.vector.reduce.*`, as the
+    /// interpreter's `machine::vector::reduce`.
+    VectorReduce(semantics::machine::vector::Reduce),
 }
 
 /// A call as the encoding sees it.
@@ -115,9 +118,19 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         CallSem::Stream
     };
     let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
-    // P-FLOAT: the float intrinsics the interpreter evaluates on scalar
-    // floats (its `step` computes them before any call rule).
-    if semantics::machine::float::is_intrinsic(&callee) && float_ok(&call.ty) {
+    // P-VEC-REDUCE: the vector reductions the interpreter evaluates.
+    if let Some(r) = semantics::machine::vector::reduction(&callee) {
+        return Ok(CallInfo {
+            sem: CallSem::VectorReduce(r),
+            convergent: false,
+            token: None,
+            callee,
+        });
+    }
+    // P-FLOAT: the float intrinsics the interpreter evaluates on floats
+    // (on vectors of floats lane by lane, P-VEC-ELEM; its `step` computes
+    // them before any call rule).
+    if semantics::machine::float::is_intrinsic(&callee) && float_ok(elem_of(&call.ty)) {
         let base = callee
             .strip_prefix("llvm.")
             .and_then(|r| r.split('.').next())
@@ -241,6 +254,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
                 | CallSem::Ignored
                 | CallSem::PureIntrinsic(_)
                 | CallSem::FloatIntrinsic(_)
+                | CallSem::VectorReduce(_)
         );
     Ok(CallInfo {
         sem,
@@ -360,9 +374,10 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             _ => false,
         },
         CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),
-        // The interpreter computes these on floats of one format.
+        // The interpreter computes these on floats of one format (on
+        // vectors of them lane by lane).
         CallSem::FloatIntrinsic(_) => {
-            float_ok(res)
+            float_ok(elem_of(res))
                 && !c.args.is_empty()
                 && c.args.iter().all(|a| &a.ty == res)
                 && semantics::machine::float::intrinsic(
@@ -376,12 +391,32 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             // The value operands have the result's type; cttz, ctlz and
             // abs end with an `i1` flag.
             let values = usize::from(p.arity() - u8::from(p.has_flag()));
-            int_ok(res)
+            int_ok(elem_of(res))
                 && c.args.len() == usize::from(p.arity())
                 && c.args[..values].iter().all(|a| &a.ty == res)
                 && (!p.has_flag() || c.args[values].ty == Type::Int(1))
                 && (*p != intrinsics::PureOp::Bswap
-                    || matches!(res, Type::Int(w) if w.is_multiple_of(16)))
+                    || matches!(elem_of(res), Type::Int(w) if w.is_multiple_of(16)))
+        }
+        // P-VEC-REDUCE: a vector of the result's type (after the start
+        // value of `fadd`/`fmul`).
+        CallSem::VectorReduce(r) => {
+            use semantics::machine::vector::Reduce;
+            let (start, vec) = match (r, c.args.as_slice()) {
+                (Reduce::FloatArith(_), [s, v]) => (Some(&s.ty), &v.ty),
+                (Reduce::FloatArith(_), _) => return Some(format!("of {}", shown())),
+                (_, [v]) => (None, &v.ty),
+                _ => return Some(format!("of {}", shown())),
+            };
+            let elem_fits = match semantics::machine::vector::shape(vec) {
+                Some((_, et)) => et == res,
+                None => false,
+            };
+            let kind_fits = match r {
+                Reduce::Int(_) => int_ok(res),
+                _ => float_ok(res),
+            };
+            elem_fits && kind_fits && start.is_none_or(|s| s == res)
         }
         _ => *res != Type::Token,
     };
@@ -439,7 +474,8 @@ impl CallSem {
             | CallSem::Stream
             | CallSem::Ignored
             | CallSem::PureIntrinsic(_)
-            | CallSem::FloatIntrinsic(_) => false,
+            | CallSem::FloatIntrinsic(_)
+            | CallSem::VectorReduce(_) => false,
             CallSem::UnknownConv { effect: true } => observe != Observe::Values,
             _ => observe == Observe::Sets,
         }
@@ -463,6 +499,12 @@ impl CallSem {
         }
         out
     }
+}
+
+/// The element type of a fixed-width vector type, else the type itself
+/// (P-VEC-ELEM: intrinsics on vectors apply lane by lane).
+pub(crate) fn elem_of(ty: &Type) -> &Type {
+    semantics::machine::vector::shape(ty).map_or(ty, |(_, et)| et)
 }
 
 /// The value of operand `k` when it is an integer constant.

@@ -34,6 +34,7 @@ mod scale;
 mod signature;
 pub mod sublaunch;
 mod twin;
+mod vecprep;
 pub mod why;
 
 use std::sync::atomic::AtomicBool;

@@ -121,12 +121,40 @@ pub(crate) fn float_ok(ty: &Type) -> bool {
 }
 
 /// An integer or float value of the encoding (a bit-vector).
-fn scalar_ok(ty: &Type) -> bool {
+pub(super) fn scalar_ok(ty: &Type) -> bool {
     int_ok(ty) || float_ok(ty)
 }
 
+/// Whether a cast `op` from `from` to `to` (scalars, or the element types
+/// of a vector cast) is one the encoding computes.
+pub(super) fn cast_fits(op: CastOp, from: &Type, to: &Type) -> bool {
+    if float_ok(from) || float_ok(to) {
+        let (ff, ft) = (FloatTy::of(from), FloatTy::of(to));
+        return match (op, ff, ft) {
+            (CastOp::FPTrunc, Some(a), Some(b)) => b.bits() < a.bits(),
+            (CastOp::FPExt, Some(a), Some(b)) => b.bits() > a.bits(),
+            (CastOp::FPToSI | CastOp::FPToUI, Some(_), None) => int_ok(to),
+            (CastOp::SIToFP | CastOp::UIToFP, None, Some(_)) => int_ok(from),
+            (CastOp::BitCast, _, _) => {
+                scalar_ok(from)
+                    && scalar_ok(to)
+                    && super::encode::width(from) == super::encode::width(to)
+            }
+            _ => false,
+        };
+    }
+    let (Some(wf), Some(wt)) = (int_width(from), int_width(to)) else {
+        return false;
+    };
+    match op {
+        CastOp::Trunc => wt < wf,
+        CastOp::ZExt | CastOp::SExt => wt > wf,
+        _ => false,
+    }
+}
+
 /// The width of an integer type the encoding covers (i1 to i64).
-fn int_width(ty: &Type) -> Option<u32> {
+pub(super) fn int_width(ty: &Type) -> Option<u32> {
     match ty {
         Type::Int(w) if (1..=64).contains(w) => Some(*w),
         _ => None,
@@ -139,7 +167,7 @@ pub(crate) fn type_name(ty: &Type) -> String {
 }
 
 /// A cast's LLVM keyword.
-fn cast_name(op: CastOp) -> String {
+pub(super) fn cast_name(op: CastOp) -> String {
     format!("{op:?}").to_lowercase()
 }
 
@@ -177,7 +205,7 @@ fn check_terminator(
     }
 }
 
-fn operand_ok(op: &Operand) -> bool {
+pub(super) fn operand_ok(op: &Operand) -> bool {
     match op {
         Operand::Local(_) => true,
         Operand::Const(c) => const_ok(c),
@@ -214,7 +242,7 @@ fn value_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
     scalar_ok(ty) || ptr_ok(ty, mem)
 }
 
-fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
+pub(super) fn ptr_ok(ty: &Type, mem: &super::memobj::Objects) -> bool {
     matches!(ty, Type::Ptr(_)) && mem.layout.is_some()
 }
 
@@ -298,10 +326,27 @@ pub fn prepare_inlined<'m>(
                 at: format!("@{kernel} %{}", b.name),
                 span: Some(inst.span),
             };
+            if let Some(r) = super::vecprep::vector_inst(&inst.kind, &mem) {
+                r.map_err(|what| bad(&what))?;
+                row.push(None);
+                arow.push(None);
+                continue;
+            }
             let info = match &inst.kind {
                 InstKind::Call(c) => {
                     let info = classify_call(m, c, oob_ub).map_err(|e| bad(&e))?;
-                    if !(matches!(c.ty, Type::Void | Type::Token) || scalar_ok(&c.ty)) {
+                    // R-VEC-SMT: vectors in and out of the intrinsics the
+                    // interpreter computes (call_types checks the shapes).
+                    let lanes = matches!(
+                        info.sem,
+                        CallSem::PureIntrinsic(_)
+                            | CallSem::FloatIntrinsic(_)
+                            | CallSem::VectorReduce(_)
+                    );
+                    if !(matches!(c.ty, Type::Void | Type::Token)
+                        || scalar_ok(&c.ty)
+                        || lanes && super::vecprep::vec_ok(&c.ty))
+                    {
                         return Err(bad("call with a non-integer result"));
                     }
                     if info.sem == CallSem::Stream && c.ty != Type::Void {
@@ -315,6 +360,9 @@ pub fn prepare_inlined<'m>(
                     if c.args.iter().any(|a| {
                         !(scalar_ok(&a.ty) && operand_ok(&a.value)
                             || wide_ptr(&a.ty, &mem) && operand_ok(&a.value)
+                            || lanes
+                                && super::vecprep::vec_ok(&a.ty)
+                                && super::vecprep::vec_operand_ok(&a.value)
                             || register && matches!(a.value, Operand::Metadata(_)))
                     }) {
                         return Err(bad("call argument that is not an integer or a pointer"));
@@ -466,45 +514,8 @@ pub fn prepare_inlined<'m>(
                     }
                     None
                 }
-                InstKind::Cast { op, from, to, .. } if float_ok(&from.ty) || float_ok(to) => {
-                    let (ff, ft) = (FloatTy::of(&from.ty), FloatTy::of(to));
-                    let fits = match (op, ff, ft) {
-                        (CastOp::FPTrunc, Some(a), Some(b)) => b.bits() < a.bits(),
-                        (CastOp::FPExt, Some(a), Some(b)) => b.bits() > a.bits(),
-                        (CastOp::FPToSI | CastOp::FPToUI, Some(_), None) => int_ok(to),
-                        (CastOp::SIToFP | CastOp::UIToFP, None, Some(_)) => int_ok(&from.ty),
-                        (CastOp::BitCast, _, _) => {
-                            scalar_ok(&from.ty)
-                                && scalar_ok(to)
-                                && super::encode::width(&from.ty) == super::encode::width(to)
-                        }
-                        _ => false,
-                    };
-                    if !fits || !operand_ok(&from.value) {
-                        return Err(bad(&format!(
-                            "{} from {} to {}",
-                            cast_name(*op),
-                            type_name(&from.ty),
-                            type_name(to)
-                        )));
-                    }
-                    None
-                }
                 InstKind::Cast { op, from, to, .. } => {
-                    let (Some(wf), Some(wt)) = (int_width(&from.ty), int_width(to)) else {
-                        return Err(bad(&format!(
-                            "{} from {} to {}",
-                            cast_name(*op),
-                            type_name(&from.ty),
-                            type_name(to)
-                        )));
-                    };
-                    let fits = match op {
-                        CastOp::Trunc => wt < wf,
-                        CastOp::ZExt | CastOp::SExt => wt > wf,
-                        _ => false,
-                    };
-                    if !fits || !operand_ok(&from.value) {
+                    if !cast_fits(*op, &from.ty, to) || !operand_ok(&from.value) {
                         return Err(bad(&format!(
                             "{} from {} to {}",
                             cast_name(*op),

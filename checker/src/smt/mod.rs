@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use z3::ast::Bool;
-use z3::{Params, SatResult, Solver};
+use z3::{Params, SatResult, Solver, Tactic};
 
 use crate::vc::eval::Model;
 use crate::vc::{smtlib, Condition, TermId, Terms};
@@ -218,10 +218,15 @@ fn run(
         return Ok((Outcome::Unknown(UnknownReason::Stopped(stop)), Vec::new()));
     }
     let mut tr = Translator::new();
-    let solver = Solver::new();
+    let bools: Vec<Bool> = query
+        .assertions
+        .iter()
+        .map(|c| tr.boolean(terms, c.term))
+        .collect();
+    // Unsat cores need the plain solver (tracking literals).
+    let solver = solver_for(eliminating(&tr) && !track);
     let mut trackers = Vec::new();
-    for c in &query.assertions {
-        let b = tr.boolean(terms, c.term);
+    for b in bools {
         if track {
             let p = Bool::fresh_const("track");
             solver.assert_and_track(b, &p);
@@ -247,6 +252,46 @@ fn run(
             .collect();
     }
     Ok((outcome, core))
+}
+
+/// Whether the translated query is solved by the solver that eliminates
+/// equations first ([`solver_for`]): it has floating-point operations and
+/// no uninterpreted function. With uninterpreted functions (unknown
+/// callees) that strategy falls back to Z3's general `smt` tactic,
+/// which reasons about the floats without bit-blasting them first: minutes
+/// where the default solver takes seconds (LLVM's
+/// `GVNHoist/hoist-convergent.ll`, `@no_convergent_call_hoisting`: 7 s
+/// refines with the default solver, the time limit without it).
+fn eliminating(tr: &Translator) -> bool {
+    tr.float && !tr.uf
+}
+
+/// The solver for a query: Z3's default, or, for a query with
+/// floating-point operations and no uninterpreted function
+/// ([`eliminating`], R-FLOAT-SMT), one that first simplifies and
+/// eliminates variables defined by equations (`solve-eqs`), then runs Z3's
+/// floating-point/bit-vector strategy (its general one outside that logic).
+/// A source and a target that compute one float value build one term for
+/// it (`vc::build` hash-conses), but the C-OPS results over them are
+/// variables defined by equations (`res = value`); Z3's incremental default
+/// bit-blasts every float operation before it sees that the two sides
+/// agree (minutes for a few `float4` operations in two threads), the
+/// eliminating tactic finds it at once. Both decide the same formulas.
+fn solver_for(float: bool) -> Solver {
+    if !float {
+        return Solver::new();
+    }
+    // After the elimination: Z3's floating-point/bit-vector strategy, or
+    // its general one for goals outside that logic (uninterpreted
+    // functions).
+    let finish = Tactic::new("qffpbv").or_else(&Tactic::new("smt"));
+    ["simplify", "solve-eqs", "simplify"]
+        .iter()
+        .map(|n| Tactic::new(n))
+        .reduce(|a, b| a.and_then(&b))
+        .expect("three tactics")
+        .and_then(&finish)
+        .solver()
 }
 
 /// Checks `solver`, which holds the translations of `assertions`, within
@@ -325,6 +370,9 @@ pub struct Incremental {
     assertions: Vec<Condition>,
     /// Limit of each check.
     pub timeout: Duration,
+    /// The solver is [`solver_for`]`(true)` (the assertions have floats
+    /// and no uninterpreted function, [`eliminating`]).
+    float_solver: bool,
 }
 
 impl Incremental {
@@ -334,6 +382,7 @@ impl Incremental {
             tr: Translator::new(),
             assertions: Vec::new(),
             timeout,
+            float_solver: false,
         }
     }
 
@@ -374,6 +423,18 @@ impl Incremental {
         name: &str,
         budget: &Budget,
     ) -> Result<Outcome, SmtError> {
+        // Floats met for the first time (and no uninterpreted function),
+        // or an uninterpreted function met after them: the same assertions
+        // in the solver that [`eliminating`] chooses.
+        let want = eliminating(&self.tr);
+        if want != self.float_solver {
+            self.solver = solver_for(want);
+            for c in &self.assertions {
+                let b = self.tr.boolean(terms, c.term);
+                self.solver.assert(b);
+            }
+            self.float_solver = want;
+        }
         check(
             &self.solver,
             &mut self.tr,

@@ -17,6 +17,14 @@ pub(crate) struct Translator {
     done: HashMap<TermId, Dynamic>,
     usorts: HashMap<Arc<str>, ZSort>,
     funcs: HashMap<FuncId, FuncDecl>,
+    /// Some translated term is a floating-point operation (R-FLOAT-SMT):
+    /// the query is then solved with equations eliminated first
+    /// ([`super::solver_for`]).
+    pub(crate) float: bool,
+    /// Some translated term applies an uninterpreted function: a query
+    /// with floats is then solved by Z3's default solver
+    /// ([`super::solver_for`]).
+    pub(crate) uf: bool,
 }
 
 const WELL_SORTED: &str = "vc terms are sort-checked when built";
@@ -163,8 +171,12 @@ impl Translator {
             Op::IntNeg => d(&int(&a[0]).unary_minus()),
             Op::IntLe => d(&int(&a[0]).le(int(&a[1]))),
             Op::IntLt => d(&int(&a[0]).lt(int(&a[1]))),
-            Op::Fp(fop, f) => super::float::apply(fop, f, a),
+            Op::Fp(fop, f) => {
+                self.float = true;
+                super::float::apply(fop, f, a)
+            }
             Op::Apply(f) => {
+                self.uf = true;
                 self.declare_func(terms, f);
                 let refs: Vec<&dyn Ast> = a.iter().map(|x| x as &dyn Ast).collect();
                 self.funcs[&f].apply(&refs)

@@ -214,18 +214,28 @@ impl Terms {
         if let Some(t) = self.fold(op, args) {
             return t;
         }
+        if let Some(t) = self.slice(op, args) {
+            return t;
+        }
         // R-FLOAT-SMT: IEEE addition, multiplication, equality and the
         // product of fma are commutative bit for bit once NaN results are
         // canonical, so their operands are put in id order: `x + y` and
         // `y + x` become one term, which the solver need not prove equal
         // by bit-blasting two adders.
+        // Likewise the commutative bit-vector operators: `a + b` of one
+        // program and `b + a` of its optimized form are one term.
         if let Op::Fp(
             super::float::FpOp::Add
             | super::float::FpOp::Mul
             | super::float::FpOp::Eq
             | super::float::FpOp::Fma,
             _,
-        ) = op
+        )
+        | Op::BvAdd
+        | Op::BvMul
+        | Op::BvAnd
+        | Op::BvOr
+        | Op::BvXor = op
         {
             if args[1] < args[0] {
                 let mut sorted = args.to_vec();
@@ -234,6 +244,68 @@ impl Terms {
             }
         }
         self.try_app(op, args).expect("sort checked above")
+    }
+
+    /// Bit-vector slicing identities: `extract` of a whole value, of an
+    /// `extract`, of one side of a `concat` or of bits under a `zero_ext`;
+    /// `concat` of two adjacent slices of one value. With them, the bytes
+    /// of a value stored and loaded back (R-MEM-SMT, a vector through an
+    /// `alloca`: R-VEC-SMT) are that value's term again, so two programs
+    /// that route a value differently build the same term (which the
+    /// solver need not prove equal by bit-blasting, e.g. under float
+    /// operations). Each rewrite is an identity of bit-vector algebra.
+    fn slice(&mut self, op: Op, args: &[TermId]) -> Option<TermId> {
+        let width = |s: &Self, t: TermId| s.sort(t).bv_width();
+        match op {
+            Op::Extract { hi, lo } => {
+                let a = args[0];
+                if lo == 0 && width(self, a) == Some(hi + 1) {
+                    return Some(a);
+                }
+                match self.node(a).clone() {
+                    Node::App(Op::Extract { lo: l2, .. }, inner) => {
+                        Some(self.extract(hi + l2, lo + l2, inner[0]))
+                    }
+                    Node::App(Op::Concat, parts) => {
+                        let wl = width(self, parts[1])?;
+                        if hi < wl {
+                            Some(self.extract(hi, lo, parts[1]))
+                        } else if lo >= wl {
+                            Some(self.extract(hi - wl, lo - wl, parts[0]))
+                        } else {
+                            None
+                        }
+                    }
+                    Node::App(Op::ZeroExt(_), inner) if Some(hi) < width(self, inner[0]) => {
+                        Some(self.extract(hi, lo, inner[0]))
+                    }
+                    _ => None,
+                }
+            }
+            // `x * 2^k` is `x << k` (what instcombine makes of it), so a
+            // program and its optimized form build one term.
+            Op::BvMul => {
+                let w = width(self, args[0])?;
+                let (x, k) = match (self.literal(args[0]), self.literal(args[1])) {
+                    (_, Some(Value::Bv { bits, .. })) => (args[0], bits),
+                    (Some(Value::Bv { bits, .. }), _) => (args[1], bits),
+                    _ => return None,
+                };
+                if k == 0 || !k.is_power_of_two() {
+                    return None;
+                }
+                let s = self.bv_const(w, u128::from(k.trailing_zeros()));
+                Some(self.bv_shl(x, s))
+            }
+            Op::Concat => match (self.node(args[0]).clone(), self.node(args[1]).clone()) {
+                (
+                    Node::App(Op::Extract { hi, lo: l1 }, x),
+                    Node::App(Op::Extract { hi: h2, lo }, y),
+                ) if x[0] == y[0] && l1 == h2 + 1 => Some(self.extract(hi, lo, x[0])),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Constant folding: when every argument is a literal and the operator is
@@ -325,6 +397,11 @@ impl Terms {
         self.junction(Op::Or, true, args)
     }
 
+    /// A conjunction or disjunction, flattened (an operand of the same
+    /// junction contributes its operands) and in term-id order without
+    /// duplicates: `a || (b || c)` and `(c || a) || b` of two programs that
+    /// accumulate one condition in different orders (poison flags) are one
+    /// term.
     fn junction(&mut self, op: Op, absorbing: bool, args: &[TermId]) -> TermId {
         let mut kept: Vec<TermId> = Vec::with_capacity(args.len());
         for &a in args {
@@ -335,10 +412,12 @@ impl Terms {
             match self.node(a) {
                 Node::BoolConst(b) if *b == absorbing => return self.bool_const(absorbing),
                 Node::BoolConst(_) => {}
-                _ if kept.contains(&a) => {}
+                Node::App(o, inner) if *o == op => kept.extend(inner.iter().copied()),
                 _ => kept.push(a),
             }
         }
+        kept.sort_unstable();
+        kept.dedup();
         match kept.len() {
             0 => self.bool_const(!absorbing),
             1 => kept[0],

@@ -4,7 +4,9 @@
 //! objects are R-MEM events.
 //!
 //! Not modelled (reported as unsupported, never guessed): aggregates other
-//! than `cmpxchg`'s `{ T, i1 }` result, loads and stores of vectors.
+//! than `cmpxchg`'s `{ T, i1 }` result and vectors (whose layout is
+//! P-VEC-MEM's, [`super::memory::encode`]), vectors of elements that are
+//! not a whole number of bytes.
 //! Data races (P-MEM-RACE) are detected under `Options::races` (every
 //! access goes through [`race`]; barriers join clocks in
 //! `sched::fire` via [`synchronizes`]); without it a racy program gets the
@@ -136,7 +138,7 @@ pub(super) fn store(
     v: Val,
     atomic: bool,
 ) -> R<Result<(), UbKind>> {
-    let bytes = encode(v, ty, layout(cx, loc)?, cx.prog.module)
+    let bytes = encode(v.clone(), ty, layout(cx, loc)?, cx.prog.module)
         .map_err(|e| unsupported(cx.prog, loc, &e.0))?;
     let (obj, off) = match m.mem.check(p, bytes.len() as u64, th.tid, true) {
         Ok(x) => x,
@@ -249,7 +251,7 @@ pub(super) fn mem_intrinsic(
         return Ok(Ok(()));
     }
     let len = u64::try_from(len).unwrap_or(u64::MAX);
-    let (dobj, doff) = match m.mem.check(args[0], len, th.tid, true) {
+    let (dobj, doff) = match m.mem.check(args[0].clone(), len, th.tid, true) {
         Ok(x) => x,
         Err(why) => return Ok(Err(why)),
     };
@@ -260,7 +262,7 @@ pub(super) fn mem_intrinsic(
         };
         vec![b; len as usize]
     } else {
-        let (sobj, soff) = match m.mem.check(args[1], len, th.tid, false) {
+        let (sobj, soff) = match m.mem.check(args[1].clone(), len, th.tid, false) {
             Ok(x) => x,
             Err(why) => return Ok(Err(why)),
         };
@@ -325,20 +327,20 @@ pub(super) fn atomicrmw(
     p: Val,
     x: Val,
 ) -> R<Result<Val, UbKind>> {
-    let old = match load(m, th, cx, loc, ty, p, true)? {
+    let old = match load(m, th, cx, loc, ty, p.clone(), true)? {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
-    let new = rmw(cx, loc, op, old, x)?;
+    let new = rmw(cx, loc, op, old.clone(), x)?;
     Ok(store(m, th, cx, loc, ty, p, new, true)?.map(|()| old))
 }
 
 /// The `atomicrmw` operations on integers (LangRef).
 fn rmw(cx: &Ctx, loc: Loc, op: RmwOp, old: Val, x: Val) -> R<Val> {
-    if let (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) = (old, x) {
+    if let (&Val::Float { ty: f, bits: a }, &Val::Float { bits: b, .. }) = (&old, &x) {
         return rmw_float(cx, loc, op, f, a, b);
     }
-    let (Val::Int { bits, v: a }, Val::Int { v: b, .. }) = (old, x) else {
+    let (&Val::Int { bits, v: a }, &Val::Int { v: b, .. }) = (&old, &x) else {
         return Ok(if op == RmwOp::Xchg { x } else { Val::Poison });
     };
     let (sa, sb) = (signed(bits, a), signed(bits, b));
@@ -408,13 +410,13 @@ pub(super) fn cmpxchg(
     new: Val,
     weak: bool,
 ) -> R<Result<Val, UbKind>> {
-    let old = match load(m, th, cx, loc, ty, p, true)? {
+    let old = match load(m, th, cx, loc, ty, p.clone(), true)? {
         Ok(v) => v,
         Err(why) => return Ok(Err(why)),
     };
-    let equal = match (old, cmp) {
+    let equal = match (&old, &cmp) {
         (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => a == b,
-        (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
+        (&Val::Ptr { obj: o1, off: f1 }, &Val::Ptr { obj: o2, off: f2 }) => {
             super::memory::address(o1, f1) == super::memory::address(o2, f2)
         }
         (Val::Poison, _) | (_, Val::Poison) => return Ok(Err(UbKind::CmpXchgOnPoison)),

@@ -131,7 +131,7 @@ pub(super) fn exec_call(
     let (key, set_value) = match resumed {
         Some(r) => {
             if let Some(e) = th.events.get_mut(r.event) {
-                e.result = Some(match (&kind, r.value) {
+                e.result = Some(match (&kind, r.value.clone()) {
                     (_, Some(v)) => v,
                     (CalleeKind::Entry | CalleeKind::Loop | CalleeKind::Anchor, None) => {
                         Val::Token(r.key)
@@ -235,7 +235,7 @@ pub(super) fn exec_call(
             th.observations.push_back(Observation::Call {
                 callee: name,
                 args,
-                result: v,
+                result: v.clone(),
             });
             v
         }
@@ -250,10 +250,10 @@ pub(super) fn exec_call(
 /// key.
 fn uninterpreted(m: &mut Machine, cx: &mut Ctx, callee: &str, key: String, ret_ty: &Type) -> Val {
     if let Some(v) = m.memo.get(&key) {
-        return *v;
+        return v.clone();
     }
     let v = choose_result(m, cx, callee, ret_ty);
-    m.memo.insert(key, v);
+    m.memo.insert(key, v.clone());
     v
 }
 

@@ -41,6 +41,13 @@ pub(super) fn per_thread(
         // Any type: the operand unchanged (pointers included).
         return Ok(args.get(arg as usize).cloned().unwrap_or(Val::Poison));
     }
+    // P-VEC-ELEM: a pure integer intrinsic on vectors (`llvm.smax.v4i32`)
+    // lane by lane.
+    if let Op::Pure(p) = op {
+        if let Some(r) = super::vector::lift_call(args, |lane| Some(Ok(pure(p, lane)))) {
+            return r;
+        }
+    }
     let bits = ret_bits.ok_or_else(|| "builtin with a non-integer result".to_string())?;
     Ok(match op {
         Op::Index(what, dim) => {
@@ -71,18 +78,18 @@ pub(super) fn per_thread(
             None => Val::Poison,
         },
         Op::WriteLane { val, lane: l, old } => match int_arg(args, l) {
-            Some((_, want)) if want == lane as u128 => args[val as usize],
-            Some(_) => args[old as usize],
+            Some((_, want)) if want == lane as u128 => args[val as usize].clone(),
+            Some(_) => args[old as usize].clone(),
             None => Val::Poison,
         },
-        Op::PassThrough { arg } => args[arg as usize],
+        Op::PassThrough { arg } => args[arg as usize].clone(),
         Op::Pure(p) => return Ok(pure(p, args)),
         other => return Err(format!("operation {other:?} outside a communicating set")),
     })
 }
 
 /// P-THREAD: the pure integer intrinsics (LangRef's meaning; poison in,
-/// poison out; a vector or non-integer operand gives poison, as the
+/// poison out; a non-integer operand gives poison, as the
 /// encoder's type check refuses them).
 fn pure(p: PureOp, args: &[Val]) -> Val {
     let mut ops = [0u128; 3];
@@ -258,7 +265,7 @@ fn in_set(
 ) -> Vec<Result<Val, UbKind>> {
     let n = set.len();
     let same = |v: Val| vec![Ok(v); n];
-    let arg = |i: usize, k: u8| set[i].args.get(k as usize).copied().unwrap_or(Val::Poison);
+    let arg = |i: usize, k: u8| set[i].args.get(k as usize).cloned().unwrap_or(Val::Poison);
     let lanes: Vec<u32> = set.iter().map(|m| lane_of(geom, op, m.tid)).collect();
     // Booleans of argument k in every member (nonzero is true), or None if
     // one is poison.
@@ -408,7 +415,7 @@ fn read_lane(
         Some(j) => Ok(set[j]
             .args
             .get(val as usize)
-            .copied()
+            .cloned()
             .unwrap_or(Val::Poison)),
         None => match oob {
             ShuffleOob::Poison => Ok(Val::Poison),

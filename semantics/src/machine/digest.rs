@@ -347,7 +347,7 @@ fn compute(
             r.loc,
             names.key(r.key),
             r.event,
-            r.value.map(|v| names.val_at(At::Res(r.loc), &v)),
+            r.value.as_ref().map(|v| names.val_at(At::Res(r.loc), v)),
         )
     });
     f.add(&resume);
@@ -360,7 +360,7 @@ fn event(e: &super::state::CallEvent, names: &mut Names) -> u128 {
     for (k, a) in e.args.iter().enumerate() {
         f.add(&names.val_at(At::Arg(e.loc, k), a));
     }
-    f.add(&e.result.map(|r| names.val_at(At::Res(e.loc), &r)));
+    f.add(&e.result.as_ref().map(|r| names.val_at(At::Res(e.loc), r)));
     f.finish()
 }
 

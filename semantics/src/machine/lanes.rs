@@ -153,9 +153,9 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
     // Operand `k` of the member at lane `j`, if that lane is active.
     let read = |j: u32, k: usize| -> Option<Val> {
         at.get(&j)
-            .map(|&m| set[m].args.get(k).copied().unwrap_or(Val::Poison))
+            .map(|&m| set[m].args.get(k).cloned().unwrap_or(Val::Poison))
     };
-    let arg = |m: usize, k: usize| set[m].args.get(k).copied().unwrap_or(Val::Poison);
+    let arg = |m: usize, k: usize| set[m].args.get(k).cloned().unwrap_or(Val::Poison);
     let srcs = |k: usize| -> Vec<Val> { (0..set.len()).map(|m| arg(m, k)).collect() };
     match l {
         Lanes::Permlane64 => lanes
@@ -183,7 +183,7 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
                     match read(base + sel as u32, 1) {
                         Some(v) => v,
                         None if fi & 1 == 1 => Val::Poison,
-                        None if bc & 1 == 1 => zero,
+                        None if bc & 1 == 1 => zero.clone(),
                         None => arg(m, 0),
                     }
                 })
@@ -197,7 +197,7 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
                         return Val::Poison;
                     };
                     match swizzle_source(off as u32, lanes[m]) {
-                        Ok(j) => read(j, 0).unwrap_or(zero),
+                        Ok(j) => read(j, 0).unwrap_or_else(|| zero.clone()),
                         Err(_) => Val::Poison,
                     }
                 })
@@ -218,7 +218,7 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
             let zero = zero_like(&srcs(1), ret_bits);
             lanes
                 .iter()
-                .map(|i| got.get(i).copied().unwrap_or(zero))
+                .map(|i| got.get(i).cloned().unwrap_or_else(|| zero.clone()))
                 .collect()
         }
         Lanes::Bpermute { fi } => {
@@ -233,7 +233,7 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
                     match read(((addr / 4) % w as u128) as u32, 1) {
                         Some(v) => v,
                         None if fi => Val::Poison,
-                        None => zero,
+                        None => zero.clone(),
                     }
                 })
                 .collect()
@@ -261,7 +261,7 @@ pub(super) fn permute(geom: &Geometry, l: Lanes, ret_bits: u32, set: &[&Member])
                     };
                     match j.and_then(|j| read(j, src)) {
                         Some(v) => v,
-                        None if bc & 1 == 1 => zero,
+                        None if bc & 1 == 1 => zero.clone(),
                         None => keep,
                     }
                 })

@@ -120,9 +120,9 @@ impl Execution {
                 .iter()
                 .zip(&sets[t])
                 .map(|(e, s)| {
-                    let r = match e.result {
+                    let r = match &e.result {
                         Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
-                        r => r,
+                        r => r.clone(),
                     };
                     (e.callee.as_str(), r, s)
                 })
@@ -160,9 +160,9 @@ impl Execution {
             }
             f.add(&th.events.len());
             for e in &th.events {
-                let r = match e.result {
+                let r = match &e.result {
                     Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
-                    r => r,
+                    r => r.clone(),
                 };
                 f.add(&(e.callee.as_str(), r, first[&e.key]));
             }
@@ -552,7 +552,7 @@ fn launch(
             .collect();
         let tuples = super::symmetry::choose_sorted(chooser, &domains, opts);
         (0..domains.len())
-            .map(|k| tuples.iter().map(|t| t[k]).collect::<Vec<Val>>())
+            .map(|k| tuples.iter().map(|t| t[k].clone()).collect::<Vec<Val>>())
             .collect::<Vec<_>>()
             .into_iter()
     } else {
@@ -574,7 +574,7 @@ fn launch(
         let uniform = kernel_cc || module.has_attr(&p.attrs, "inreg");
         if let Some(vals) = planned[pi].take() {
             for (t, x) in vals.iter().enumerate() {
-                per_thread[t].push(*x);
+                per_thread[t].push(x.clone());
             }
             inputs.push((name, vals));
             continue;
@@ -584,7 +584,7 @@ fn launch(
                 .next()
                 .expect("symmetry: one sorted column per enumerated parameter");
             for (t, x) in vals.iter().enumerate() {
-                per_thread[t].push(*x);
+                per_thread[t].push(x.clone());
             }
             inputs.push((name, vals));
             continue;
@@ -633,7 +633,7 @@ fn launch(
                 .collect(),
         };
         for (t, x) in vals.iter().enumerate() {
-            per_thread[t].push(*x);
+            per_thread[t].push(x.clone());
         }
         inputs.push((name, vals));
     }

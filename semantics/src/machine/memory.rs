@@ -346,12 +346,23 @@ impl Memory {
     }
 }
 
-/// The bytes of `v` stored as `ty` (little-endian, P-MEM-ACCESS).
+/// The bytes of `v` stored as `ty` (little-endian, P-MEM-ACCESS; a vector
+/// element by element, packed, P-VEC-MEM).
 pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte>, Unmodelled> {
     let size = dl
         .store_size(ty, m)
         .map_err(|e| Unmodelled(format!("memory access of this type ({})", e.0)))?;
-    Ok(match (v, ty) {
+    if let Some((n, et)) = super::vector::shape(ty) {
+        let w = vector_element_bytes(et, dl, m)?;
+        let mut out = Vec::with_capacity(size as usize);
+        for x in super::vector::lanes(&v, n) {
+            let bytes = encode(x, et, dl, m)?;
+            out.extend_from_slice(&bytes[..w as usize]);
+        }
+        out.resize(size as usize, Byte::Poison);
+        return Ok(out);
+    }
+    Ok(match (v.clone(), ty) {
         (Val::Poison, _) => vec![Byte::Poison; size as usize],
         (Val::Int { v, .. }, Type::Int(_)) => (0..size)
             .map(|i| Byte::Data(if i < 16 { (v >> (8 * i)) as u8 } else { 0 }))
@@ -377,11 +388,52 @@ pub fn encode(v: Val, ty: &Type, dl: &DataLayout, m: &Module) -> Result<Vec<Byte
     })
 }
 
+/// P-VEC-MEM: the bytes each element of a vector of `et` occupies in
+/// memory. LLVM packs vector elements by their size in bits
+/// (`DataLayout::getTypeSizeInBits`: no padding between elements), so
+/// element k starts at bit k times that size; elements whose size is not
+/// a whole number of bytes (`<8 x i1>`) would share bytes, and a poison
+/// element would then poison its neighbours' bits: not modelled.
+pub fn vector_element_bytes(et: &Type, dl: &DataLayout, m: &Module) -> Result<u64, Unmodelled> {
+    let unmodelled = |why: String| {
+        Unmodelled(format!(
+            "memory access of a vector of {} ({why})",
+            crate::ir::print::type_str(et)
+        ))
+    };
+    let bits = match et {
+        Type::Int(b) => u64::from(*b),
+        _ => dl.store_size(et, m).map_err(|e| unmodelled(e.0))? * 8,
+    };
+    if bits % 8 != 0 {
+        return Err(unmodelled(
+            "elements narrower than a byte or not a whole number of bytes".into(),
+        ));
+    }
+    Ok(bits / 8)
+}
+
 /// The value of type `ty` that `bytes` hold (P-MEM-ACCESS: any poison byte
 /// makes the value poison; the bytes of a stored pointer read as an integer
 /// are its address, P-MEM-PTR `ptrtoint`, and integer bytes read as a
 /// pointer are `inttoptr` of them in `mem`).
 pub fn decode(bytes: &[Byte], ty: &Type, mem: &Memory) -> Result<Val, Unmodelled> {
+    if let Some((n, et)) = super::vector::shape(ty) {
+        // P-VEC-MEM: element k at byte k * w, each decoded on its own (a
+        // poison byte poisons its element only).
+        let w = bytes.len() / n.max(1);
+        if matches!(et, Type::Int(b) if b % 8 != 0) || w * n != bytes.len() {
+            return Err(Unmodelled(format!(
+                "memory access of a vector of {} (elements narrower than a byte or not a whole number of bytes)",
+                crate::ir::print::type_str(et)
+            )));
+        }
+        return Ok(super::vector::of(
+            (0..n)
+                .map(|k| decode(&bytes[k * w..(k + 1) * w], et, mem))
+                .collect::<Result<Vec<Val>, Unmodelled>>()?,
+        ));
+    }
     if bytes.iter().any(|b| matches!(b, Byte::Poison)) {
         return Ok(Val::Poison);
     }
@@ -589,9 +641,9 @@ mod tests {
             obj: private_id(0, 0),
             off: 0,
         };
-        assert!(m.check(priv0, 4, 0, false).is_ok());
+        assert!(m.check(priv0.clone(), 4, 0, false).is_ok());
         assert!(matches!(
-            m.check(priv0, 4, 1, false),
+            m.check(priv0.clone(), 4, 1, false),
             Err(UbKind::OtherThreadsPrivate { .. })
         ));
     }
@@ -606,7 +658,7 @@ mod tests {
             bits: 32,
             v: 0x0102_0304,
         };
-        let b = encode(v, &Type::Int(32), &dl, &md).unwrap();
+        let b = encode(v.clone(), &Type::Int(32), &dl, &md).unwrap();
         assert_eq!(b[0], Byte::Data(4));
         let mem = Memory::default();
         assert_eq!(decode(&b, &Type::Int(32), &mem).unwrap(), v);
@@ -619,7 +671,7 @@ mod tests {
             }
         );
         let p = Val::Ptr { obj: 3, off: 12 };
-        let pb = encode(p, &Type::Ptr(0), &dl, &md).unwrap();
+        let pb = encode(p.clone(), &Type::Ptr(0), &dl, &md).unwrap();
         assert_eq!(pb.len(), 8);
         assert_eq!(decode(&pb, &Type::Ptr(0), &mem).unwrap(), p);
         // P-MEM-PTR: a pointer's bytes read as an integer are its address.

@@ -4,6 +4,8 @@
 //! | concept                                        | module        | rules |
 //! |------------------------------------------------|---------------|-------|
 //! | values, integer arithmetic, poison             | [`value`]     | P-THREAD |
+//! | vector values, element access, bitcast, reductions | [`vector`] | P-VEC, P-VEC-ACCESS, P-VEC-BITCAST, P-VEC-REDUCE |
+//! | value rules of arithmetic, compares, casts (scalars and element-wise) | `ops` | P-THREAD, P-VEC-ELEM |
 //! | machine state, dynamic-instance keys           | [`state`]     | D-INST, D-CW |
 //! | callee classification, cycles, reachability    | [`program`]   | C-CONV, C-INTR, C-OPS, D-HIER |
 //! | single-thread step rules                       | [`step`]      | P-THREAD, D-MAX-ITER (block visits) |
@@ -40,6 +42,7 @@ pub mod float;
 pub mod lanes;
 pub mod launch;
 pub mod memory;
+mod ops;
 pub mod orbit;
 pub mod program;
 pub mod query;
@@ -52,6 +55,7 @@ pub mod step;
 pub mod symmetry;
 pub mod value;
 pub mod valueflow;
+pub mod vector;
 
 use std::collections::BTreeMap;
 

@@ -46,9 +46,9 @@ impl Elem {
     }
 
     /// The value `v` of class `class` renamed.
-    pub fn apply(&self, r: &Renaming, class: Option<usize>, v: Val) -> Val {
-        let (Some(c), Val::Int { bits, v: x }) = (class, v) else {
-            return v;
+    pub fn apply(&self, r: &Renaming, class: Option<usize>, v: &Val) -> Val {
+        let (Some(c), &Val::Int { bits, v: x }) = (class, v) else {
+            return v.clone();
         };
         let cl = &r.classes[c];
         let y = match cl.kind {
@@ -182,7 +182,7 @@ impl Launches {
             let class = r.params.get(coords[k].param).copied().flatten();
             d.iter()
                 .map(|v| {
-                    let w = g.apply(r, class, *v);
+                    let w = g.apply(r, class, v);
                     d.iter()
                         .position(|x| *x == w)
                         .expect("M-RENAME: renamings map each domain onto itself")
@@ -287,12 +287,12 @@ impl Launches {
         }
         let mut out: Vec<Vec<Val>> = vec![Vec::new(); self.coords.len()];
         for (i, k) in self.uniform.iter().enumerate() {
-            out[*k] = vec![self.coords[*k].domain[u[i] as usize]; threads];
+            out[*k] = vec![self.coords[*k].domain[u[i] as usize].clone(); threads];
         }
         for tup in &t {
             let digits = decode(*tup as usize, &self.per_thread, &self.coords);
             for (d, k) in digits.iter().zip(&self.per_thread) {
-                out[*k].push(self.coords[*k].domain[*d]);
+                out[*k].push(self.coords[*k].domain[*d].clone());
             }
         }
         Some(out)
@@ -443,10 +443,10 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
                 continue;
             };
             for (a, c) in ev.args.iter_mut().zip(args) {
-                *a = g.apply(r, *c, *a);
+                *a = g.apply(r, *c, a);
             }
             if let Some(v) = &mut ev.result {
-                *v = g.apply(r, *res, *v);
+                *v = g.apply(r, *res, v);
             }
         }
         for o in &mut th.observations {
@@ -457,13 +457,13 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
             } = o
             {
                 for (k, a) in args.iter_mut().enumerate() {
-                    *a = g.apply(r, r.slots.get(&(callee.clone(), k)).copied(), *a);
+                    *a = g.apply(r, r.slots.get(&(callee.clone(), k)).copied(), a);
                 }
-                *result = g.apply(r, r.results.get(callee.as_str()).copied(), *result);
+                *result = g.apply(r, r.results.get(callee.as_str()).copied(), result);
             }
         }
         th.end = match th.end.take() {
-            Some(ThreadEnd::Returned(v)) => Some(ThreadEnd::Returned(g.apply(r, r.ret, v))),
+            Some(ThreadEnd::Returned(v)) => Some(ThreadEnd::Returned(g.apply(r, r.ret, &v))),
             Some(ThreadEnd::Ub {
                 loc,
                 why: UbKind::ShuffleOutOfSet { thread },
@@ -479,7 +479,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
     for (name, vals) in &mut moved.inputs {
         let c = inputs.get(name).copied();
         for v in vals.iter_mut() {
-            *v = g.apply(r, c, *v);
+            *v = g.apply(r, c, v);
         }
     }
     super::symmetry::renamed(&moved, &perm)

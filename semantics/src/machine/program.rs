@@ -179,6 +179,11 @@ fn unknown_callees_in<'m>(
                 if c.callee_name().is_some_and(super::access::is_mem_intrinsic) {
                     continue; // modelled: a byte loop (P-MEM-ACCESS)
                 }
+                if c.callee_name().is_some_and(|n| {
+                    super::float::is_intrinsic(n) || super::vector::reduction(n).is_some()
+                }) {
+                    continue; // modelled: P-FLOAT, P-VEC-REDUCE (step rules)
+                }
                 let how = match classify(module, c) {
                     CalleeKind::UnknownConvergent => {
                         "convergent: a function of the communicating set"

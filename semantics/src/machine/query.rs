@@ -515,12 +515,12 @@ pub fn eval(module: &crate::ir::Module, exec: &Execution, c: &Cond) -> bool {
             let Some((vr, Some(i))) = resolve(exec, &names, r) else {
                 return false;
             };
-            let Some(got) = exec.threads[vr.0].events[i].result else {
+            let Some(got) = &exec.threads[vr.0].events[i].result else {
                 return false;
             };
             let same = match (got, v) {
                 (Val::Poison, None) => true,
-                (Val::Int { bits, v: x }, Some(want)) => {
+                (&Val::Int { bits, v: x }, Some(want)) => {
                     int(bits, *want) == Val::Int { bits, v: x }
                 }
                 _ => false,

@@ -45,8 +45,11 @@
 //! - all members have one integer type wider than `i1` on which the domain
 //!   values are distinct.
 //!
-//! Anything else (arithmetic, casts, memory, branches on booleans made from
-//! the class, a given `--arg`) leaves the class unrenamed.
+//! Anything else (arithmetic, casts, memory, vector instructions, the
+//! intrinsics the step rules compute from their operands: P-FLOAT's and
+//! P-VEC-REDUCE's, whose declarations are otherwise unknown functions,
+//! branches on booleans made from the class, a given `--arg`) leaves the
+//! class unrenamed.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

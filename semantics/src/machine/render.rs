@@ -202,7 +202,7 @@ pub fn events(module: &Module, kernel: &str, exec: &Execution) -> String {
         for e in &th.events {
             let set = &by_key[&e.key];
             let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
-            let result = e.result.map_or("-".to_string(), |r| r.to_string());
+            let result = e.result.as_ref().map_or("-".to_string(), |r| r.to_string());
             let with = if set.len() <= INLINE_SET {
                 format!("{{{}}}", member_list(set))
             } else {
@@ -367,7 +367,7 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
                         "callee": ev.callee,
                         "args": ev.args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
                         "set": set.iter().map(|(u, p)| [*u, *p]).collect::<Vec<_>>(),
-                        "result": ev.result.map(|r| r.to_string()),
+                        "result": ev.result.as_ref().map(|r| r.to_string()),
                     }));
                 }
             }

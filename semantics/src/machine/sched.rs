@@ -369,7 +369,7 @@ fn op_results(
                 set: args,
             };
             let v = match m.conv.get(&memo) {
-                Some(v) => *v,
+                Some(v) => v.clone(),
                 None => {
                     let ty = match &call.ty {
                         crate::ir::Type::Func { ret, .. } => (**ret).clone(),
@@ -385,7 +385,7 @@ fn op_results(
                         call.callee_name().unwrap_or("<indirect>"),
                         &ty,
                     );
-                    m.conv.insert(memo, v);
+                    m.conv.insert(memo, v.clone());
                     v
                 }
             };

@@ -3,16 +3,16 @@
 //! visit.
 
 use crate::ir::{
-    BinOp, CastOp, Const, ConstExpr, Inst, InstKind, Operand, TermKind, Type, TypedConst,
-    TypedOperand, ValueId,
+    Const, ConstExpr, Inst, InstKind, Operand, TermKind, Type, TypedConst, TypedOperand, ValueId,
 };
 
 use crate::ir::float::FloatTy;
 
 use super::chooser::Chooser;
+use super::ops::bits_of;
 use super::program::Program;
 use super::state::{KeyNode, Loc, Machine, Status, ThreadEnd, ThreadState, Visit};
-use super::value::{binary, icmp, int, mask, signed, Arith, UbKind, Val};
+use super::value::{binary, int, Arith, UbKind, Val};
 use super::{Options, RunError};
 
 /// Why a thread's run stopped the whole exploration or execution.
@@ -144,18 +144,22 @@ pub(super) fn eval(
     ty: &Type,
     op: &Operand,
 ) -> R<Val> {
-    match op {
-        Operand::Local(v) => Ok(th
+    if matches!(ty, Type::Vector { scalable: true, .. }) {
+        return Err(unsupported(cx.prog, loc, "scalable vector"));
+    }
+    let v = match op {
+        Operand::Local(v) => th
             .frames
             .back()
             .expect("frame")
             .values
             .get(v)
-            .copied()
-            .unwrap_or(Val::Poison)),
-        Operand::Const(c) => const_val(m, cx, loc, th.group, ty, c),
-        Operand::Metadata(_) => Err(unsupported(cx.prog, loc, "metadata operand")),
-    }
+            .cloned()
+            .unwrap_or(Val::Poison),
+        Operand::Const(c) => const_val(m, cx, loc, th.group, ty, c)?,
+        Operand::Metadata(_) => return Err(unsupported(cx.prog, loc, "metadata operand")),
+    };
+    Ok(super::vector::normalise(ty, v))
 }
 
 /// A constant's value in a thread of launch group `group` (P-MEM-OBJ: a
@@ -187,6 +191,19 @@ pub(super) fn const_val(
             0,
         )),
         (Const::ZeroInit, Type::Ptr(_)) => Ok(Val::Ptr { obj: 0, off: 0 }),
+        // P-VEC: a vector constant element by element; `zeroinitializer`
+        // is every element's zero.
+        (Const::Vector(elems), _) if super::vector::shape(ty).is_some() => Ok(super::vector::of(
+            elems
+                .iter()
+                .map(|e| const_val(m, cx, loc, group, &e.ty, &e.value))
+                .collect::<R<Vec<Val>>>()?,
+        )),
+        (Const::ZeroInit, _) if super::vector::shape(ty).is_some() => {
+            let (n, et) = super::vector::shape(ty).expect("guarded by the match arm");
+            let z = const_val(m, cx, loc, group, et, &Const::ZeroInit)?;
+            Ok(super::vector::of(vec![z; n]))
+        }
         (Const::Global(name), _) => match cx.prog.globals.get(name) {
             Some(obj) => {
                 let obj = super::memory::global_id(cx.prog.module, *obj as usize - 1, group);
@@ -211,7 +228,9 @@ pub(super) fn const_val(
 fn const_expr_val(m: &Machine, cx: &Ctx, loc: Loc, group: u32, e: &ConstExpr) -> R<Val> {
     let sub = |tc: &TypedConst| const_val(m, cx, loc, group, &tc.ty, &tc.value);
     match e {
-        ConstExpr::Cast { op, from, to } => cast(m, cx, loc, *op, &[], &from.ty, to, sub(from)?),
+        ConstExpr::Cast { op, from, to } => {
+            super::ops::cast(m, cx, loc, *op, &[], &from.ty, to, sub(from)?)
+        }
         ConstExpr::Gep {
             flags,
             source_ty,
@@ -286,15 +305,17 @@ pub fn choose_value(m: &mut Machine, chooser: &mut Chooser, opts: &Options, ty: 
             );
             Val::Ptr { obj, off: 0 }
         }
+        // P-VEC: each element chosen on its own.
+        Type::Vector {
+            len,
+            scalable: false,
+            elem,
+        } => super::vector::of(
+            (0..*len)
+                .map(|_| choose_value(m, chooser, opts, elem))
+                .collect(),
+        ),
         _ => Val::Void,
-    }
-}
-
-fn bits_of(cx: &Ctx, loc: Loc, ty: &Type) -> R<u32> {
-    match ty.int_bits() {
-        Some(b) if (1..=128).contains(&b) => Ok(b),
-        Some(_) => Err(unsupported(cx.prog, loc, "integer wider than 128 bits")),
-        None => Err(unsupported(cx.prog, loc, "non-integer arithmetic")),
     }
 }
 
@@ -313,26 +334,19 @@ fn exec_inst(
             ty,
             lhs,
             rhs,
-        } if FloatTy::of(ty).is_some() => {
-            let f = FloatTy::of(ty).expect("guarded by the match arm");
-            let v = match (
+        } => {
+            let (a, b) = (
                 eval(m, th, cx, loc, ty, lhs)?,
                 eval(m, th, cx, loc, ty, rhs)?,
-            ) {
-                (Val::Float { bits: a, .. }, Val::Float { bits: b, .. }) => {
-                    super::float::binary(*op, flags, f, a, b)
-                }
-                _ => Val::Poison,
-            };
-            set(th, res, v);
+            );
+            match super::ops::binary(cx, loc, *op, flags, ty, a, b)? {
+                Arith::Val(v) => set(th, res, v),
+                Arith::Ub(why) => return Ok(ub(th, loc, why)),
+            }
         }
         InstKind::FNeg { flags, ty, value } => {
-            let v = match eval(m, th, cx, loc, ty, value)? {
-                Val::Float { ty: f, bits } => super::float::fneg(flags, f, bits),
-                Val::Poison => Val::Poison,
-                _ => return Err(unsupported(cx.prog, loc, "fneg of a vector")),
-            };
-            set(th, res, v);
+            let a = eval(m, th, cx, loc, ty, value)?;
+            set(th, res, super::ops::fneg(flags, ty, a));
         }
         InstKind::FCmp {
             flags,
@@ -341,76 +355,25 @@ fn exec_inst(
             lhs,
             rhs,
         } => {
-            let v = match (
+            let (a, b) = (
                 eval(m, th, cx, loc, ty, lhs)?,
                 eval(m, th, cx, loc, ty, rhs)?,
-            ) {
-                (Val::Float { ty: f, bits: a }, Val::Float { bits: b, .. }) => {
-                    super::float::fcmp(&pred.0, flags, f, a, b).ok_or_else(|| {
-                        Stop::Error(RunError::IllFormed {
-                            rule: "P-PROG",
-                            at: loc_text(cx.prog, loc),
-                            message: format!("unknown fcmp predicate '{}'", pred.0),
-                        })
-                    })?
-                }
-                (Val::Poison, _) | (_, Val::Poison) => Val::Poison,
-                _ => return Err(unsupported(cx.prog, loc, "fcmp of vectors")),
-            };
+            );
+            let v = super::ops::fcmp(cx, loc, &pred.0, flags, ty, a, b)?;
             set(th, res, v);
         }
-        InstKind::Binary {
-            op,
-            flags,
+        InstKind::ICmp {
+            samesign,
+            pred,
             ty,
             lhs,
             rhs,
         } => {
-            let bits = bits_of(cx, loc, ty)?;
             let (a, b) = (
                 eval(m, th, cx, loc, ty, lhs)?,
                 eval(m, th, cx, loc, ty, rhs)?,
             );
-            let v = match (a, b) {
-                (Val::Int { v: a, .. }, Val::Int { v: b, .. }) => binary(*op, flags, bits, a, b),
-                // Division by a poison divisor may be division by zero.
-                (_, Val::Poison)
-                    if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) =>
-                {
-                    Arith::Ub(UbKind::DivisionByPoison)
-                }
-                _ => Arith::Val(Val::Poison),
-            };
-            match v {
-                Arith::Val(v) => set(th, res, v),
-                Arith::Ub(why) => return Ok(ub(th, loc, why)),
-            }
-        }
-        InstKind::ICmp {
-            pred, ty, lhs, rhs, ..
-        } => {
-            let (a, b) = (
-                eval(m, th, cx, loc, ty, lhs)?,
-                eval(m, th, cx, loc, ty, rhs)?,
-            );
-            let v = match (a, b) {
-                (Val::Int { bits, v: a }, Val::Int { v: b, .. }) => {
-                    int(1, icmp(*pred, bits, a, b) as i128)
-                }
-                // P-MEM-PTR: pointers compare by address, at the width of
-                // their address space.
-                (Val::Ptr { obj: o1, off: f1 }, Val::Ptr { obj: o2, off: f2 }) => {
-                    let space = match ty {
-                        Type::Ptr(s) => *s,
-                        _ => 0,
-                    };
-                    let w = pointer_bits(cx, loc, space)?;
-                    let a = pointer_address(cx, loc, m, o1, f1, space, w)?;
-                    let b = pointer_address(cx, loc, m, o2, f2, space, w)?;
-                    int(1, icmp(*pred, w, a, b) as i128)
-                }
-                _ => Val::Poison,
-            };
+            let v = super::ops::icmp(m, cx, loc, *pred, *samesign, ty, a, b)?;
             set(th, res, v);
         }
         InstKind::Select {
@@ -420,18 +383,13 @@ fn exec_inst(
             ..
         } => {
             let c = eval_t(m, th, cx, loc, cond)?;
-            let v = match c {
-                Val::Int { v: 1, .. } => eval_t(m, th, cx, loc, on_true)?,
-                Val::Int { .. } => eval_t(m, th, cx, loc, on_false)?,
-                _ => Val::Poison,
-            };
-            set(th, res, v);
+            let x = eval_t(m, th, cx, loc, on_true)?;
+            let y = eval_t(m, th, cx, loc, on_false)?;
+            set(th, res, super::ops::select(&on_true.ty, c, x, y));
         }
         InstKind::Freeze(op) => {
-            let v = match eval_t(m, th, cx, loc, op)? {
-                Val::Poison => choose_value(m, cx.chooser, cx.opts, &op.ty),
-                v => v,
-            };
+            let v = eval_t(m, th, cx, loc, op)?;
+            let v = super::ops::freeze(m, cx, &op.ty, v);
             set(th, res, v);
         }
         InstKind::Cast {
@@ -441,8 +399,40 @@ fn exec_inst(
             to,
         } => {
             let v = eval_t(m, th, cx, loc, from)?;
-            let r = cast(m, cx, loc, *op, flags, &from.ty, to, v)?;
+            let r = super::ops::cast(m, cx, loc, *op, flags, &from.ty, to, v)?;
             set(th, res, r);
+        }
+        InstKind::ExtractElement { vector, index } => {
+            let (n, _) = vector_shape(cx, loc, &vector.ty)?;
+            let v = eval_t(m, th, cx, loc, vector)?;
+            let i = eval_t(m, th, cx, loc, index)?;
+            set(th, res, super::vector::extract(&v, n, &i));
+        }
+        InstKind::InsertElement {
+            vector,
+            value,
+            index,
+        } => {
+            let (n, _) = vector_shape(cx, loc, &vector.ty)?;
+            let v = eval_t(m, th, cx, loc, vector)?;
+            let x = eval_t(m, th, cx, loc, value)?;
+            let i = eval_t(m, th, cx, loc, index)?;
+            set(th, res, super::vector::insert(&v, n, x, &i));
+        }
+        InstKind::ShuffleVector { a, b, mask } => {
+            let (n, _) = vector_shape(cx, loc, &a.ty)?;
+            let (len, _) = vector_shape(cx, loc, &mask.ty)?;
+            let x = eval_t(m, th, cx, loc, a)?;
+            let y = eval_t(m, th, cx, loc, b)?;
+            let k = eval_t(m, th, cx, loc, mask)?;
+            let v = super::vector::shuffle(&x, &y, n, &k, len).map_err(|message| {
+                Stop::Error(RunError::IllFormed {
+                    rule: "P-PROG",
+                    at: loc_text(cx.prog, loc),
+                    message,
+                })
+            })?;
+            set(th, res, v);
         }
         InstKind::Phi { .. } => {
             // Phis are evaluated on block entry (see `enter_block`).
@@ -450,13 +440,25 @@ fn exec_inst(
         InstKind::Call(call) => {
             // P-FLOAT: the float intrinsics of machine::float are computed
             // here; every other call goes through the call rules.
-            if let Some(name) = call.callee_name().filter(|n| super::float::is_intrinsic(n)) {
+            if let Some(name) = call
+                .callee_name()
+                .filter(|n| super::float::is_intrinsic(n) || super::vector::reduction(n).is_some())
+            {
                 let args = call
                     .args
                     .iter()
                     .map(|a| eval(m, th, cx, loc, &a.ty, &a.value))
                     .collect::<R<Vec<Val>>>()?;
-                if let Some(r) = super::float::intrinsic(name, &call.flags, &args) {
+                // P-VEC-REDUCE, and P-VEC-ELEM for float intrinsics on
+                // vectors (lane by lane).
+                let r = match super::vector::reduction(name) {
+                    Some(r) => Some(super::vector::reduce(r, &call.flags, &args)),
+                    None => super::vector::lift_call(&args, |lane| {
+                        super::float::intrinsic(name, &call.flags, lane)
+                    })
+                    .or_else(|| super::float::intrinsic(name, &call.flags, &args)),
+                };
+                if let Some(r) = r {
                     let v = r.map_err(|message| {
                         Stop::Error(RunError::IllFormed {
                             rule: "P-PROG",
@@ -571,105 +573,10 @@ fn exec_inst(
     Ok(Flow::Next)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn cast(
-    m: &Machine,
-    cx: &Ctx,
-    loc: Loc,
-    op: CastOp,
-    flags: &[String],
-    from: &Type,
-    to: &Type,
-    v: Val,
-) -> R<Val> {
-    let has = |f: &str| flags.iter().any(|x| x == f);
-    if let Some(r) = super::float::cast(op, flags, from, to, v) {
-        return r.map_err(|what| unsupported(cx.prog, loc, &what));
-    }
-    if let (CastOp::IntToPtr, Val::Int { v: x, .. }, Type::Ptr(space)) = (op, v, to) {
-        // P-MEM-PTR: the integer zero-extended or truncated to the pointer
-        // width, then the object whose range holds it.
-        let w = pointer_bits(cx, loc, *space)?;
-        let addr = (x & mask(w)) as u64;
-        return Ok(m.mem.pointer_at(addr, *space));
-    }
-    let Val::Int { bits: fb, v: x } = v else {
-        return match (op, v, from) {
-            (_, Val::Poison, _) => Ok(Val::Poison),
-            (CastOp::BitCast | CastOp::AddrSpaceCast, v, _) => Ok(v),
-            // P-MEM-PTR: base + offset at the pointer width, then resized.
-            (CastOp::PtrToInt, Val::Ptr { obj, off }, Type::Ptr(space)) => {
-                let tb = bits_of(cx, loc, to)?;
-                let w = pointer_bits(cx, loc, *space)?;
-                let a = pointer_address(cx, loc, m, obj, off, *space, w)?;
-                Ok(Val::Int {
-                    bits: tb,
-                    v: a & mask(tb),
-                })
-            }
-            _ => Err(unsupported(cx.prog, loc, "pointer cast")),
-        };
-    };
-    let tb = bits_of(cx, loc, to)?;
-    Ok(match op {
-        CastOp::Trunc => {
-            let r = x & mask(tb);
-            if (has("nuw") && r != x) || (has("nsw") && signed(tb, r) != signed(fb, x)) {
-                Val::Poison
-            } else {
-                Val::Int { bits: tb, v: r }
-            }
-        }
-        CastOp::ZExt => {
-            if has("nneg") && signed(fb, x) < 0 {
-                Val::Poison
-            } else {
-                Val::Int { bits: tb, v: x }
-            }
-        }
-        CastOp::SExt => int(tb, signed(fb, x)),
-        CastOp::BitCast => Val::Int { bits: tb, v: x },
-        _ => return Err(unsupported(cx.prog, loc, "pointer cast")),
-    })
-}
-
-/// The pointer width in bits of address space `space` (P-MEM-LAYOUT).
-fn pointer_bits(cx: &Ctx, loc: Loc, space: u32) -> R<u32> {
-    Ok(super::access::layout(cx, loc)?.pointer_size(space) as u32 * 8)
-}
-
-/// P-MEM-PTR: a pointer's address at width `w`; an object whose addresses
-/// do not fit a narrow address space is reported unsupported (the fixed
-/// bases of [`super::memory::SLOT`] are laid out for 64-bit pointers).
-fn pointer_address(
-    cx: &Ctx,
-    loc: Loc,
-    m: &Machine,
-    obj: u32,
-    off: i64,
-    space: u32,
-    w: u32,
-) -> R<u128> {
-    let a = super::memory::address(obj, off) as u128;
-    if w < 64 && obj != 0 && obj != super::memory::NO_OBJECT {
-        let end = super::memory::base_address(obj) as u128
-            + m.mem.objects.get(&obj).map_or(0, |o| o.bytes.len() as u128);
-        if end >> w != 0 {
-            let name = m
-                .mem
-                .objects
-                .get(&obj)
-                .map_or_else(|| format!("object {obj}"), |o| o.name.clone());
-            return Err(unsupported(
-                cx.prog,
-                loc,
-                &format!(
-                    "address of {name} in the {w}-bit address space {space} (P-MEM-PTR bases are 2 MiB apart by object id)"
-                ),
-            ));
-        }
-    }
-    Ok(a & mask(w))
+/// The element count and type of a fixed-width vector operand (P-VEC);
+/// scalable vectors are not modelled.
+fn vector_shape<'t>(cx: &Ctx, loc: Loc, ty: &'t Type) -> R<(usize, &'t Type)> {
+    super::vector::shape(ty).ok_or_else(|| unsupported(cx.prog, loc, "scalable vector"))
 }
 
 fn exec_term(m: &mut Machine, th: &mut ThreadState, cx: &mut Ctx, loc: Loc) -> R<Flow> {

@@ -229,7 +229,7 @@ pub fn choose_sorted(chooser: &mut Chooser, domains: &[Vec<Val>], opts: &Options
         let mut tuple = vec![Val::Void; domains.len()];
         for (k, d) in domains.iter().enumerate().rev() {
             let n = d.len().max(1);
-            tuple[k] = d.get(rest % n).copied().unwrap_or(Val::Void);
+            tuple[k] = d.get(rest % n).cloned().unwrap_or(Val::Void);
             rest /= n;
         }
         out.push(tuple);
@@ -273,7 +273,7 @@ pub fn renamed(e: &Execution, perm: &[usize]) -> Execution {
         .map(|(name, vals)| {
             let mut out = vals.clone();
             for (t, v) in vals.iter().enumerate() {
-                out[perm[t]] = *v;
+                out[perm[t]] = v.clone();
             }
             (name.clone(), out)
         })

@@ -4,6 +4,7 @@
 //! is undefined behaviour, reported by the caller).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::ir::float::FloatTy;
 use crate::ir::{BinOp, ICmpPred};
@@ -12,7 +13,9 @@ use super::state::KeyId;
 
 /// A runtime value. Integers are kept zero-extended in a `u128` and masked
 /// to their width after every operation, so equal values compare equal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Not `Copy` because of [`Val::Vector`]; cloning a vector shares its
+/// elements.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Val {
     /// `iN` value, `bits <= 128`, `v < 2^bits`.
     Int { bits: u32, v: u128 },
@@ -33,6 +36,12 @@ pub enum Val {
     /// The `{ i1, iN }` result of `llvm.amdgcn.if`/`else` (C-OPS): whether
     /// the thread takes the branch, and the mask of `bits` bits.
     CfMask { take: bool, bits: u32, mask: u128 },
+    /// P-VEC: a fixed-width vector `<N x T>`, element 0 first; each
+    /// element is an `Int`, `Float`, `Ptr` or `Poison` (poison per
+    /// element). A vector-typed value is always this variant, a poison
+    /// vector included (every element `Poison`), so equal vectors compare
+    /// equal ([`super::vector`]).
+    Vector(Arc<[Val]>),
     /// A convergence token (C-INTR): the key of the dynamic instance of the
     /// control intrinsic that produced it.
     Token(KeyId),
@@ -69,6 +78,16 @@ impl fmt::Display for Val {
                     v: *mask
                 }
             ),
+            Val::Vector(xs) => {
+                f.write_str("<")?;
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{x}")?;
+                }
+                f.write_str(">")
+            }
             Val::Token(k) => write!(f, "token#{}", k.0),
             Val::Void => f.write_str("void"),
         }

@@ -345,6 +345,8 @@ fn produced(
 ) {
     match kind {
         InstKind::Phi { .. } | InstKind::Select { .. } => {} // see `uses`
+        // P-FLOAT, P-VEC-REDUCE: computed by the step rules, not chosen.
+        InstKind::Call(c) if computed(c) => flow.bad(i, || "a computed intrinsic's result".into()),
         InstKind::Call(c) => match classify(module, c) {
             CalleeKind::Defined(g) => {
                 let r = flow.node(Node::Ret(g));
@@ -381,6 +383,15 @@ fn produced(
             flow.bad(i, || what.chars().take(24).collect());
         }
     }
+}
+
+/// Whether `c` is computed by the step rules from its operands (the float
+/// intrinsics of P-FLOAT, the vector reductions of P-VEC-REDUCE) although
+/// its callee is a declaration that [`classify`] reads as unknown: its
+/// result is not an opaque value, its operands are used by arithmetic.
+fn computed(c: &crate::ir::Call) -> bool {
+    c.callee_name()
+        .is_some_and(|n| super::float::is_intrinsic(n) || super::vector::reduction(n).is_some())
 }
 
 /// Thread renaming and the call `c` (with or without a result): indirect
@@ -488,6 +499,12 @@ fn uses(
                 }
                 (None, None) => {}
             }
+            None
+        }
+        // Computed from its operands by the step rules (P-FLOAT,
+        // P-VEC-REDUCE): arithmetic, no call event.
+        InstKind::Call(c) if computed(c) => {
+            bad_all(flow, "an operand of a computed intrinsic");
             None
         }
         InstKind::Call(c) => {

@@ -254,7 +254,7 @@ pub fn check_soundness_with(
         for (t, th) in e.threads.iter().enumerate() {
             let mut obs = th.observations.iter().filter_map(|o| match o {
                 Observation::Call { callee, args, .. } if callee.starts_with(OBSERVE) => {
-                    args.first().copied()
+                    args.first().cloned()
                 }
                 _ => None,
             });

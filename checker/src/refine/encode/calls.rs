@@ -56,10 +56,9 @@ impl Builder<'_, '_> {
                 v => v,
             })
             .collect();
-        let rw = width(&call.ty);
         let unset = match &call.ty {
             Type::Void | Type::Token => V::Void,
-            _ => self.poison(rw),
+            ty => self.poison_of(ty),
         };
         if info.convergent {
             let o = self.op_index[&(th.visit.bi, ii)];
@@ -177,10 +176,23 @@ impl Builder<'_, '_> {
                 Some(self.int(bits))
             }
             CallSem::Geometry { what, dim } => Some(self.geometry(th, what, dim, rw)),
-            CallSem::PureIntrinsic(op) => Some(self.pure_intrinsic(op, rw, &args)),
+            // P-VEC-ELEM: on vectors lane by lane.
+            CallSem::PureIntrinsic(op) => Some(match semantics::machine::vector::shape(&call.ty) {
+                Some((_, et)) => {
+                    let ew = width(et);
+                    self.lanes(&args, |s, lane| s.pure_intrinsic(op, ew, lane))
+                }
+                None => self.pure_intrinsic(op, rw, &args),
+            }),
             CallSem::FloatIntrinsic(ref base) => {
-                Some(self.float_intrinsic(base, &call.flags, &call.ty, &args))
+                Some(match semantics::machine::vector::shape(&call.ty) {
+                    Some((_, et)) => self.lanes(&args, |s, lane| {
+                        s.float_intrinsic(base, &call.flags, et, lane)
+                    }),
+                    None => self.float_intrinsic(base, &call.flags, &call.ty, &args),
+                })
             }
+            CallSem::VectorReduce(r) => Some(self.reduce(r, &call.flags, &call.ty, &args)),
             CallSem::Pure if call.ty != Type::Void => {
                 Some(self.input_call(th, info, rw, &args, true))
             }

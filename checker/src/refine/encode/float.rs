@@ -35,6 +35,9 @@ impl Builder<'_, '_> {
     /// (P-FLOAT, read as LLParser reads it), anything else as
     /// [`Builder::operand`] reads it.
     pub(super) fn typed(&mut self, op: &Operand, ty: &Type, th: &ThreadSt) -> V {
+        if semantics::machine::vector::shape(ty).is_some() {
+            return self.vec_value(op, ty, th, false);
+        }
         match (op, FloatTy::of(ty)) {
             (Operand::Const(c), Some(f)) => self.float_const(c, f),
             _ => self.operand(op, width(ty), th),
@@ -43,6 +46,9 @@ impl Builder<'_, '_> {
 
     /// [`Builder::typed`] before the current step (a phi's incoming value).
     pub(super) fn typed_before(&mut self, op: &Operand, ty: &Type, th: &ThreadSt) -> V {
+        if semantics::machine::vector::shape(ty).is_some() {
+            return self.vec_value(op, ty, th, true);
+        }
         match (op, FloatTy::of(ty)) {
             (Operand::Const(c), Some(f)) => self.float_const(c, f),
             _ => self.operand_before(op, width(ty), th),
@@ -51,7 +57,7 @@ impl Builder<'_, '_> {
 
     /// A float constant: a literal's bits, `zeroinitializer` as +0, and
     /// poison/undef as poison.
-    fn float_const(&mut self, c: &Const, f: FloatTy) -> V {
+    pub(super) fn float_const(&mut self, c: &Const, f: FloatTy) -> V {
         let w = f.bits();
         match c {
             Const::Float(text) => match parse_literal(text, f) {
@@ -139,11 +145,24 @@ impl Builder<'_, '_> {
         rhs: &Operand,
     ) -> V {
         let f = FloatTy::of(ty).expect("prepare admits float arithmetic on float types only");
-        let w = f.bits();
         let a = self.typed(lhs, ty, th);
         let b = self.typed(rhs, ty, th);
-        let (ab, ap) = self.bits_of(&a, w);
-        let (bb, bp) = self.bits_of(&b, w);
+        self.fbinary_elem(op, flags, f, &a, &b)
+    }
+
+    /// [`Builder::fbinary`] on two values of format `f` (a scalar or one
+    /// element of a vector, R-VEC-SMT).
+    pub(super) fn fbinary_elem(
+        &mut self,
+        op: BinOp,
+        flags: &[String],
+        f: FloatTy,
+        a: &V,
+        b: &V,
+    ) -> V {
+        let w = f.bits();
+        let (ab, ap) = self.bits_of(a, w);
+        let (bb, bp) = self.bits_of(b, w);
         let fop = match op {
             BinOp::FAdd => FpOp::Add,
             BinOp::FSub => FpOp::Sub,
@@ -161,7 +180,12 @@ impl Builder<'_, '_> {
     pub(super) fn fneg(&mut self, th: &ThreadSt, flags: &[String], ty: &Type, x: &Operand) -> V {
         let f = FloatTy::of(ty).expect("prepare admits fneg on float types only");
         let a = self.typed(x, ty, th);
-        let (ab, ap) = self.bits_of(&a, f.bits());
+        self.fneg_elem(flags, f, &a)
+    }
+
+    /// [`Builder::fneg`] of one value of format `f`.
+    pub(super) fn fneg_elem(&mut self, flags: &[String], f: FloatTy, a: &V) -> V {
+        let (ab, ap) = self.bits_of(a, f.bits());
         let s = self.sign_bit(f);
         let r = self.t.bv_xor(ab, s);
         let fp = self.fmf_poison(flags, f, &[ab, r]);
@@ -181,11 +205,23 @@ impl Builder<'_, '_> {
         rhs: &Operand,
     ) -> V {
         let f = FloatTy::of(ty).expect("prepare admits fcmp on float types only");
-        let w = f.bits();
         let a = self.typed(lhs, ty, th);
         let b = self.typed(rhs, ty, th);
-        let (x, xp) = self.bits_of(&a, w);
-        let (y, yp) = self.bits_of(&b, w);
+        self.fcmp_elem(pred, flags, f, &a, &b)
+    }
+
+    /// [`Builder::fcmp`] on two values of format `f`.
+    pub(super) fn fcmp_elem(
+        &mut self,
+        pred: &str,
+        flags: &[String],
+        f: FloatTy,
+        a: &V,
+        b: &V,
+    ) -> V {
+        let w = f.bits();
+        let (x, xp) = self.bits_of(a, w);
+        let (y, yp) = self.bits_of(b, w);
         let na = self.is_nan(f, x);
         let nb = self.is_nan(f, y);
         let uno = self.t.or(&[na, nb]);
@@ -240,8 +276,21 @@ impl Builder<'_, '_> {
         to: &Type,
     ) -> V {
         let a = self.typed(&from.value, &from.ty, th);
-        let (x, xp) = self.bits_of(&a, width(&from.ty));
-        let (ff, ft) = (FloatTy::of(&from.ty), FloatTy::of(to));
+        self.fcast_elem(op, flags, &from.ty, to, &a)
+    }
+
+    /// [`Builder::fcast`] of one value of type `from` to `to` (scalars, or
+    /// the element types of a vector cast).
+    pub(super) fn fcast_elem(
+        &mut self,
+        op: CastOp,
+        flags: &[String],
+        from: &Type,
+        to: &Type,
+        a: &V,
+    ) -> V {
+        let (x, xp) = self.bits_of(a, width(from));
+        let (ff, ft) = (FloatTy::of(from), FloatTy::of(to));
         let fls = self.t.fls();
         let (bits, extra) = match (op, ff, ft) {
             (CastOp::FPTrunc | CastOp::FPExt, Some(f), Some(t)) => {
@@ -275,7 +324,7 @@ impl Builder<'_, '_> {
                 };
                 let r = self.fp(fop, t, &[x]);
                 let p = if op == CastOp::UIToFP && flags.iter().any(|f| f == "nneg") {
-                    let wf = width(&from.ty);
+                    let wf = width(from);
                     let zero = self.bv(wf, 0);
                     self.t.bv_slt(x, zero)
                 } else {

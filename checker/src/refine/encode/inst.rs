@@ -39,6 +39,9 @@ impl Builder<'_, '_> {
         ii: usize,
         inst: &IrInst,
     ) -> Option<V> {
+        if let Some(v) = self.vector_inst(enc, th, ii, inst) {
+            return v;
+        }
         Some(match &inst.kind {
             InstKind::AtomicRmw { value, .. } => return self.atomicrmw(th, ii, value),
             InstKind::Binary {
@@ -80,8 +83,12 @@ impl Builder<'_, '_> {
                 ..
             } => self.ptr_icmp(th, *pred, lhs, rhs),
             InstKind::ICmp {
-                pred, ty, lhs, rhs, ..
-            } => self.icmp(th, *pred, ty, lhs, rhs),
+                samesign,
+                pred,
+                ty,
+                lhs,
+                rhs,
+            } => self.icmp(th, *pred, *samesign, ty, lhs, rhs),
             InstKind::Load { ty, ptr, .. } => self.load(th, ty, ptr),
             InstKind::Store { value, ptr, .. } => {
                 self.store(th, value, ptr);
@@ -105,7 +112,12 @@ impl Builder<'_, '_> {
                 on_false,
                 ..
             } => self.select(th, cond, on_true, on_false),
-            InstKind::Cast { op, from, to, .. } => self.cast(th, *op, from, to),
+            InstKind::Cast {
+                op,
+                flags,
+                from,
+                to,
+            } => self.cast(th, *op, flags, from, to),
             InstKind::Call(call) => self.call(enc, th, ii, call, inst.result),
             InstKind::Freeze(op) => self.freeze(enc, th, ii, op, inst.result),
             _ => V::Void,
@@ -127,11 +139,51 @@ impl Builder<'_, '_> {
         op: &TypedOperand,
         res: Option<semantics::ir::ValueId>,
     ) -> V {
-        let w = width(&op.ty);
-        let v = self.operand(&op.value, w, th);
-        let (b, p) = self.bits_of(&v, w);
+        let name = res.map_or_else(
+            || format!("freeze{ii}"),
+            |r| self.p.func.value(r).name.to_string(),
+        );
+        match self.typed(&op.value, &op.ty, th) {
+            // R-VEC-SMT: each element frozen on its own, one choice per
+            // element (named `%f[k]`), as the interpreter's
+            // `machine::ops::freeze`.
+            V::Vec(xs) => V::Vec(
+                xs.iter()
+                    .enumerate()
+                    .map(|(k, x)| {
+                        let w = self.width_of(x).unwrap_or(1);
+                        self.freeze_elem(
+                            enc,
+                            th,
+                            format!("{name}[{k}]"),
+                            &format!("i{ii}.e{k}"),
+                            w,
+                            x,
+                        )
+                    })
+                    .collect(),
+            ),
+            v => {
+                let w = width(&op.ty);
+                self.freeze_elem(enc, th, name, &format!("i{ii}"), w, &v)
+            }
+        }
+    }
+
+    /// [`Builder::freeze`] of one `i{w}` value: its choice variable is
+    /// `frz.t{t}.s{s}.{what}`, recorded under `name` for replay.
+    fn freeze_elem(
+        &mut self,
+        enc: &mut Enc,
+        th: &ThreadSt,
+        name: String,
+        what: &str,
+        w: u32,
+        v: &V,
+    ) -> V {
+        let (b, p) = self.bits_of(v, w);
         let (t, s) = (th.t, th.s);
-        let c = self.fresh(&format!("frz.t{t}.s{s}.i{ii}"), Sort::BitVec(w));
+        let c = self.fresh(&format!("frz.t{t}.s{s}.{what}"), Sort::BitVec(w));
         enc.choices.push(c);
         if let Some(dom) = self.launch.freeze_domain.clone() {
             let vals: Vec<i128> = if w == 1 { vec![0, 1] } else { dom };
@@ -145,10 +197,6 @@ impl Builder<'_, '_> {
             let any = self.t.or(&alts);
             enc.valid.push(any);
         }
-        let name = res.map_or_else(
-            || format!("freeze{ii}"),
-            |r| self.p.func.value(r).name.to_string(),
-        );
         enc.freeze.push(super::Frozen {
             name,
             t,
@@ -179,24 +227,10 @@ impl Builder<'_, '_> {
         Some(self.int(bits))
     }
 
-    /// Bits and poison of two `i{w}` operands, in order.
-    fn two_operands(
-        &mut self,
-        th: &ThreadSt,
-        w: u32,
-        lhs: &Operand,
-        rhs: &Operand,
-    ) -> ((TermId, TermId), (TermId, TermId)) {
-        let a = self.operand(lhs, w, th);
-        let c = self.operand(rhs, w, th);
-        (self.bits_of(&a, w), self.bits_of(&c, w))
-    }
-
     /// P-THREAD `phi`: the incoming value of the block the thread was in
-    /// at the previous step (poison at step 0).
+    /// at the previous step (poison at step 0); vectors alike (R-VEC-SMT).
     fn phi(&mut self, th: &ThreadSt, bw: u32, ty: &Type, incoming: &[(Operand, BlockId)]) -> V {
-        let w = width(ty);
-        let mut v = self.poison(w);
+        let mut v = self.poison_of(ty);
         if th.s > 0 {
             for (op, pred) in incoming {
                 let ov = self.typed_before(op, ty, th);
@@ -220,7 +254,24 @@ impl Builder<'_, '_> {
         rhs: &Operand,
     ) -> V {
         let w = width(ty);
-        let ((ab, ap), (cb, cp)) = self.two_operands(th, w, lhs, rhs);
+        let a = self.operand(lhs, w, th);
+        let b = self.operand(rhs, w, th);
+        self.binary_elem(th, op, flags, w, &a, &b)
+    }
+
+    /// [`Builder::binary`] on two `i{w}` values (a scalar or one element
+    /// of a vector, R-VEC-SMT).
+    pub(super) fn binary_elem(
+        &mut self,
+        th: &mut ThreadSt,
+        op: BinOp,
+        flags: &[String],
+        w: u32,
+        a: &V,
+        b: &V,
+    ) -> V {
+        let (ab, ap) = self.bits_of(a, w);
+        let (cb, cp) = self.bits_of(b, w);
         let (r, extra_poison, extra_ub) = self.binop(op, flags, w, ab, cb);
         let poison = self.t.or(&[ap, cp, extra_poison]);
         if let Some(u) = extra_ub {
@@ -235,21 +286,40 @@ impl Builder<'_, '_> {
         &mut self,
         th: &ThreadSt,
         pred: ICmpPred,
+        samesign: bool,
         ty: &Type,
         lhs: &Operand,
         rhs: &Operand,
     ) -> V {
         let w = width(ty);
-        let ((ab, ap), (cb, cp)) = self.two_operands(th, w, lhs, rhs);
+        let a = self.operand(lhs, w, th);
+        let b = self.operand(rhs, w, th);
+        self.icmp_elem(pred, samesign, w, &a, &b)
+    }
+
+    /// [`Builder::icmp`] on two `i{w}` values; `samesign` makes it poison
+    /// when the operands' signs differ (LangRef, as the interpreter's
+    /// `machine::ops::icmp`).
+    pub(super) fn icmp_elem(&mut self, pred: ICmpPred, samesign: bool, w: u32, a: &V, b: &V) -> V {
+        let (ab, ap) = self.bits_of(a, w);
+        let (cb, cp) = self.bits_of(b, w);
         let r = self.icmp_pred(pred, ab, cb);
         let one = self.bv(1, 1);
         let zero = self.bv(1, 0);
         let bits = self.t.ite(r, one, zero);
-        let poison = self.t.or(&[ap, cp]);
+        let mut poison = vec![ap, cp];
+        if samesign {
+            let sa = self.t.extract(w - 1, w - 1, ab);
+            let sc = self.t.extract(w - 1, w - 1, cb);
+            let same = self.t.eq(sa, sc);
+            poison.push(self.t.not(same));
+        }
+        let poison = self.t.or(&poison);
         V::Int { bits, poison }
     }
 
-    /// P-THREAD `select`: the chosen operand, poison if the condition is.
+    /// P-THREAD `select`: the chosen operand, poison if the condition is
+    /// (a vector condition chooses element by element, R-VEC-SMT).
     fn select(
         &mut self,
         th: &ThreadSt,
@@ -257,35 +327,92 @@ impl Builder<'_, '_> {
         on_true: &TypedOperand,
         on_false: &TypedOperand,
     ) -> V {
-        let c = self.operand(&cond.value, 1, th);
+        let c = self.typed(&cond.value, &cond.ty, th);
         let x = self.typed(&on_true.value, &on_true.ty, th);
         let y = self.typed(&on_false.value, &on_false.ty, th);
-        let (cb, cp) = self.bits_of(&c, 1);
+        match (&c, &x, &y) {
+            (V::Vec(cs), V::Vec(xs), V::Vec(ys)) if cs.len() == xs.len() => V::Vec(
+                cs.iter()
+                    .zip(xs.iter().zip(ys))
+                    .map(|(c, (x, y))| self.select_elem(c, x, y))
+                    .collect(),
+            ),
+            _ => self.select_elem(&c, &x, &y),
+        }
+    }
+
+    /// `select` on an `i1` condition: `x` or `y`, every element poison when
+    /// the condition is.
+    fn select_elem(&mut self, c: &V, x: &V, y: &V) -> V {
+        let (cb, cp) = self.bits_of(c, 1);
         let one = self.bv(1, 1);
         let ct = self.t.eq(cb, one);
-        match self.ite_v(ct, &x, &y) {
+        let v = self.ite_v(ct, x, y);
+        self.or_poison(&v, cp)
+    }
+
+    /// `v` with `p` added to its poison flag (to each element's).
+    pub(super) fn or_poison(&mut self, v: &V, p: TermId) -> V {
+        match v {
             V::Int { bits, poison } => V::Int {
-                bits,
-                poison: self.t.or(&[poison, cp]),
+                bits: *bits,
+                poison: self.t.or(&[*poison, p]),
             },
-            other => other,
+            V::Vec(xs) => V::Vec(xs.iter().map(|x| self.or_poison(x, p)).collect()),
+            other => other.clone(),
         }
     }
 
     /// P-THREAD integer casts (`trunc`, `zext`, `sext`; prepare admits no
     /// other).
-    fn cast(&mut self, th: &ThreadSt, op: CastOp, from: &TypedOperand, to: &Type) -> V {
-        let wf = width(&from.ty);
-        let wt = width(to);
+    fn cast(
+        &mut self,
+        th: &ThreadSt,
+        op: CastOp,
+        flags: &[String],
+        from: &TypedOperand,
+        to: &Type,
+    ) -> V {
+        let (wf, wt) = (width(&from.ty), width(to));
         let a = self.operand(&from.value, wf, th);
-        let (ab, ap) = self.bits_of(&a, wf);
+        self.cast_elem(op, flags, wf, wt, &a)
+    }
+
+    /// [`Builder::cast`] of one `i{wf}` value to `i{wt}`, with the flags'
+    /// poison (LangRef, the interpreter's `machine::ops::cast`): `trunc
+    /// nuw` when a dropped bit is set, `trunc nsw` when the value does not
+    /// fit signed, `zext nneg` of a negative value.
+    pub(super) fn cast_elem(&mut self, op: CastOp, flags: &[String], wf: u32, wt: u32, a: &V) -> V {
+        let has = |f: &str| flags.iter().any(|x| x == f);
+        let (ab, ap) = self.bits_of(a, wf);
+        let mut poison = vec![ap];
         let bits = match op {
-            CastOp::Trunc if wt <= wf => self.t.extract(wt - 1, 0, ab),
-            CastOp::ZExt if wt >= wf => self.t.zero_ext(wt - wf, ab),
+            CastOp::Trunc if wt <= wf => {
+                let r = self.t.extract(wt - 1, 0, ab);
+                if has("nuw") {
+                    let back = self.t.zero_ext(wf - wt, r);
+                    let same = self.t.eq(back, ab);
+                    poison.push(self.t.not(same));
+                }
+                if has("nsw") {
+                    let back = self.t.sign_ext(wf - wt, r);
+                    let same = self.t.eq(back, ab);
+                    poison.push(self.t.not(same));
+                }
+                r
+            }
+            CastOp::ZExt if wt >= wf => {
+                if has("nneg") {
+                    let zero = self.bv(wf, 0);
+                    poison.push(self.t.bv_slt(ab, zero));
+                }
+                self.t.zero_ext(wt - wf, ab)
+            }
             CastOp::SExt if wt >= wf => self.t.sign_ext(wt - wf, ab),
             _ => ab,
         };
-        V::Int { bits, poison: ap }
+        let poison = self.t.or(&poison);
+        V::Int { bits, poison }
     }
 
     /// P-THREAD integer semantics of `op` on bits `a`, `b`: result, extra
@@ -355,7 +482,19 @@ impl Builder<'_, '_> {
                     let ov = self.t.and(&[ia, ib]);
                     u = self.t.or(&[u, ov]);
                 }
-                (r, fls, Some(u))
+                // `exact`: poison when the division leaves a remainder.
+                let p = if has("exact") && matches!(op, BinOp::UDiv | BinOp::SDiv) {
+                    let rem = if op == BinOp::UDiv {
+                        self.t.bv_urem(a, b)
+                    } else {
+                        self.t.bv_srem(a, b)
+                    };
+                    let z = self.t.eq(rem, zero);
+                    self.t.not(z)
+                } else {
+                    fls
+                };
+                (r, p, Some(u))
             }
             BinOp::Shl | BinOp::LShr | BinOp::AShr => {
                 let r = match op {
@@ -364,11 +503,40 @@ impl Builder<'_, '_> {
                     _ => self.t.bv_ashr(a, b),
                 };
                 let ww = self.bv(w, w as u128);
-                let p = self.t.bv_uge(b, ww);
-                (r, p, None)
+                let mut p = vec![self.t.bv_uge(b, ww)];
+                // The flags' poison (LangRef): `shl nuw`/`nsw` when shifting
+                // back (logically/arithmetically) does not give `a`;
+                // `lshr`/`ashr exact` when a shifted-out bit is set.
+                let lost = |s: &mut Self, back: TermId| {
+                    let same = s.t.eq(back, a);
+                    s.t.not(same)
+                };
+                if op == BinOp::Shl && has("nuw") {
+                    let back = self.t.bv_lshr(r, b);
+                    p.push(lost(self, back));
+                }
+                if op == BinOp::Shl && has("nsw") {
+                    let back = self.t.bv_ashr(r, b);
+                    p.push(lost(self, back));
+                }
+                if op != BinOp::Shl && has("exact") {
+                    let back = self.t.bv_shl(r, b);
+                    p.push(lost(self, back));
+                }
+                (r, self.t.or(&p), None)
             }
             BinOp::And => (self.t.bv_and(a, b), fls, None),
-            BinOp::Or => (self.t.bv_or(a, b), fls, None),
+            BinOp::Or => {
+                // `disjoint`: poison when the operands share a set bit.
+                let p = if has("disjoint") {
+                    let both = self.t.bv_and(a, b);
+                    let z = self.t.eq(both, zero);
+                    self.t.not(z)
+                } else {
+                    fls
+                };
+                (self.t.bv_or(a, b), p, None)
+            }
             BinOp::Xor => (self.t.bv_xor(a, b), fls, None),
             _ => (a, self.t.tru(), None),
         }

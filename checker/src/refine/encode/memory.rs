@@ -153,14 +153,57 @@ impl Builder<'_, '_> {
     }
 
     /// P-MEM-ACCESS `load` of an integer type (little-endian; any poison
-    /// byte makes it poison); UB goes to the visit.
+    /// byte makes it poison); UB goes to the visit. A vector (R-VEC-SMT,
+    /// P-VEC-MEM) is loaded as its store size in bytes, element k from
+    /// bytes `[k w, (k + 1) w)` (elements of a whole number of bytes,
+    /// packed; prepare admits no other), each with its own poison.
     pub(super) fn load(&mut self, th: &mut ThreadSt, ty: &Type, ptr: &TypedOperand) -> V {
+        if let Some((n, et)) = semantics::machine::vector::shape(ty) {
+            let w = super::width(et);
+            let eb = (w / 8) as usize;
+            let bytes = self.load_bytes(th, ptr, (n * eb) as u64);
+            return V::Vec(
+                (0..n)
+                    .map(|k| self.int_of_bytes(&bytes[k * eb..(k + 1) * eb], w))
+                    .collect(),
+            );
+        }
         let w = super::width(ty);
         let n = if matches!(ty, Type::Ptr(_)) {
             8
         } else {
             u64::from(w.div_ceil(8))
         };
+        let bytes = self.load_bytes(th, ptr, n);
+        if let Type::Ptr(space) = ty {
+            let V::Int { bits, poison } = self.int_of_bytes(&bytes, 64) else {
+                unreachable!("int_of_bytes builds an integer")
+            };
+            let bits = self.decode_ptr(th.t, *space, &bytes, bits);
+            return V::Int { bits, poison };
+        }
+        self.int_of_bytes(&bytes, w)
+    }
+
+    /// The `i{w}` value of little-endian `bytes`, poison if one of them is.
+    fn int_of_bytes(&mut self, bytes: &[MByte], w: u32) -> V {
+        let mut bits = bytes[0].bits;
+        for b in &bytes[1..] {
+            bits = self.t.concat(b.bits, bits);
+        }
+        let qs: Vec<TermId> = bytes.iter().map(|b| b.poison).collect();
+        let poison = self.t.or(&qs);
+        let bits = if bytes.len() as u32 * 8 > w {
+            self.t.extract(w - 1, 0, bits)
+        } else {
+            bits
+        };
+        V::Int { bits, poison }
+    }
+
+    /// The `n` bytes a load through `ptr` reads from the thread's view
+    /// (P-MEM-ACCESS, R-MEM-SMT); UB goes to the visit.
+    fn load_bytes(&mut self, th: &mut ThreadSt, ptr: &TypedOperand, n: u64) -> Vec<MByte> {
         let pv = self.operand(&ptr.value, PW, th);
         let (p, pp) = self.bits_of(&pv, PW);
         let (ub, hits) = self.access(p, pp, n, false);
@@ -190,22 +233,117 @@ impl Builder<'_, '_> {
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
-        let mut bits = bytes[0].bits;
-        for b in &bytes[1..] {
-            bits = self.t.concat(b.bits, bits);
-        }
-        let qs: Vec<TermId> = bytes.iter().map(|b| b.poison).collect();
-        let poison = self.t.or(&qs);
-        if let Type::Ptr(space) = ty {
-            let bits = self.decode_ptr(th.t, *space, &bytes, bits);
-            return V::Int { bits, poison };
-        }
-        let bits = if n * 8 > u64::from(w) {
-            self.t.extract(w - 1, 0, bits)
+        bytes
+    }
+
+    /// The little-endian bytes of an `i{w}` value (zero-extended to whole
+    /// bytes), each with the value's poison flag and no pointer tag.
+    fn bytes_of_int(&mut self, v: &V, w: u32) -> Vec<MByte> {
+        let (vb, vp) = self.bits_of(v, w);
+        let n = w.div_ceil(8);
+        let wide = if n * 8 > w {
+            self.t.zero_ext(n * 8 - w, vb)
         } else {
-            bits
+            vb
         };
-        V::Int { bits, poison }
+        let zero_tag = self.bv(TW, 0);
+        (0..n)
+            .map(|k| MByte {
+                bits: self.t.extract(8 * k + 7, 8 * k, wide),
+                poison: vp,
+                tag: zero_tag,
+            })
+            .collect()
+    }
+
+    /// P-MEM-ACCESS `store` of an integer, float, pointer or vector; UB
+    /// goes to the visit.
+    pub(super) fn store(&mut self, th: &mut ThreadSt, value: &TypedOperand, ptr: &TypedOperand) {
+        // R-VEC-SMT (P-VEC-MEM): a vector's elements one after the other.
+        if let Some((_, et)) = semantics::machine::vector::shape(&value.ty) {
+            let w = super::width(et);
+            let V::Vec(xs) = self.typed(&value.value, &value.ty, th) else {
+                unreachable!("typed reads a vector type as V::Vec")
+            };
+            let vbytes: Vec<MByte> = xs.iter().flat_map(|x| self.bytes_of_int(x, w)).collect();
+            return self.store_bytes(th, ptr, &vbytes);
+        }
+        let w = super::width(&value.ty);
+        let vv = self.typed(&value.value, &value.ty, th);
+        if !matches!(value.ty, Type::Ptr(_)) {
+            let vbytes = self.bytes_of_int(&vv, w);
+            return self.store_bytes(th, ptr, &vbytes);
+        }
+        // P-MEM-PTR: a pointer is stored as its 8 address bytes, each
+        // tagged with its object and position (null: plain zero bytes).
+        let (vb, vp) = self.bits_of(&vv, w);
+        let (o, _) = self.parts(vb);
+        let wide = self.address(th.t, vb);
+        let zero_tag = self.bv(TW, 0);
+        let vbytes: Vec<MByte> = (0..8u32)
+            .map(|k| {
+                let bits = self.t.extract(8 * k + 7, 8 * k, wide);
+                let null_ptr = self.bv(PW, 0);
+                let is_null = self.t.eq(vb, null_ptr);
+                let one = self.bv(1, 1);
+                let hi = self.t.concat(one, o);
+                let kt = self.bv(8, k as u128);
+                let tag = self.t.concat(hi, kt);
+                let tag = self.t.zero_ext(TW - 17, tag);
+                MByte {
+                    bits,
+                    poison: vp,
+                    tag: self.t.ite(is_null, zero_tag, tag),
+                }
+            })
+            .collect();
+        self.store_bytes(th, ptr, &vbytes);
+    }
+
+    /// P-MEM-ACCESS: a store of `vbytes` through `ptr` into the thread's
+    /// view (R-MEM-SMT); UB goes to the visit.
+    fn store_bytes(&mut self, th: &mut ThreadSt, ptr: &TypedOperand, vbytes: &[MByte]) {
+        let n = vbytes.len() as u64;
+        let pv = self.operand(&ptr.value, PW, th);
+        let (p, pp) = self.bits_of(&pv, PW);
+        let (ub, hits) = self.access(p, pp, n, true);
+        let (_, off) = self.parts(p);
+        let pre = self.t.not(th.visit.ub);
+        let nub = self.t.not(ub);
+        let live = self.t.and(&[th.visit.at, pre, nub]);
+        if th.visit.mem.is_none() {
+            th.visit.mem = Some(th.mem.clone());
+        }
+        for j in 0..self.objects().len() {
+            let size = self.objects()[j].size;
+            if n > size {
+                continue;
+            }
+            let mut view = Self::view(th, j).to_vec();
+            for (c, byte) in view.iter_mut().enumerate() {
+                // Byte c takes value byte k when off = c - k.
+                for (k, vbk) in vbytes.iter().enumerate() {
+                    let Some(start) = (c as u64).checked_sub(k as u64) else {
+                        continue;
+                    };
+                    if start > size - n {
+                        continue;
+                    }
+                    let st = self.bv(64, start as u128);
+                    let at = self.t.eq(off, st);
+                    let hit = self.t.and(&[hits[j], nub, at]);
+                    *byte = self.ite_byte(hit, *vbk, *byte);
+                }
+            }
+            if let Some(m) = th.visit.mem.as_mut() {
+                m[j] = view;
+            }
+            if self.objects()[j].shared() {
+                let here = self.t.and(&[live, hits[j]]);
+                self.mark(th, j, off, n, here, true);
+            }
+        }
+        th.visit.ub = self.t.or(&[th.visit.ub, ub]);
     }
 
     fn blank_byte(&mut self) -> MByte {
@@ -314,91 +452,6 @@ impl Builder<'_, '_> {
             let old = flags[j][c as usize];
             flags[j][c as usize] = self.t.or(&[old, hit]);
         }
-    }
-
-    /// P-MEM-ACCESS `store` of an integer; UB goes to the visit.
-    pub(super) fn store(&mut self, th: &mut ThreadSt, value: &TypedOperand, ptr: &TypedOperand) {
-        let w = super::width(&value.ty);
-        let vv = self.typed(&value.value, &value.ty, th);
-        let (vb, vp) = self.bits_of(&vv, w);
-        // P-MEM-PTR: a pointer is stored as its 8 address bytes, each
-        // tagged with its object and position (null: plain zero bytes).
-        let (wide, n, ptr_obj) = if matches!(value.ty, Type::Ptr(_)) {
-            let (o, _) = self.parts(vb);
-            (self.address(th.t, vb), 8u64, Some(o))
-        } else {
-            let n = u64::from(w.div_ceil(8));
-            let wide = if n * 8 > u64::from(w) {
-                self.t.zero_ext((n * 8) as u32 - w, vb)
-            } else {
-                vb
-            };
-            (wide, n, None)
-        };
-        let zero_tag = self.bv(TW, 0);
-        let vbytes: Vec<MByte> = (0..n as u32)
-            .map(|k| {
-                let bits = self.t.extract(8 * k + 7, 8 * k, wide);
-                let tag = match ptr_obj {
-                    Some(o) => {
-                        let null_ptr = self.bv(PW, 0);
-                        let is_null = self.t.eq(vb, null_ptr);
-                        let one = self.bv(1, 1);
-                        let hi = self.t.concat(one, o);
-                        let kt = self.bv(8, k as u128);
-                        let tag = self.t.concat(hi, kt);
-                        let tag = self.t.zero_ext(TW - 17, tag);
-                        self.t.ite(is_null, zero_tag, tag)
-                    }
-                    None => zero_tag,
-                };
-                MByte {
-                    bits,
-                    poison: vp,
-                    tag,
-                }
-            })
-            .collect();
-        let pv = self.operand(&ptr.value, PW, th);
-        let (p, pp) = self.bits_of(&pv, PW);
-        let (ub, hits) = self.access(p, pp, n, true);
-        let (_, off) = self.parts(p);
-        let pre = self.t.not(th.visit.ub);
-        let nub = self.t.not(ub);
-        let live = self.t.and(&[th.visit.at, pre, nub]);
-        if th.visit.mem.is_none() {
-            th.visit.mem = Some(th.mem.clone());
-        }
-        for j in 0..self.objects().len() {
-            let size = self.objects()[j].size;
-            if n > size {
-                continue;
-            }
-            let mut view = Self::view(th, j).to_vec();
-            for (c, byte) in view.iter_mut().enumerate() {
-                // Byte c takes value byte k when off = c - k.
-                for (k, vbk) in vbytes.iter().enumerate() {
-                    let Some(start) = (c as u64).checked_sub(k as u64) else {
-                        continue;
-                    };
-                    if start > size - n {
-                        continue;
-                    }
-                    let st = self.bv(64, start as u128);
-                    let at = self.t.eq(off, st);
-                    let hit = self.t.and(&[hits[j], nub, at]);
-                    *byte = self.ite_byte(hit, *vbk, *byte);
-                }
-            }
-            if let Some(m) = th.visit.mem.as_mut() {
-                m[j] = view;
-            }
-            if self.objects()[j].shared() {
-                let here = self.t.and(&[live, hits[j]]);
-                self.mark(th, j, off, n, here, true);
-            }
-        }
-        th.visit.ub = self.t.or(&[th.visit.ub, ub]);
     }
 
     /// P-MEM-OBJ `alloca` of the entry block: this thread's object.

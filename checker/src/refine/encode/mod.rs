@@ -45,6 +45,7 @@
 //! | [`ops`] | one function per C-OPS operation over a set | `machine/collective.rs` |
 //! | [`pure`] | pure integer intrinsics (P-THREAD) | `machine/collective.rs::per_thread` |
 //! | [`float`] | float instructions and intrinsics (R-FLOAT-SMT) | `machine/float.rs` |
+//! | [`vector`] | vector values and instructions, element by element (R-VEC-SMT) | `machine/vector.rs`, `machine/ops.rs` |
 //! | [`launch`] | the launch's inputs, reachable (step, block) pairs (P-LAUNCH) | `machine/launch.rs` |
 
 use rustc_hash::FxHashMap as HashMap;
@@ -62,6 +63,7 @@ mod pure;
 mod sets;
 mod stuck;
 mod thread;
+mod vector;
 
 pub use float::fcmp_pred_known;
 pub use launch::Launch;
@@ -84,6 +86,9 @@ pub enum V {
         bits: TermId,
         poison: TermId,
     },
+    /// P-VEC (R-VEC-SMT): a fixed-width vector, its elements in order,
+    /// each an `Int` with its own poison flag.
+    Vec(Vec<V>),
     /// A token: the key of the instance that produced it and the step at
     /// which it was produced (identifies the token value within a thread).
     Tok {
@@ -309,6 +314,17 @@ impl Builder<'_, '_> {
         let poison = self.t.tru();
         V::Int { bits, poison }
     }
+    /// A poison value of IR type `ty`: for a vector, every element poison
+    /// (P-VEC).
+    fn poison_of(&mut self, ty: &Type) -> V {
+        match semantics::machine::vector::shape(ty) {
+            Some((n, et)) => {
+                let w = width(et);
+                V::Vec((0..n).map(|_| self.poison(w)).collect())
+            }
+            None => self.poison(width(ty)),
+        }
+    }
     /// Records that the encoder met a value it cannot express (the first
     /// one is reported; terms stay well-sorted meanwhile).
     fn unsupported(&mut self, construct: String) {
@@ -342,6 +358,20 @@ impl Builder<'_, '_> {
                 bits: self.t.ite(c, *x, *y),
                 poison: self.t.ite(c, *p, *q),
             },
+            (V::Vec(xs), V::Vec(ys)) if xs.len() == ys.len() => V::Vec(
+                xs.iter()
+                    .zip(ys)
+                    .map(|(x, y)| self.ite_v(c, x, y))
+                    .collect(),
+            ),
+            (V::Vec(xs), V::Vec(ys)) => {
+                self.unsupported(format!(
+                    "a merge of vectors of {} and {} elements (types disagree)",
+                    xs.len(),
+                    ys.len()
+                ));
+                a.clone()
+            }
             (V::Tok { key: k1, def: d1 }, V::Tok { key: k2, def: d2 }) if k1.len() == k2.len() => {
                 V::Tok {
                     key: k1

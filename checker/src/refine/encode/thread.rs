@@ -379,7 +379,7 @@ impl Builder<'_, '_> {
                 } else if info.ty == Type::Void {
                     V::Void
                 } else {
-                    self.poison(width(&info.ty))
+                    self.poison_of(&info.ty)
                 };
                 cur.insert(ValueId(vi), v);
             }

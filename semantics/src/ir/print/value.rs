@@ -210,6 +210,40 @@ fn write_typed_consts(o: &mut String, items: &[TypedConst], style: Style) {
     }
 }
 
+/// How LLVM's AsmWriter prints a vector constant whose elements are all
+/// one value (P-VEC): `poison`/`undef` when every element is, the
+/// aggregate zero as `zeroinitializer` (integer 0, float +0.0), and a splat
+/// of an integer or float as `splat (T v)`; `None` otherwise.
+fn llvm_vector_form(items: &[TypedConst], style: Style) -> Option<String> {
+    let first = items.first()?;
+    let bits = |tc: &TypedConst| match &tc.value {
+        Const::Int { value, .. } => Some(*value as u128),
+        Const::Float(text) => crate::ir::float::FloatTy::of(&tc.ty)
+            .and_then(|f| crate::ir::float::parse_literal(text, f).ok())
+            .map(u128::from),
+        _ => None,
+    };
+    if items.iter().all(|x| x.value == Const::Poison) {
+        return Some("poison".into());
+    }
+    if items.iter().all(|x| x.value == Const::Undef) {
+        return Some("undef".into());
+    }
+    let b = bits(first)?;
+    if !items.iter().all(|x| x.ty == first.ty && bits(x) == Some(b)) {
+        return None;
+    }
+    if b == 0 {
+        return Some("zeroinitializer".into());
+    }
+    let mut out = String::from("splat (");
+    write_type(&mut out, &first.ty, style);
+    out.push(' ');
+    write_const(&mut out, &first.value, &first.ty, style);
+    out.push(')');
+    Some(out)
+}
+
 pub(super) fn write_const(o: &mut String, c: &Const, t: &Type, style: Style) {
     match c {
         Const::Int { value, bool_syntax } => {
@@ -233,6 +267,12 @@ pub(super) fn write_const(o: &mut String, c: &Const, t: &Type, style: Style) {
         Const::Poison => o.push_str("poison"),
         Const::ZeroInit => o.push_str("zeroinitializer"),
         Const::Vector(items) => {
+            if style == Style::Llvm {
+                if let Some(short) = llvm_vector_form(items, style) {
+                    o.push_str(&short);
+                    return;
+                }
+            }
             o.push('<');
             write_typed_consts(o, items, style);
             o.push('>');
