@@ -257,10 +257,18 @@ fn c_sub_counterexamples_replay_at_their_count() {
         // limit (3,301 target behaviours found, incomplete); at 6 visits
         // the copied thread's %counter is 1 and the replay completes.
         // C-SUB builds the counterexample the same way.
-        let k = if stem == "cl18-anchor-sink-loop" {
-            6
-        } else {
-            k
+        // CL-12 and CL-12 outer likewise at 6: on this branch (R-PREFIX-REC's
+        // settled sources, the observed-event pruning of R-OBS, and
+        // R-VEC-SMT's term builder together) the solver's 8-visit
+        // counterexamples have 5-thread groupings past the interpreter's
+        // execution limit (15 and 42 target behaviours found, incomplete:
+        // `refine` itself reports such a replay as not done, not as a
+        // disagreement); at 6 visits C-SUB's counterexamples replay fully.
+        let k = match stem {
+            "cl18-anchor-sink-loop"
+            | "cl12-unroll-heart-remainder"
+            | "cl12-unroll-heart-remainder-outer" => 6,
+            _ => k,
         };
         let (s, t) = pair(stem);
         let n = 5;
