@@ -61,10 +61,13 @@ fn cl09_op1_converged_op2_never_converged() {
     // executions but, on this symmetric program, no behaviour.)
     // With the memoized states (semantics/src/machine/reduce.rs) the same
     // 3 behaviours take 12 executions (19 abandoned at explored states);
-    // the plain enumeration keeps the earlier count.
+    // the plain enumeration keeps the earlier count. Since states are
+    // also compared at every scheduling point and at the end (M-LIVE's
+    // round, h-por), 3 executions reach their end unmerged, one doomed
+    // schedule is merged before it is pruned (5 pruned, 29 merged).
     assert_eq!(
         (ex.explored, ex.pruned, ex.merged, ex.behaviours.len()),
-        (12, 6, 19, 3),
+        (3, 5, 29, 3),
         "{text}"
     );
     let plain = explore(

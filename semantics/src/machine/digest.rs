@@ -275,12 +275,15 @@ fn compute(
 ) -> u128 {
     let mut f = Fp::new();
     f.add(&(names.tid(th.tid), th.group, th.steps, th.seq, th.allocas));
-    for fr in th.frames.iter() {
+    for (i, fr) in th.frames.iter().enumerate() {
         let (ctx, block_key) = (names.key(fr.ctx), names.key(fr.block_key));
         f.add(&(fr.func, fr.block, fr.index, ctx, block_key, fr.ret_to));
+        // M-LIVE: dead values are left out ([`super::liveness`]).
+        let live = names.live(th, i);
         let vals = fr
             .values
             .iter()
+            .filter(|(id, _)| live.contains(**id))
             .map(|(id, v)| item(&(id, names.val_at(At::Frame(fr.func, *id), v))))
             .fold(0u128, u128::wrapping_add);
         let hdrs = fr
@@ -394,7 +397,11 @@ fn observation(o: &Observation, names: &mut Names) -> u128 {
 /// that differ by renaming threads are ordered alike exactly as without
 /// value symmetry. Without it both are the same digest. Cached like
 /// [`thread`] (the search's renamings do not change).
-pub(super) fn signature(slot: &Slot, values: Option<&super::renaming::Renaming>) -> (u128, u128) {
+pub(super) fn signature(
+    slot: &Slot,
+    values: Option<&super::renaming::Renaming>,
+    live: Option<&super::liveness::Liveness>,
+) -> (u128, u128) {
     let th = &slot.th;
     let mut c = slot.cache.lock();
     if let Some(s) = c.sig {
@@ -403,12 +410,14 @@ pub(super) fn signature(slot: &Slot, values: Option<&super::renaming::Renaming>)
     let mut f = Fp::new();
     f.add(&(th.group, th.steps, th.seq, th.allocas));
     let mut blind = Fp::new();
-    for fr in th.frames.iter() {
+    for (i, fr) in th.frames.iter().enumerate() {
         f.add(&(fr.func, fr.block, fr.index, fr.ret_to));
         let mut raw = 0u128;
         let mut without = 0u128;
+        // M-LIVE: as in the fingerprint, dead values do not count.
+        let alive = live.map_or(super::liveness::Live::All, |l| l.frame(th, i));
         for (id, v) in fr.values.iter() {
-            if matches!(v, Val::Token(_)) {
+            if matches!(v, Val::Token(_)) || !alive.contains(*id) {
                 continue;
             }
             let own = item(&(id, v));
@@ -482,6 +491,7 @@ pub(super) fn relabel(
     m: &super::state::Machine,
     r: &super::renaming::Renaming,
     order: &[usize],
+    live: Option<&super::liveness::Liveness>,
 ) -> Vec<Vec<usize>> {
     use super::state::{Observation, Status, ThreadEnd};
     let mut map: Vec<Vec<Option<usize>>> =
@@ -501,11 +511,14 @@ pub(super) fn relabel(
     let site = |loc: &super::state::Loc| r.sites.get(loc);
     for t in order {
         let th = &m.threads[*t];
-        for fr in th.frames.iter() {
+        for (i, fr) in th.frames.iter().enumerate() {
+            // M-LIVE: dead values are not in the fingerprint; numbering
+            // them would only tell renamings apart.
+            let alive = live.map_or(super::liveness::Live::All, |l| l.frame(th, i));
             let mut vals: Vec<(&crate::ir::ValueId, &Val)> = fr
                 .values
                 .iter()
-                .filter(|(id, _)| r.values.contains_key(&(fr.func, **id)))
+                .filter(|(id, _)| r.values.contains_key(&(fr.func, **id)) && alive.contains(**id))
                 .collect();
             vals.sort_unstable_by_key(|(id, _)| **id);
             for (id, v) in vals {

@@ -389,7 +389,12 @@ fn search(
     let mut index: HashMap<u128, usize> = HashMap::new();
     // State symmetry: memoization up to renaming threads, for blind
     // thread renamings (`reduce`).
-    let mut seen = super::reduce::States::new(opts, renaming.threads == Threads::Blind, renaming);
+    // M-LIVE: dead frame values left out of the fingerprints.
+    let live = opts
+        .reduce
+        .then(|| super::liveness::Liveness::new(prog.module));
+    let mut seen =
+        super::reduce::States::new(opts, renaming.threads == Threads::Blind, renaming, live);
     // Resuming from saved states is exact (the machine is a function of
     // the choices made; `Chooser::resume_at`); the plain search
     // (`--no-reduce`) re-runs every execution from the launch.

@@ -15,6 +15,7 @@
 //! | the one source of nondeterminism               | [`chooser`]   | — |
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
+//! | live frame values: what memoization compares   | [`liveness`]  | M-LIVE |
 //! | launch symmetry: the argument, sorted inputs | [`symmetry`]  | R-BEHAV, P-INPUT, M-RENAME |
 //! | which threads and values may be renamed        | [`renaming`]  | M-RENAME |
 //! | the value-flow graph that analysis reads       | [`valueflow`] | M-RENAME |
@@ -41,6 +42,7 @@ pub mod dmax;
 pub mod float;
 pub mod lanes;
 pub mod launch;
+pub mod liveness;
 pub mod memory;
 mod ops;
 pub mod orbit;

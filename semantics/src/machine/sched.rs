@@ -137,22 +137,21 @@ pub fn run_execution(
         if m.threads.iter().any(|t| matches!(t.status, Status::Killed)) {
             return Ok(ExecEnd::Killed);
         }
+        // Memoization (see `reduce`, "Where states are compared"): a state
+        // that an earlier path already reached has been explored, whatever
+        // comes next; checked at every scheduling point, the end of the
+        // execution included.
+        let memo = opts.reduce && !chooser.replaying() && chooser.mode() == ChooserMode::Exhaustive;
+        if memo && !seen.first_visit(m) {
+            return Ok(ExecEnd::Merged);
+        }
         let cands = candidates(m);
         if cands.is_empty() {
             return Ok(ExecEnd::Done);
         }
         let safe = cands.iter().position(|c| is_safe(prog, m, c));
-        // Memoization (see `reduce`): a state where the search branches and
-        // that an earlier path already reached has been explored.
         let branches = cands.len() > 1
             || matches!(&cands[0], Candidate::Anchor { members } if members.len() > 1);
-        if opts.reduce && safe.is_none() && branches && !chooser.replaying() {
-            if let ChooserMode::Exhaustive = chooser.mode() {
-                if !seen.first_visit(m) {
-                    return Ok(ExecEnd::Merged);
-                }
-            }
-        }
         if safe.is_none() && branches {
             // Every thread is blocked here, so resuming from this state
             // re-enters this loop with nothing to run and the same
