@@ -10,62 +10,26 @@
 //! over every buffer content); every counterexample is replayed (R-CEX)
 //! and its buffers must show the difference to the interpreter.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-use checker::agree::{check_agreement_memory, interp_refines};
-use proptest::prelude::prop_assert;
-use proptest::test_runner::{Config, TestRunner};
+use checker::agree::check_agreement_memory;
 use testgen::vector_kernels::{arb_mutation, arb_prog, mutate, render, VMutation, VProg, VStep};
 
 #[test]
 fn mc07_vector_checker_agrees_with_interpreter() {
     let cases = 96;
-    let refines = AtomicUsize::new(0);
-    let differ = AtomicUsize::new(0);
-    let vacuous = AtomicUsize::new(0);
-    let mut runner = TestRunner::new(Config {
+    // `Ok(None)` (threads communicating through memory) is no verdict.
+    let check = |s: &str, t: &str| match check_agreement_memory(s, t) {
+        Ok(Some(v)) => Ok(v),
+        other => Err(format!("{other:?}")),
+    };
+    let t = common::mc07_generated(
         cases,
-        ..Config::default()
-    });
-    let r = runner.run(&(arb_prog(4), arb_mutation()), |(p, m)| {
-        let q = mutate(&p, &m);
-        let (st, tt) = (render(&p), render(&q));
-        let r = check_agreement_memory(&st, &tt);
-        // A source with UB on every launch (a poison reduction feeding the
-        // branch) is the checker's `vacuous` verdict (STYLE 9); the
-        // interpreter must then find that everything refines it.
-        if matches!(&r, Err(e) if e.contains("Vacuous(SourceAlwaysUb)")) {
-            let parse = |t: &str| semantics::parse_module("gen.ll", t).expect("generated");
-            prop_assert!(
-                interp_refines(&parse(&st), &parse(&tt)) == Ok(true),
-                "vacuous source that the interpreter does not find always UB:\n{}",
-                st
-            );
-            vacuous.fetch_add(1, Ordering::Relaxed);
-            return Ok(());
-        }
-        prop_assert!(
-            matches!(r, Ok(Some(_))),
-            "{:?}\nsource:\n{}\ntarget:\n{}",
-            r,
-            st,
-            tt
-        );
-        if r == Ok(Some(true)) {
-            refines.fetch_add(1, Ordering::Relaxed);
-        } else {
-            differ.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    });
-    if let Err(e) = r {
-        panic!("{e}");
-    }
-    let (yes, no) = (
-        refines.load(Ordering::Relaxed),
-        differ.load(Ordering::Relaxed),
+        (arb_prog(4), arb_mutation()),
+        |(p, m)| (render(&p), render(&mutate(&p, &m))),
+        check,
     );
-    let vac = vacuous.load(Ordering::Relaxed);
+    let (yes, no, vac) = (t.refines, t.differ, t.vacuous);
     eprintln!(
         "MC-07 vectors: {cases} pairs agree ({yes} refine, {no} counterexamples, {vac} with a \
          source always UB)"

@@ -7,6 +7,7 @@ use checker::refine::{PairResult, Verdict};
 /// pairs not checked `invalid [rules]` or `unsupported [role] message`.
 /// R-CEX: a counterexample the interpreter does not confirm, or one not
 /// replayed, fails the test.
+#[allow(dead_code)] // the MC-07 crates use only `mc07_generated`
 pub fn verdict_name(result: PairResult) -> String {
     match result {
         PairResult::Invalid { rules, .. } => format!("invalid {rules:?}"),
@@ -27,5 +28,69 @@ pub fn verdict_name(result: PairResult) -> String {
                 Verdict::Vacuous(w) => format!("vacuous ({w})"),
             }
         }
+    }
+}
+
+/// What an MC-07 (M-AGREE) run over generated pairs counted: pairs both
+/// formalizations call refining, pairs both call different (counterexample
+/// replayed, R-CEX), and pairs whose source has UB on every launch.
+#[allow(dead_code)] // not every crate that shares this module runs MC-07
+pub struct Mc07Tally {
+    pub refines: usize,
+    pub differ: usize,
+    pub vacuous: usize,
+}
+
+/// MC-07 (M-AGREE) on `cases` generated inputs: `pair` renders each as a
+/// (source, target) text and `check` compares the SMT checker with the
+/// interpreter (`Ok(true)`: both say refines). A source with UB on every
+/// launch is the checker's `vacuous` verdict (STYLE 9); the interpreter
+/// must then find that everything refines it. Any disagreement fails the
+/// test with both programs.
+#[allow(dead_code)]
+pub fn mc07_generated<S: proptest::strategy::Strategy>(
+    cases: u32,
+    inputs: S,
+    pair: impl Fn(S::Value) -> (String, String),
+    check: impl Fn(&str, &str) -> Result<bool, String>,
+) -> Mc07Tally {
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use std::cell::Cell;
+    let (refines, differ, vacuous) = (Cell::new(0), Cell::new(0), Cell::new(0));
+    let mut runner = TestRunner::new(Config {
+        cases,
+        ..Config::default()
+    });
+    let r = runner.run(&inputs, |v| {
+        let (st, tt) = pair(v);
+        let r = check(&st, &tt);
+        if matches!(&r, Err(e) if e.contains("Vacuous(SourceAlwaysUb)")) {
+            let parse = |t: &str| semantics::parse_module("gen.ll", t).expect("generated");
+            if checker::agree::interp_refines(&parse(&st), &parse(&tt)) != Ok(true) {
+                return Err(TestCaseError::fail(format!(
+                    "vacuous source that the interpreter does not find always UB:\n{st}"
+                )));
+            }
+            vacuous.set(vacuous.get() + 1);
+            return Ok(());
+        }
+        match r {
+            Ok(true) => refines.set(refines.get() + 1),
+            Ok(false) => differ.set(differ.get() + 1),
+            Err(e) => {
+                return Err(TestCaseError::fail(format!(
+                    "{e}\nsource:\n{st}\ntarget:\n{tt}"
+                )))
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = r {
+        panic!("{e}");
+    }
+    Mc07Tally {
+        refines: refines.get(),
+        differ: differ.get(),
+        vacuous: vacuous.get(),
     }
 }
