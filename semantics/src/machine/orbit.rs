@@ -500,31 +500,14 @@ pub fn close(
 ) -> (Vec<Behaviour>, bool) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    let mut seen: HashSet<u128> = HashSet::new();
-    let mut out = Vec::new();
-    for b in behaviours {
-        if seen.insert(b.execution.behaviour_digest()) {
-            out.push(b);
-        }
-    }
-    let mut in_orbit: HashSet<u128> = HashSet::new();
-    let mut images = Vec::new();
-    let mut finished = true;
-    for b in &out {
-        if in_orbit.contains(&b.execution.behaviour_digest()) {
-            continue;
-        }
-        if !go() {
-            finished = false;
-            break;
-        }
+    super::symmetry::close_under(behaviours, go, |x, emit| {
         let arrangements = match r.threads {
-            Threads::Blind => super::symmetry::arrangements(&b.execution, opts),
+            Threads::Blind => super::symmetry::arrangements(x, opts),
             _ => vec![(0..r.n as usize).collect()],
         };
         // Value renamings that differ only on values the behaviour does
         // not show give the same image.
-        let shown = shown_values(&b.execution, r);
+        let shown = shown_values(x, r);
         let mut restrictions: HashSet<Vec<u32>> = HashSet::new();
         for g in &elems {
             let sig: Vec<u32> = g
@@ -537,21 +520,11 @@ pub fn close(
                 continue;
             }
             for perm in &arrangements {
-                let valued = image(&b.execution, r, g, &inputs);
-                let e = super::symmetry::renamed(&valued, perm);
-                let key = e.behaviour_digest();
-                in_orbit.insert(key);
-                if seen.insert(key) {
-                    images.push(Behaviour {
-                        execution: e,
-                        count: b.count,
-                    });
-                }
+                let valued = image(x, r, g, &inputs);
+                emit(super::symmetry::renamed(&valued, perm));
             }
         }
-    }
-    out.extend(images);
-    (out, finished)
+    })
 }
 
 /// The (opaque class, free value index) pairs whose values `e` shows.

@@ -411,6 +411,21 @@ pub fn close(
     opts: &Options,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, bool) {
+    close_under(behaviours, go, |e, emit| {
+        orbit(e, opts).into_iter().for_each(&mut *emit)
+    })
+}
+
+/// The closure loop of [`close`] and of M-RENAME's [`super::orbit::close`]:
+/// the distinct behaviours (by behaviour key), then, for each whose key no
+/// earlier orbit produced, every image `images_of` emits, each new key
+/// once, carrying the count of the behaviour it renames. `go` is asked
+/// before each orbit (see [`close`]).
+pub(super) fn close_under(
+    behaviours: Vec<Behaviour>,
+    go: &mut dyn FnMut() -> bool,
+    mut images_of: impl FnMut(&Execution, &mut dyn FnMut(Execution)),
+) -> (Vec<Behaviour>, bool) {
     let mut seen: HashSet<u128> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
@@ -431,7 +446,7 @@ pub fn close(
             finished = false;
             break;
         }
-        for e in orbit(&b.execution, opts) {
+        images_of(&b.execution, &mut |e| {
             let key = e.behaviour_digest();
             in_orbit.insert(key);
             if seen.insert(key) {
@@ -440,7 +455,7 @@ pub fn close(
                     count: b.count,
                 });
             }
-        }
+        });
     }
     out.extend(images);
     (out, finished)
