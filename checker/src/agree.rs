@@ -307,27 +307,129 @@ fn interp_verdict(
                     .map_err(|e| format!("{side} on launch {xs:?}: {e}"))?;
             }
         }
-        let sobs: Vec<(Vec<CThread>, Option<Memory>)> = sx
+        // R-STREAM-SMT: each behaviour with the stream values it read; it
+        // is a behaviour of exactly the launches whose streams extend
+        // them (the interpreter draws every value the domain allows).
+        let sobs: Vec<(Vec<CThread>, Option<Memory>, Prefix)> = sx
             .behaviours
             .iter()
-            .map(|b| (project(src, &b.execution, observe), memory(&b.execution)))
+            .map(|b| {
+                (
+                    project(src, &b.execution, observe),
+                    memory(&b.execution),
+                    stream_prefix(&b.execution),
+                )
+            })
             .collect();
-        if sobs.iter().any(|o| o.0.iter().any(|t| t.end == CEnd::Ub)) {
-            continue;
-        }
+        let ub: Vec<&Prefix> = sobs
+            .iter()
+            .filter(|o| o.0.iter().any(|t| t.end == CEnd::Ub))
+            .map(|o| &o.2)
+            .collect();
         for b in &tx.behaviours {
             let t = project(tgt, &b.execution, observe);
             let tm = memory(&b.execution);
-            let matched = |(s, sm): &(Vec<CThread>, Option<Memory>)| {
-                same_observation(s, &t)
+            let tp = stream_prefix(&b.execution);
+            let matched = |(s, sm, sp): &(Vec<CThread>, Option<Memory>, Prefix)| {
+                *sp == tp
+                    && same_observation(s, &t)
                     && match (sm, &tm) {
                         (Some(sm), Some(tm)) => memory_refines(sm, tm),
                         _ => true,
                     }
             };
-            if !sobs.iter().any(matched) {
+            if !sobs.iter().any(matched) && !ub_covers(&ub, &tp)? {
                 return Ok(false);
             }
+        }
+    }
+    Ok(true)
+}
+
+/// R-STREAM-SMT: per thread, the input-stream values an execution read
+/// (the results of its observed calls with a value), in order.
+type Prefix = Vec<Vec<semantics::machine::Val>>;
+
+fn stream_prefix(e: &semantics::machine::launch::Execution) -> Prefix {
+    use semantics::machine::state::Observation;
+    e.threads
+        .iter()
+        .map(|th| {
+            th.observations
+                .iter()
+                .filter_map(|o| match o {
+                    Observation::Call { result, .. }
+                        if *result != semantics::machine::Val::Void =>
+                    {
+                        Some(result.clone())
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// R-REF with input streams (R-STREAM-SMT): a target behaviour that read
+/// the stream prefix `tp` is a behaviour of every launch whose streams
+/// extend `tp`; with no matching source behaviour it is excused only if
+/// on each of those launches the source has UB, i.e. if the source's UB
+/// behaviours (each a behaviour of the launches extending its own prefix
+/// `ub`) cover every extension of `tp` over [`DOMAIN`]. Without stream
+/// reads every prefix is empty and this is "the source has UB on the
+/// launch".
+fn ub_covers(ub: &[&Prefix], tp: &Prefix) -> Result<bool, String> {
+    use semantics::machine::Val;
+    if ub.is_empty() {
+        return Ok(false);
+    }
+    let threads = tp.len();
+    // Positions past `tp` that some UB prefix reads: they are enumerated.
+    let len: Vec<usize> = (0..threads)
+        .map(|t| {
+            ub.iter()
+                .map(|u| u.get(t).map_or(0, Vec::len))
+                .max()
+                .unwrap_or(0)
+                .max(tp[t].len())
+        })
+        .collect();
+    let free: usize = (0..threads).map(|t| len[t] - tp[t].len()).sum();
+    if free > 10 {
+        return Err(format!(
+            "R-STREAM-SMT: {free} stream positions to enumerate past the target's"
+        ));
+    }
+    let fits = |u: &Val, x: i128| match u {
+        Val::Int { bits, v } => *v == (x as u128) & semantics::machine::value::mask(*bits),
+        _ => false,
+    };
+    let total = DOMAIN.len().pow(free as u32);
+    for code in 0..total {
+        // The extension: the free positions' values, thread by thread.
+        let mut c = code;
+        let mut ext: Vec<Vec<i128>> = Vec::with_capacity(threads);
+        for t in 0..threads {
+            let row = (tp[t].len()..len[t])
+                .map(|_| {
+                    let x = DOMAIN[c % DOMAIN.len()];
+                    c /= DOMAIN.len();
+                    x
+                })
+                .collect();
+            ext.push(row);
+        }
+        let below = |u: &Prefix| {
+            (0..threads).all(|t| {
+                let row = u.get(t).map_or(&[][..], Vec::as_slice);
+                row.iter().enumerate().all(|(j, v)| match tp[t].get(j) {
+                    Some(w) => v == w,
+                    None => fits(v, ext[t][j - tp[t].len()]),
+                })
+            })
+        };
+        if !ub.iter().any(|u| below(u)) {
+            return Ok(false);
         }
     }
     Ok(true)

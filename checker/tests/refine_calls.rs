@@ -465,3 +465,93 @@ exit:
     assert_eq!(check(&src, &src, "k", &opts(vec![2])), "refines");
     assert_eq!(check(&src, &tgt, "k", &opts(vec![2])), "counterexample");
 }
+
+/// D-CALL-NC (finding F-28, CO "Inferring non-convergence"): a call site
+/// marked `convergent` (or with a `"convergencectrl"` bundle) whose callee
+/// is a declared non-convergent function is that function's ordinary call
+/// in the dynamic semantics (P-INPUT: here an input-stream read), so
+/// InstCombine's removal of the attribute (corpus
+/// `InstCombine/convergent.ll`, `@no_extern`) refines, in both directions
+/// and for the bundle too; both formalizations agree (M-AGREE). It is
+/// still such a call: hoisting it out of a divergent branch adds reads
+/// (a counterexample). A callee declared `convergent` keeps the call
+/// convergent (an unknown convergent function, C-OPS), and C-CONV, the
+/// static rule, still calls the marked site convergent.
+#[test]
+fn convergent_call_site_of_a_non_convergent_function() {
+    use checker::agree::check_agreement;
+    let module = |decl: &str, body: &str| {
+        format!(
+            "define void @k(i32 %x) convergent {{\nentry:\n  %e = call token \
+             @llvm.experimental.convergence.entry()\n{body}  ret void\n}}\n\
+             declare token @llvm.experimental.convergence.entry()\n{decl}\n\
+             declare void @use(i32)\n"
+        )
+    };
+    let plain = "declare i32 @f()";
+    let read = |site: &str| format!("  %a = call i32 @f(){site}\n  call void @use(i32 %a)\n");
+    let marked = module(plain, &read(" convergent"));
+    let bundled = module(plain, &read(" [ \"convergencectrl\"(token %e) ]"));
+    let unmarked = module(plain, &read(""));
+    for (s, t) in [
+        (&marked, &unmarked),
+        (&unmarked, &marked),
+        (&bundled, &unmarked),
+        (&unmarked, &bundled),
+    ] {
+        assert_eq!(
+            check(&parse(s), &parse(t), "k", &opts(vec![1, 2])),
+            "refines"
+        );
+        assert_eq!(check_agreement(s, t), Ok(true), "{s}\n{t}");
+    }
+    // Still a call with its observed event: hoisting it out of a branch.
+    let branch = "  %c = icmp slt i32 %x, 1\n  br i1 %c, label %arm, label %join\narm:\n";
+    let in_arm = module(
+        plain,
+        &format!("{branch}{}  br label %join\njoin:\n", read(" convergent")),
+    );
+    let hoisted = module(
+        plain,
+        &format!(
+            "  %a = call i32 @f() convergent\n{branch}  call void @use(i32 %a)\n  br label %join\njoin:\n"
+        ),
+    );
+    assert_eq!(
+        check(&parse(&in_arm), &parse(&hoisted), "k", &opts(vec![1, 2])),
+        "counterexample"
+    );
+    assert_eq!(check_agreement(&in_arm, &hoisted), Ok(false));
+    // A callee declared convergent keeps the marked call convergent.
+    let conv = parse(&module("declare i32 @f() convergent", &read(" convergent")));
+    assert_eq!(
+        semantics::machine::program::classify(&conv, &call_of_f(&conv)),
+        semantics::machine::program::CalleeKind::UnknownConvergent
+    );
+    // C-CONV (static) is unchanged; D-CALL-NC is the dynamic reading.
+    let call = call_of_f;
+    let mk = parse(&marked);
+    assert!(semantics::machine::program::is_convergent_call(
+        &mk,
+        &call(&mk)
+    ));
+    assert!(!semantics::machine::program::is_dynamically_convergent_call(&mk, &call(&mk)));
+    assert_eq!(
+        semantics::machine::program::classify(&mk, &call(&mk)),
+        semantics::machine::program::CalleeKind::UnknownStream
+    );
+}
+
+/// The kernel `@k`'s call of `@f`.
+fn call_of_f(m: &Module) -> semantics::ir::Call {
+    m.function("k")
+        .expect("kernel")
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .find_map(|i| match &i.kind {
+            semantics::ir::InstKind::Call(c) if c.callee_name() == Some("f") => Some((**c).clone()),
+            _ => None,
+        })
+        .expect("call of @f")
+}

@@ -156,7 +156,7 @@ fn unknown_calls_are_listed_and_subgroup_size_is_checked() {
     let file = dir.join("run_unknown_calls.ll");
     std::fs::write(
         &file,
-        "define void @k() {\nentry:\n  %a = call i64 @_Z12get_local_idj(i32 0)\n  %b = call i32 @mystery(i64 %a)\n  %c = call i32 @conv(i64 %a) convergent\n  ret void\n}\ndeclare i64 @_Z12get_local_idj(i32)\ndeclare i32 @mystery(i64) memory(none)\ndeclare i32 @conv(i64)\n",
+        "define void @k() {\nentry:\n  %a = call i64 @_Z12get_local_idj(i32 0)\n  %b = call i32 @mystery(i64 %a)\n  %c = call i32 @conv(i64 %a) convergent\n  ret void\n}\ndeclare i64 @_Z12get_local_idj(i32)\ndeclare i32 @mystery(i64) memory(none)\ndeclare i32 @conv(i64) convergent\n",
     )
     .expect("temporary file written");
     let run = |extra: &[&str]| {

@@ -41,6 +41,23 @@ pub enum OpKind {
     Shuffle8,
     /// An NVPTX warp intrinsic of `%x` (or its low bit), then `@use.iW`.
     Nvptx(NvOp),
+    /// P-INPUT / R-STREAM-SMT: a read of the thread's input stream
+    /// (`%s{n} = call i32 @in()`, an unknown non-`readnone` function with
+    /// a result, itself an observed event), then a use of the value.
+    Stream(StreamUse),
+}
+
+/// What a stream read's value feeds (R-STREAM-SMT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamUse {
+    /// `@use(%s)`.
+    Use,
+    /// `@use(7 udiv %s)`: undefined behaviour when the value is 0.
+    Div,
+    /// `@use(subgroupAdd(%s))`: the value enters a convergent operation.
+    Add,
+    /// `@use(%s - %x)`.
+    Sub,
 }
 
 /// The NVPTX warp intrinsics of the family (issue 13), each with the
@@ -107,6 +124,7 @@ impl OpKind {
             OpKind::Shuffle8 => 8,
             OpKind::Nvptx(NvOp::Vote(_)) => 1,
             OpKind::Nvptx(_) => 32,
+            OpKind::Stream(_) => 32,
         }
     }
 }
@@ -258,6 +276,19 @@ fn render_mode(p: &Prog, own_anchors: bool) -> String {
                 let w = kind.width();
                 *s += &format!("  call void @use.i{w}(i{w} %r{n})\n");
             }
+            OpKind::Stream(u) => {
+                *s += &format!("  %s{n} = call i32 @in()\n");
+                *s += &match u {
+                    StreamUse::Use => format!("  %r{n} = add i32 %s{n}, 0\n"),
+                    StreamUse::Div => format!("  %r{n} = udiv i32 7, %s{n}\n"),
+                    StreamUse::Add => format!(
+                        "  %r{n} = call i32 @subgroupAdd(i32 %s{n}){}\n",
+                        bundle(tok)
+                    ),
+                    StreamUse::Sub => format!("  %r{n} = sub i32 %s{n}, %x\n"),
+                };
+                *s += &format!("  call void @use(i32 %r{n})\n");
+            }
         }
     };
     let spin_at = |pl: Place| p.spin.filter(|sp| sp.place == pl);
@@ -335,11 +366,14 @@ fn render_mode(p: &Prog, own_anchors: bool) -> String {
     s += "declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n";
     s += "declare void @convergent.operation() convergent nounwind\n";
     s += "declare void @use(i32)\n";
+    if p.ops.iter().any(|(k, _)| matches!(k, OpKind::Stream(_))) {
+        s += "declare i32 @in()\n";
+    }
     // Declarations of the operations of other widths, when used.
     let mut widths: Vec<u32> = Vec::new();
     let mut kinds: Vec<OpKind> = Vec::new();
     for (k, _) in &p.ops {
-        if !matches!(k, OpKind::Add | OpKind::Barrier) {
+        if !matches!(k, OpKind::Add | OpKind::Barrier | OpKind::Stream(_)) {
             widths.push(k.width());
             kinds.push(*k);
         }
@@ -363,7 +397,7 @@ fn render_mode(p: &Prog, own_anchors: bool) -> String {
             }
             OpKind::Shuffle8 => format!("declare i8 @subgroupShuffle(i8, i32) {attrs}\n"),
             OpKind::Nvptx(op) => op.call_and_decl(0, "").1,
-            OpKind::Add | OpKind::Barrier => String::new(),
+            OpKind::Add | OpKind::Barrier | OpKind::Stream(_) => String::new(),
         };
     }
     s
@@ -446,6 +480,66 @@ pub fn arb_nvptx_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         4 => nv.prop_map(OpKind::Nvptx),
     ];
     with_kinds(kind, max_ops)
+}
+
+/// Programs of the family whose operations include reads of the thread's
+/// input stream (R-STREAM-SMT) besides the reduction and the barrier.
+pub fn arb_stream_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let u = prop_oneof![
+        Just(StreamUse::Use),
+        Just(StreamUse::Div),
+        Just(StreamUse::Add),
+        Just(StreamUse::Sub)
+    ];
+    let kind = prop_oneof![
+        1 => Just(OpKind::Add),
+        1 => Just(OpKind::Barrier),
+        4 => u.prop_map(OpKind::Stream),
+    ];
+    with_kinds(kind, max_ops)
+}
+
+/// A transformation of a stream program (R-STREAM-SMT): one of
+/// [`mutate`]'s moves or drops, a swap of two operations' order (so two
+/// stream reads in one block trade positions), or a duplicate of one
+/// operation in another place.
+#[derive(Clone, Copy, Debug)]
+pub enum StreamMutation {
+    Move(usize, Option<Place>),
+    Swap(usize, usize),
+    Dup(usize, Place),
+}
+
+/// [`StreamMutation`] as a strategy.
+pub fn arb_stream_mutation() -> impl Strategy<Value = StreamMutation> {
+    let place = prop_oneof![Just(Place::Entry), Just(Place::Arm), Just(Place::Join)];
+    prop_oneof![
+        2 => arb_mutation().prop_map(|(i, to)| StreamMutation::Move(i, to)),
+        2 => (0usize..4, 0usize..4).prop_map(|(i, j)| StreamMutation::Swap(i, j)),
+        1 => (0usize..4, place).prop_map(|(i, pl)| StreamMutation::Dup(i, pl)),
+    ]
+}
+
+/// Applies a [`StreamMutation`].
+pub fn mutate_stream(p: &Prog, m: StreamMutation) -> Prog {
+    match m {
+        StreamMutation::Move(i, to) => mutate(p, i, to),
+        StreamMutation::Swap(i, j) => {
+            let mut q = p.clone();
+            let n = q.ops.len();
+            let (i, j) = (i % n, j % n);
+            let (a, b) = (q.ops[i].0, q.ops[j].0);
+            q.ops[i].0 = b;
+            q.ops[j].0 = a;
+            q
+        }
+        StreamMutation::Dup(i, pl) => {
+            let mut q = p.clone();
+            let k = q.ops[i % q.ops.len()].0;
+            q.ops.push((k, pl));
+            q
+        }
+    }
 }
 
 /// A mutation: move operation `i` (modulo the number of operations) to

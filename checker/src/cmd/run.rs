@@ -461,6 +461,7 @@ fn options_without_args(args: &Args) -> Result<Options, CliError> {
         buffer_bytes: args.buffer_bytes,
         buffers: parse_buffers(&args.buffers)?,
         races: args.races,
+        streams: Vec::new(),
     })
 }
 

@@ -104,13 +104,19 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         .next()
         .and_then(|b| b.inputs.first())
         .and_then(|op| op.value.as_local());
-    let conv_attr =
-        m.has_attr(&call.fn_attrs, "convergent") || m.has_attr(decl_attrs, "convergent");
+    // D-CALL-NC: a direct call of a declared function is convergent in
+    // the dynamic semantics exactly when the function is (its attribute,
+    // or the table's row below); the call site's `convergent` and bundle
+    // count only for a name the module does not declare (and for indirect
+    // calls, R-CALL-IND). The interpreter's counterpart is
+    // `machine::program::is_dynamically_convergent_call`.
+    let site_conv = decl.is_none() && (m.has_attr(&call.fn_attrs, "convergent") || token.is_some());
+    let conv_attr = m.has_attr(decl_attrs, "convergent") || site_conv;
     // R-CALL-NODUP: an unknown `noduplicate` function is observed like a
     // convergent one (the interpreter's `machine::program::classify`).
     let nodup = semantics::machine::program::is_noduplicate_call(m, call);
     let pure = is_readnone(m, &call.fn_attrs) || is_readnone(m, decl_attrs);
-    let unknown = if conv_attr || token.is_some() || nodup {
+    let unknown = if conv_attr || nodup {
         CallSem::UnknownConv { effect: !pure }
     } else if pure {
         CallSem::Pure
@@ -242,7 +248,6 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         }
     }
     let convergent = conv_attr
-        || token.is_some()
         || row.is_some_and(|b| b.row.convergent)
         || !matches!(
             sem,

@@ -447,7 +447,22 @@ impl Checker<'_, '_> {
                     .collect()
             })
             .collect();
-        let inputs = launch_inputs(terms, launch, m);
+        // R-STREAM-SMT: the stream values the target read are shown (and
+        // kept for replay); positions past them are left out of the list.
+        let mut unread = std::collections::HashSet::new();
+        for (th, row) in launch.streams.iter().enumerate() {
+            let read = t
+                .str_count
+                .get(th)
+                .map_or(0, |c| obs::ev_bits(terms, m, *c) as usize);
+            unread.extend(row.iter().skip(read).copied());
+        }
+        let inputs = launch_inputs(terms, launch, m)
+            .into_iter()
+            .zip(&launch.vars)
+            .filter(|(_, (_, v))| !unread.contains(v))
+            .map(|(i, _)| i)
+            .collect();
         // One source execution on the same launch, for the side-by-side view
         // (not for a lifted launch of many threads, where finding one costs
         // more than the check; the replay shows the interpreter's).
@@ -502,6 +517,15 @@ impl Checker<'_, '_> {
                 })
                 .collect(),
             sub: None,
+            streams: launch
+                .streams
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|x| signed_of(launch.stream_width, obs::ev_bits(terms, m, *x)))
+                        .collect()
+                })
+                .collect(),
         })
     }
 }

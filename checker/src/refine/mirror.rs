@@ -67,6 +67,7 @@ impl Checker<'_, '_> {
             None => Launch::new(&mut terms, self.src, n),
         };
         launch.freeze_domain = self.opts.input_domain.clone();
+        launch.add_streams(&mut terms, &[self.src, self.tgt], k);
         let t = encode(&mut terms, self.tgt, &launch, k, "T", obs).map_err(RefineError::target)?;
         let s = encode_with(&mut terms, self.src, &launch, k, "M", obs, Ranks::Canonical)
             .map_err(RefineError::source)?;

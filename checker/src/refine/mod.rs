@@ -209,6 +209,10 @@ pub struct Cex {
     /// built from by copying threads (not re-solved at `threads`); replay
     /// falls back to it when the interpreter cannot enumerate `threads`.
     pub sub: Option<Box<Cex>>,
+    /// P-INPUT / R-STREAM-SMT: each thread's input stream (signed values
+    /// at the stream width), which replay gives the interpreter
+    /// (`Options::streams`); empty without stream reads.
+    pub streams: Vec<Vec<i128>>,
 }
 
 /// The verdict (STYLE 3).
@@ -497,6 +501,7 @@ impl Checker<'_, '_> {
         // there is one (the interpreter's `int_domain`).
         l.freeze_domain = self.opts.input_domain.clone();
         l.free_results = self.free_results;
+        l.add_streams(terms, &[self.src, self.tgt], self.opts.max_steps);
         l
     }
 

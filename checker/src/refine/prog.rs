@@ -96,6 +96,30 @@ pub struct Prepared<'m> {
 }
 
 impl Prepared<'_> {
+    /// R-STREAM-SMT: the most input-stream reads (calls of unknown
+    /// non-`readnone` functions with an integer result) one block visit
+    /// makes, and the widest such result; `None` without any.
+    pub fn stream_reads(&self) -> Option<(usize, u32)> {
+        let mut most = 0;
+        let mut widest = 0;
+        for (bi, row) in self.calls.iter().enumerate() {
+            let mut here = 0;
+            for (ii, c) in row.iter().enumerate() {
+                if !c.as_ref().is_some_and(|c| c.sem == CallSem::Stream) {
+                    continue;
+                }
+                if let InstKind::Call(call) = &self.func.blocks[bi].insts[ii].kind {
+                    if let Type::Int(w) = call.ty {
+                        here += 1;
+                        widest = widest.max(w);
+                    }
+                }
+            }
+            most = usize::max(most, here);
+        }
+        (most > 0).then_some((most, widest))
+    }
+
     /// Whether the kernel's meaning is invariant under renumbering the
     /// threads (with their inputs): nothing reads a thread's index. Thread
     /// ids, ballots (bit per lane), first-lane reads and shuffles (by lane
@@ -349,10 +373,14 @@ pub fn prepare_inlined<'m>(
                     {
                         return Err(bad("call with a non-integer result"));
                     }
-                    if info.sem == CallSem::Stream && c.ty != Type::Void {
-                        return Err(bad(
-                            "unknown non-readnone call with a result (input stream)",
-                        ));
+                    // R-STREAM-SMT: integer results of input-stream calls
+                    // are launch inputs; others are not encoded.
+                    if info.sem == CallSem::Stream && !matches!(c.ty, Type::Void | Type::Int(_)) {
+                        return Err(bad(&format!(
+                            "unknown non-readnone call with a {} result (input stream; \
+                             R-STREAM-SMT encodes integer results only)",
+                            type_name(&c.ty)
+                        )));
                     }
                     // A register read's metadata operand names the register
                     // (P-INPUT); it is no value of the encoding.

@@ -367,7 +367,9 @@ fn cex_text(r: &Report, c: &Cex, s: &mut String) {
         let _ = writeln!(s, "  found as {how}");
     }
     for (name, v) in &c.inputs {
-        let _ = writeln!(s, "  %{name} = {v}");
+        // R-STREAM-SMT: a stream value is no IR value.
+        let sigil = if name.starts_with("stream[") { "" } else { "%" };
+        let _ = writeln!(s, "  {sigil}{name} = {v}");
     }
     let _ = writeln!(
         s,

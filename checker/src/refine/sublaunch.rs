@@ -197,6 +197,14 @@ pub(super) fn inflate(
         replay_note: None,
         frozen: small.frozen.clone(),
         sub: Some(Box::new(small.clone())),
+        // R-STREAM-SMT: a copy reads its original's stream.
+        streams: if small.streams.is_empty() {
+            Vec::new()
+        } else {
+            tmpl.iter()
+                .map(|j| small.streams.get(*j).cloned().unwrap_or_default())
+                .collect()
+        },
     })
 }
 

@@ -6,7 +6,7 @@ use crate::intrinsics::Op;
 use crate::ir::{Call, Operand, Type, ValueId};
 
 use super::collective::per_thread;
-use super::program::{classify, is_convergent_call, CalleeKind};
+use super::program::{classify, is_dynamically_convergent_call, CalleeKind};
 use super::state::{
     CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
 };
@@ -121,7 +121,9 @@ pub(super) fn exec_call(
     // (C-CONV), but what they compute is exec-mask bookkeeping over the
     // threads that execute them together (C-OPS): they wait for their
     // (maximally converged, D-MAX-ITER) set like a convergent call.
-    let convergent = is_convergent_call(module, call) || kind.needs_set();
+    // D-CALL-NC: a call site's `convergent` or bundle on a call of a
+    // non-convergent function does not make it wait for a set.
+    let convergent = is_dynamically_convergent_call(module, call) || kind.needs_set();
     let ret_ty = match &call.ty {
         Type::Func { ret, .. } => (**ret).clone(),
         t => t.clone(),
@@ -231,7 +233,15 @@ pub(super) fn exec_call(
         _ if convergent => Val::Void,
         _ => {
             // P-INPUT: the thread's input stream; the call is observable.
-            let v = choose_result(m, cx, &name, &ret_ty);
+            // R-STREAM-SMT: a launch that gives the thread's stream (the
+            // replay of a counterexample, the agreement test) pins the
+            // k-th result, k the number of stream calls with a result the
+            // thread made before; otherwise the result is drawn (every
+            // stream the domain allows).
+            let v = match pinned_stream(th, cx, &ret_ty) {
+                Some(v) => v,
+                None => choose_result(m, cx, &name, &ret_ty),
+            };
             th.observations.push_back(Observation::Call {
                 callee: name,
                 args,
@@ -255,6 +265,28 @@ fn uninterpreted(m: &mut Machine, cx: &mut Ctx, callee: &str, key: String, ret_t
     let v = choose_result(m, cx, callee, ret_ty);
     m.memo.insert(key, v.clone());
     v
+}
+
+/// R-STREAM-SMT: the launch's given value of this thread's next stream
+/// read, when the launch gives one (`Options::streams`) and the result is
+/// an integer: the value at the position of the number of stream results
+/// the thread read before (its observed calls with a result), truncated
+/// to the result's width.
+fn pinned_stream(th: &ThreadState, cx: &Ctx, ret_ty: &Type) -> Option<Val> {
+    let Type::Int(bits) = ret_ty else {
+        return None;
+    };
+    let row = cx.opts.streams.get(th.tid as usize)?;
+    let k = th
+        .observations
+        .iter()
+        .filter(|o| matches!(o, Observation::Call { result, .. } if *result != Val::Void))
+        .count();
+    let x = *row.get(k)?;
+    Some(Val::Int {
+        bits: *bits,
+        v: (x as u128) & super::value::mask(*bits),
+    })
 }
 
 /// P-INPUT: a drawn result of unknown function `callee`, restricted to

@@ -311,7 +311,11 @@ pub fn explore_with(
     // argument, `renaming` the analysis, `orbit` the enumeration): orbit
     // representatives of the launches, then the behaviours closed under
     // the renamings.
-    prog.renaming = if ex.reduced {
+    prog.renaming = if !opts.streams.is_empty() {
+        // R-STREAM-SMT: given streams differ per thread and per value;
+        // no renaming of threads or results is admissible for them.
+        super::renaming::Renaming::none("given input streams", opts.threads)
+    } else if ex.reduced {
         super::renaming::analyse(&prog, opts)
     } else {
         super::renaming::Renaming::none("no reductions", opts.threads)

@@ -153,6 +153,12 @@ pub struct Options {
     /// end the thread that completes one with UB; `false` (the default for
     /// now) runs racy programs under the schedules' values (README).
     pub races: bool,
+    /// P-INPUT / R-STREAM-SMT: given input streams, `[thread][k]`: the
+    /// k-th integer result of the thread's calls of unknown non-`readnone`
+    /// functions (truncated to the call's width); reads past the given
+    /// values, and every read when this is empty, are drawn from the
+    /// domain. Given streams turn the M-RENAME renamings off.
+    pub streams: Vec<Vec<i128>>,
 }
 
 /// Default per-thread step bound.
@@ -182,6 +188,7 @@ impl Default for Options {
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             buffers: BTreeMap::new(),
             races: false,
+            streams: Vec::new(),
         }
     }
 }

@@ -108,7 +108,7 @@ pub fn classify(module: &Module, call: &Call) -> CalleeKind {
     if let Some(i) = defined {
         return CalleeKind::Defined(i);
     }
-    if is_convergent_call(module, call) || is_noduplicate_call(module, call) {
+    if is_dynamically_convergent_call(module, call) || is_noduplicate_call(module, call) {
         return CalleeKind::UnknownConvergent;
     }
     if let Some(f) = module.function(name) {
@@ -232,6 +232,32 @@ pub fn is_convergent_call(module: &Module, call: &Call) -> bool {
         }
     }
     intrinsics::lookup(name).is_some_and(|b| b.row.convergent)
+}
+
+/// D-CALL-NC: whether a call is convergent in the *dynamic* semantics
+/// (the interpreter's scheduling and call classification). A direct call
+/// is convergent exactly when its callee is: the declaration or
+/// definition has the `convergent` attribute, or the intrinsic table's
+/// row is convergent. A call site's `convergent` attribute or
+/// `"convergencectrl"` bundle on a call of a known non-convergent function
+/// does not make the call depend on its communicating set
+/// (ConvergentOperations.rst, "Inferring non-convergence": such a call
+/// "always results in a call to a non-convergent function"), so it is the
+/// ordinary call of that function (P-INPUT for a declaration). Indirect
+/// calls keep the call site's attributes (R-CALL-IND), as does a direct
+/// call of a name the module does not declare. The static rule C-CONV
+/// ([`is_convergent_call`], LLVM's `CallBase::isConvergent()`) is what
+/// `verify` and `uniformity` use. The SMT encoding decides the same
+/// independently (`checker::refine::callsem::classify_call`).
+pub fn is_dynamically_convergent_call(module: &Module, call: &Call) -> bool {
+    let Some(name) = call.callee_name() else {
+        return is_convergent_call(module, call);
+    };
+    let Some(f) = module.function(name) else {
+        return is_convergent_call(module, call);
+    };
+    module.has_attr(&f.fn_attrs, "convergent")
+        || intrinsics::lookup(name).is_some_and(|b| b.row.convergent)
 }
 
 /// Static facts about one function.

@@ -201,7 +201,10 @@ impl Builder<'_, '_> {
             }
             CallSem::Stream => {
                 self.stream_call(th, info, args);
-                None
+                match call.ty {
+                    Type::Int(_) => Some(self.stream_read(th, rw)),
+                    _ => None,
+                }
             }
             // P-ASSUME: `llvm.assume` of false or poison is UB (the
             // interpreter's `machine::calls::exec_call`).
@@ -297,8 +300,49 @@ impl Builder<'_, '_> {
     }
 
     /// R-OBS / P-INPUT: any other unknown function is an observable event
-    /// of the thread (prepare admits only void ones).
+    /// of the thread (its result, if any, is [`Builder::stream_read`]).
     fn stream_call(&mut self, th: &mut ThreadSt, info: &CallInfo, args: Vec<V>) {
         self.event(th, info.callee.clone(), args);
+    }
+
+    /// R-STREAM-SMT: the result of an input-stream call with an integer
+    /// result of width `rw`: the thread's stream value at position k, k
+    /// the number of stream values the thread read before (earlier visits,
+    /// [`ThreadSt::str_cnt`], and earlier calls of this visit), the low
+    /// `rw` bits of the launch input `stream[t][k]`; never poison. The
+    /// interpreter's counterpart pins the same position
+    /// (`machine::calls`, `Options::streams`).
+    fn stream_read(&mut self, th: &mut ThreadSt, rw: u32) -> V {
+        let j = self.cw(th.visit.str_i);
+        th.visit.str_i += 1;
+        let pos = self.t.bv_add(th.str_cnt, j);
+        let Some(row) = self.launch.streams.get(th.t).filter(|r| !r.is_empty()) else {
+            self.unsupported("an input-stream read on a launch without streams".into());
+            let zero = self.bv(rw, 0);
+            return self.int(zero);
+        };
+        let row = row.clone();
+        if row.len() >= 1 << super::CW {
+            self.unsupported(format!(
+                "{} input-stream reads per thread (the counters have {} bits)",
+                row.len(),
+                super::CW
+            ));
+        }
+        let sw = self.launch.stream_width;
+        // The positions a run of `k` steps can reach are all in the row
+        // ([`Launch::add_streams`]); past them the last value stands.
+        let mut acc = *row.last().expect("non-empty");
+        for (k, x) in row.iter().enumerate().rev().skip(1) {
+            let kc = self.cw(k);
+            let here = self.t.eq(pos, kc);
+            acc = self.t.ite(here, *x, acc);
+        }
+        let bits = if rw < sw {
+            self.t.extract(rw - 1, 0, acc)
+        } else {
+            acc
+        };
+        self.int(bits)
     }
 }

@@ -37,6 +37,13 @@ pub struct Launch {
     /// instead of its C-OPS value over the communicating set; observed
     /// events' arguments must then match exactly (poison only with poison).
     pub free_results: bool,
+    /// P-INPUT / R-STREAM-SMT: `[thread][k]`, the k-th value of the
+    /// thread's input stream (at [`Launch::stream_width`] bits), shared by
+    /// source and target; empty when neither program reads a stream.
+    pub streams: Vec<Vec<TermId>>,
+    /// The width of the stream values: the widest stream result of either
+    /// program (a read of a narrower result takes the low bits).
+    pub stream_width: u32,
 }
 
 impl Launch {
@@ -94,7 +101,36 @@ impl Launch {
             floats,
             freeze_domain: None,
             free_results: false,
+            streams: Vec::new(),
+            stream_width: 0,
         }
+    }
+
+    /// R-STREAM-SMT: one input per thread and stream position that the
+    /// programs `progs` can read within `k` steps (each visit reads at
+    /// most [`Prepared::stream_reads`] values), named `stream[tT][K]`;
+    /// like the other launch inputs they are listed in [`Launch::vars`],
+    /// so the domain, the CEGIS fixing and the counterexample's inputs
+    /// cover them.
+    pub fn add_streams(&mut self, terms: &mut Terms, progs: &[&Prepared], k: usize) {
+        let reads = progs.iter().filter_map(|p| p.stream_reads());
+        let (most, widest) = reads.fold((0, 0), |(m, w), (m2, w2)| (m.max(m2), w.max(w2)));
+        if most == 0 {
+            return;
+        }
+        let len = most * k.max(1);
+        self.stream_width = widest;
+        self.streams = (0..self.n)
+            .map(|t| {
+                (0..len)
+                    .map(|j| {
+                        let x = terms.var(&format!("in.stream.t{t}.k{j}"), Sort::BitVec(widest));
+                        self.vars.push((format!("stream[t{t}][{j}]"), x));
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
     }
 
     /// Theorem C-PAIR (proofs/CUTOFF.md, side 6): a launch of `n` threads
@@ -190,4 +226,128 @@ pub(super) fn event_ranges(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    //! R-STREAM-SMT and D-CALL-NC in the encoder, on small kernels.
+
+    use super::Launch;
+    use crate::refine::encode::{encode, Observe, V};
+    use crate::refine::prog::{classify_call, prepare, CallSem};
+    use crate::vc::eval::{Model, Value};
+    use crate::vc::{Sort, Terms};
+    use semantics::ir::{InstKind, Module};
+
+    fn parse(text: &str) -> Module {
+        semantics::parse_module("t.ll", text).expect("test module parses")
+    }
+
+    /// Two stream reads of different widths, their difference observed.
+    const READS: &str = "define void @k(i32 %x) {\nentry:\n  %a = call i32 @in()\n  \
+        %b = call i8 @in8()\n  %w = zext i8 %b to i32\n  %d = sub i32 %a, %w\n  \
+        call void @use(i32 %d)\n  ret void\n}\ndeclare i32 @in()\ndeclare i8 @in8()\n\
+        declare void @use(i32)\n";
+
+    /// R-STREAM-SMT: one input per thread and position a run can read
+    /// (reads per visit times steps), at the widest result's width, listed
+    /// with the launch's inputs; none without stream reads.
+    #[test]
+    fn stream_inputs_per_thread_and_position() {
+        let m = parse(READS);
+        let p = prepare(&m, "k", false).expect("prepared");
+        assert_eq!(p.stream_reads(), Some((2, 32)));
+        let mut terms = Terms::new();
+        let mut l = Launch::new(&mut terms, &p, 2);
+        let before = l.vars.len();
+        l.add_streams(&mut terms, &[&p], 3);
+        assert_eq!(l.stream_width, 32);
+        assert_eq!(l.streams.iter().map(Vec::len).collect::<Vec<_>>(), [6, 6]);
+        assert_eq!(l.vars.len(), before + 12);
+        assert!(l.vars.iter().any(|(n, _)| n == "stream[t1][5]"));
+        let none = parse(
+            "define void @k(i32 %x) {\nentry:\n  call void @use(i32 %x)\n  ret void\n}\n\
+             declare void @use(i32)\n",
+        );
+        let q = prepare(&none, "k", false).expect("prepared");
+        assert_eq!(q.stream_reads(), None);
+        let mut l2 = Launch::new(&mut terms, &q, 2);
+        l2.add_streams(&mut terms, &[&q], 8);
+        assert!(l2.streams.is_empty());
+    }
+
+    /// R-STREAM-SMT: thread t's k-th read returns the low bits of
+    /// `stream[t][k]`: evaluated on an assignment of the inputs, the
+    /// observed value is `S[t][0] - (S[t][1] mod 256)` in each thread.
+    #[test]
+    fn reads_take_positions_in_call_order() {
+        let m = parse(READS);
+        let p = prepare(&m, "k", false).expect("prepared");
+        let mut terms = Terms::new();
+        let mut l = Launch::new(&mut terms, &p, 2);
+        l.add_streams(&mut terms, &[&p], 2);
+        let e = encode(&mut terms, &p, &l, 2, "T", Observe::Auto).expect("encoded");
+        let value = |t: usize, k: usize| (100 * t + 7 * k + 300) as u128;
+        let mut model = Model::new();
+        for v in terms.vars().collect::<Vec<_>>() {
+            let w = match terms.var_decl(v).sort {
+                Sort::BitVec(w) => w,
+                _ => {
+                    model.vars.insert(v, Value::Bool(false));
+                    continue;
+                }
+            };
+            model.vars.insert(v, Value::bv(w, 0));
+        }
+        for (t, row) in l.streams.iter().enumerate() {
+            for (k, x) in row.iter().enumerate() {
+                let v = terms.as_var(*x).expect("a variable");
+                model.vars.insert(v, Value::bv(32, value(t, k)));
+            }
+        }
+        for t in 0..2 {
+            let ev = e.ext[t].iter().find(|ev| ev.callee == "use").expect("use");
+            let V::Int { bits, .. } = &ev.args[0] else {
+                panic!("integer argument")
+            };
+            let got = model.eval(&terms, *bits).expect("evaluates").as_bits();
+            let want = (value(t, 0).wrapping_sub(value(t, 1) & 0xff)) & 0xffff_ffff;
+            assert_eq!(got, Some(want), "thread {t}");
+        }
+    }
+
+    /// D-CALL-NC: a call site's `convergent` or bundle on a call of a
+    /// declared non-convergent function is no convergent call (here an
+    /// input-stream read); a convergent declaration keeps it one, and an
+    /// indirect call keeps its call site's attribute (R-CALL-IND).
+    #[test]
+    fn convergent_call_site_of_a_non_convergent_declaration() {
+        let m = parse(
+            "define void @k(ptr %f) convergent {\nentry:\n  \
+             %e = call token @llvm.experimental.convergence.entry()\n  \
+             %a = call i32 @f() convergent\n  \
+             %b = call i32 @f() [ \"convergencectrl\"(token %e) ]\n  \
+             %c = call i32 @g() convergent\n  \
+             %d = call i32 %f() convergent\n  ret void\n}\n\
+             declare token @llvm.experimental.convergence.entry()\n\
+             declare i32 @f()\ndeclare i32 @g() convergent\n",
+        );
+        let f = m.function("k").expect("kernel");
+        let calls: Vec<_> = f.blocks[0]
+            .insts
+            .iter()
+            .filter_map(|i| match &i.kind {
+                InstKind::Call(c) => Some(classify_call(&m, c, false).expect("classified")),
+                _ => None,
+            })
+            .collect();
+        let got: Vec<(bool, bool)> = calls[1..]
+            .iter()
+            .map(|c| (c.convergent, c.sem == CallSem::Stream))
+            .collect();
+        assert_eq!(
+            got,
+            [(false, true), (false, true), (true, false), (true, false)]
+        );
+    }
 }

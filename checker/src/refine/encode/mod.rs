@@ -172,6 +172,8 @@ pub struct Enc {
     /// Per thread: external call events and their final count.
     pub ext: Vec<Vec<Ev>>,
     pub ext_count: Vec<TermId>,
+    /// R-STREAM-SMT: per thread, how many input-stream values it read.
+    pub str_count: Vec<TermId>,
     /// Per thread: observed convergent events and their final count.
     pub cev: Vec<Vec<CEv>>,
     pub cev_count: Vec<TermId>,

@@ -50,6 +50,10 @@ pub(super) struct ThreadSt {
     pub cev_cnt: TermId,
     pub ext_after: TermId,
     pub cev_after: TermId,
+    /// R-STREAM-SMT: how many input-stream values the thread read before
+    /// this step, and after it.
+    pub str_cnt: TermId,
+    pub str_after: TermId,
     /// Per op: instances the thread executed so far (updated in place
     /// during the step), and the count before this step.
     pub occ: Vec<TermId>,
@@ -92,6 +96,8 @@ pub(super) struct Visit {
     /// External and observed convergent events of this visit so far.
     pub ext_i: usize,
     pub cev_i: usize,
+    /// R-STREAM-SMT: input-stream values read in this visit so far.
+    pub str_i: usize,
     /// Per D-CW class: occurrences including this visit's instances.
     pub local_c: HashMap<usize, TermId>,
     /// The thread's memory view after this visit's stores (None: no
@@ -108,6 +114,7 @@ impl Visit {
             ub: fls,
             ext_i: 0,
             cev_i: 0,
+            str_i: 0,
             local_c: HashMap::default(),
             mem: None,
         }
@@ -187,6 +194,7 @@ impl Builder<'_, '_> {
             inst: Vec::new(),
             ext: Vec::new(),
             ext_count: Vec::new(),
+            str_count: Vec::new(),
             cev: Vec::new(),
             cev_count: Vec::new(),
             op_callee,
@@ -290,6 +298,7 @@ impl Builder<'_, '_> {
         enc.inst.push(th.insts);
         enc.ext.push(th.ext);
         enc.ext_count.push(th.ext_cnt);
+        enc.str_count.push(th.str_cnt);
         enc.cev.push(th.cev);
         enc.cev_count.push(th.cev_cnt);
         ThreadMem {
@@ -414,6 +423,8 @@ impl Builder<'_, '_> {
             cev_cnt: zero,
             ext_after: zero,
             cev_after: zero,
+            str_cnt: zero,
+            str_after: zero,
             occ_before: occ.clone(),
             occ,
             cocc_after: cocc.clone(),
@@ -442,6 +453,7 @@ impl Builder<'_, '_> {
         th.cocc_after = th.cocc.clone();
         th.ext_after = th.ext_cnt;
         th.cev_after = th.cev_cnt;
+        th.str_after = th.str_cnt;
         th.cyc_after = self.cycle_counters(enc, th);
         for (bi, block) in self.p.func.blocks.iter().enumerate() {
             self.block(enc, th, bi, block, possible[bi]);
@@ -451,6 +463,7 @@ impl Builder<'_, '_> {
         th.cocc = th.cocc_after.clone();
         th.ext_cnt = th.ext_after;
         th.cev_cnt = th.cev_after;
+        th.str_cnt = th.str_after;
         th.cyc = std::mem::take(&mut th.cyc_after);
         th.blk.push(th.next);
         let fls = self.t.fls();
@@ -620,6 +633,11 @@ impl Builder<'_, '_> {
             let i = self.cw(visit.cev_i);
             let plus = self.t.bv_add(th.cev_cnt, i);
             th.cev_after = self.t.ite(at, plus, th.cev_after);
+        }
+        if visit.str_i > 0 {
+            let i = self.cw(visit.str_i);
+            let plus = self.t.bv_add(th.str_cnt, i);
+            th.str_after = self.t.ite(at, plus, th.str_after);
         }
     }
 
