@@ -184,10 +184,26 @@ impl Builder<'_, '_> {
                     per_op.push(vs);
                 }
                 enc.rank_vars.push(per_op.clone());
+                // The occurrence count of op o at step s is at most the
+                // number of earlier steps at which o can be present, so
+                // the select reads only that prefix of the variables (the
+                // same value wherever the instance is present; a unrolled
+                // body's op is present at one step in nine, not every
+                // step).
+                let mut earlier = vec![0usize; nops];
                 (0..k)
                     .map(|s| {
                         (0..nops)
-                            .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
+                            .map(|o| {
+                                let inst = &enc.inst[t][s][o];
+                                let n = (earlier[o] + 1).min(per_op[o].len());
+                                if self.t.literal(inst.here).and_then(|v| v.as_bool())
+                                    != Some(false)
+                                {
+                                    earlier[o] += 1;
+                                }
+                                select(self.t, inst.occ, &per_op[o][..n])
+                            })
                             .collect()
                     })
                     .collect()
