@@ -5,8 +5,8 @@
 //! get that far is pinned with its exit status (`-` as the function): 3 bad
 //! input or opt failing, 2 a construct outside the subset.
 //!
-//! Bounds: threads 1..2, 8 block visits per thread, doubled up to 32
-//! where too small to settle a function (`--grow-steps 32`), input buffers
+//! Bounds: threads 1..2, 8 block visits per thread, doubled up to 64
+//! where too small to settle a function (`--grow-steps 64`), input buffers
 //! without `dereferenceable` of 64 bytes doubled up to 128 where the source
 //! has UB on every launch (`--grow-buffers 128`), 120 s per function (the
 //! README's corpus figures use the same). A counterexample pinned here must be a finding in
@@ -26,7 +26,7 @@ const DATA: &str = "tests/data/validate_corpus.tsv";
 
 /// `--grow-steps`: a step bound too small to settle a function is doubled
 /// from 8 up to this (R-BOUND; the verdict names the bound it holds for).
-const GROW_STEPS: &str = "32";
+const GROW_STEPS: &str = "64";
 /// `--grow-buffers`: input buffers without `dereferenceable` (64 bytes) of
 /// a source with UB on every launch are doubled up to this (P-MEM-OBJ).
 const GROW_BUFFERS: &str = "128";

@@ -160,6 +160,8 @@ impl CycleInfo {
             info.cycles[c].depth = d;
             stack.extend(info.cycles[c].children.iter().map(|ch| ch.0));
         }
+        // Grown by doubling: up to half would be slack (96 bytes a cycle).
+        info.cycles.shrink_to_fit();
         info
     }
     pub fn cycle(&self, c: CycleId) -> &Cycle {

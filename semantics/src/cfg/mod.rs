@@ -38,6 +38,16 @@ pub struct Cfg {
 
 impl Cfg {
     pub fn from_function(f: &Function) -> Cfg {
+        let mut cfg = Cfg::from_function_unnamed(f);
+        cfg.names = Names::of_blocks(f);
+        cfg
+    }
+
+    /// [`Cfg::from_function`] without the block names (`names` empty), for
+    /// analyses that print nothing until their tables are gone: the caller
+    /// sets `names` with [`Names::of_blocks`] before printing (memory on
+    /// long functions: the names take about 12 bytes a block).
+    pub fn from_function_unnamed(f: &Function) -> Cfg {
         let succs = Adjacency::from_fn(f.blocks.len(), |b, out| match &f.blocks[b].term.kind {
             crate::ir::TermKind::Br(t) => out.push(*t),
             crate::ir::TermKind::CondBr {
@@ -55,17 +65,10 @@ impl Cfg {
             .enumerate()
             .all(|(b, blk)| blk.term.successors() == succs[b]));
         let preds = succs.reversed();
-        let mut names = Names::with_capacity(f.blocks.len());
-        for b in &f.blocks {
-            match &b.name {
-                Name::Named(s) => names.push(s),
-                Name::Numbered(n) => names.push_fmt(format_args!("{n}")),
-            }
-        }
         Cfg {
             succs,
             preds,
-            names,
+            names: Names::default(),
         }
     }
 
@@ -211,6 +214,18 @@ pub struct Names {
 }
 
 impl Names {
+    /// The names of `f`'s blocks as LLVM's analyses print them.
+    pub fn of_blocks(f: &Function) -> Names {
+        let mut names = Names::with_capacity(f.blocks.len());
+        for b in &f.blocks {
+            match &b.name {
+                Name::Named(s) => names.push(s),
+                Name::Numbered(n) => names.push_fmt(format_args!("{n}")),
+            }
+        }
+        names
+    }
+
     fn with_capacity(n: usize) -> Names {
         Names {
             text: String::with_capacity(n * 4),

@@ -293,6 +293,8 @@ impl Parser<'_> {
                     }
                     self.bump();
                 }
+                // Grown from 4: most phis have two incoming values.
+                incoming.shrink_to_fit();
                 (
                     InstKind::Phi {
                         flags: flags.into(),

@@ -10,7 +10,8 @@ use super::symtab::{hash_name, Entry, Kind, NameTable, Probe, MAX_INDEX};
 use super::types::same_type;
 use super::ParseError;
 use crate::ir::{
-    BlockId, Function, InstKind, Name, Operand, Span, TermKind, Type, ValueDef, ValueId, ValueInfo,
+    Block, BlockId, Function, InstKind, Name, Operand, Span, TermKind, Type, ValueDef, ValueId,
+    ValueInfo,
 };
 
 /// Placeholder ids start here; real ids are indices into small vectors.
@@ -34,9 +35,14 @@ struct FwdRef {
 
 pub(super) struct FnBuilder {
     pub values: Vec<ValueInfo>,
-    /// Names of the blocks defined so far, in order; moved into the blocks
-    /// by [`FnBuilder::finish`] (each name is stored once while parsing).
-    block_names: Vec<Name>,
+    /// The blocks read so far, moved into the function by
+    /// [`FnBuilder::finish`]; each holds its name, the key of its entry in
+    /// the table (a name is stored once: a list of block names beside
+    /// them took 24 bytes a block while parsing).
+    pub blocks: Vec<Block>,
+    /// The name of the block being read (index `blocks.len()`), until
+    /// [`FnBuilder::take_open_name`] moves it into its block.
+    open_name: Name,
     /// Every name of the body's namespace (values and blocks share one),
     /// defined or used before its definition.
     table: NameTable,
@@ -61,7 +67,8 @@ impl FnBuilder {
     pub fn new() -> FnBuilder {
         FnBuilder {
             values: Vec::new(),
-            block_names: Vec::new(),
+            blocks: Vec::new(),
+            open_name: Name::Numbered(0),
             table: NameTable::new(),
             next_num: 0,
             fwd_vals: Vec::new(),
@@ -74,7 +81,10 @@ impl FnBuilder {
     fn key(&self, e: Entry) -> &Name {
         match e.kind() {
             Kind::Value => &self.values[e.index()].name,
-            Kind::Block => &self.block_names[e.index()],
+            Kind::Block => match self.blocks.get(e.index()) {
+                Some(b) => &b.name,
+                None => &self.open_name,
+            },
             Kind::FwdValue => &self.fwd_vals[e.index()].name,
             Kind::FwdBlock => &self.fwd_blocks[e.index()].name,
         }
@@ -183,7 +193,7 @@ impl FnBuilder {
     }
 
     /// Starts a new block; returns its id. Its name is kept here until
-    /// [`FnBuilder::finish`] moves it into the block.
+    /// the block is complete ([`FnBuilder::take_open_name`]).
     pub fn def_block(
         &mut self,
         p: &Parser,
@@ -191,13 +201,19 @@ impl FnBuilder {
         at: Span,
     ) -> Result<BlockId, ParseError> {
         let (name, l) = self.claim(p, written, "label", at)?;
-        let id = self.block_names.len();
+        let id = self.blocks.len();
         if id > MAX_INDEX {
             return Err(p.err_at(at, "too many blocks in one function"));
         }
-        self.block_names.push(name);
+        self.open_name = name;
         self.bind(l, Entry::new(Kind::Block, id));
         Ok(BlockId(id))
+    }
+
+    /// The name of the block being read, for its [`Block`], pushed onto
+    /// `blocks` next (its table entry then finds the name there).
+    pub fn take_open_name(&mut self) -> Name {
+        std::mem::replace(&mut self.open_name, Name::Numbered(0))
     }
 
     /// A use of local value `name` expecting type `ty`.
@@ -337,7 +353,8 @@ impl FnBuilder {
 
     /// Resolves every placeholder in `f`, names its blocks and fills
     /// `f.values`.
-    pub fn finish(self, p: &Parser, f: &mut Function) -> Result<(), ParseError> {
+    pub fn finish(mut self, p: &Parser, f: &mut Function) -> Result<(), ParseError> {
+        f.blocks = std::mem::take(&mut self.blocks);
         let mut vmap = Vec::with_capacity(self.fwd_vals.len());
         for r in &self.fwd_vals {
             match Entry::unpack(r.resolved) {
@@ -435,9 +452,6 @@ impl FnBuilder {
                     TermKind::Ret(None) | TermKind::Unreachable => {}
                 }
             }
-        }
-        for (b, name) in f.blocks.iter_mut().zip(self.block_names) {
-            b.name = name;
         }
         f.values = self.values;
         // Both grew by doubling: up to half of each is slack on a long

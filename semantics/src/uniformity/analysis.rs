@@ -90,8 +90,10 @@ pub struct Analysis<'a> {
     /// Always-uniform instructions (rule U-SOURCE), never marked, at their
     /// slots.
     uniform_override: Vec<bool>,
-    /// Divergent instructions whose consequences are not yet propagated.
-    worklist: Vec<InstRef>,
+    /// Divergent instructions whose consequences are not yet propagated,
+    /// as (block, index) in 32 bits each (half an [`InstRef`]: the list
+    /// holds up to a use of the thread id per block on long functions).
+    worklist: Vec<(u32, u32)>,
     /// Cycles with a divergent exit (rule U-EXIT), in discovery order.
     pub divergent_exit_cycles: Vec<CycleId>,
     /// Cycles assumed divergent by the diverged entry criterion (U-MCONV).
@@ -246,7 +248,7 @@ impl<'a> Analysis<'a> {
                 self.div_term[r.block.0] = true;
                 let s = self.slot(r);
                 self.set_reason(s, why);
-                self.worklist.push(r);
+                self.push_work(r);
             }
             return;
         }
@@ -256,7 +258,13 @@ impl<'a> Analysis<'a> {
         }
         self.div_insts[r.block.0][r.index] = true;
         self.set_reason(s, why);
-        self.worklist.push(r);
+        self.push_work(r);
+    }
+
+    fn push_work(&mut self, r: InstRef) {
+        let b = u32::try_from(r.block.0).expect("U-FIX: a function has fewer than 2^32 blocks");
+        let i = u32::try_from(r.index).expect("U-FIX: a block has fewer than 2^32 instructions");
+        self.worklist.push((b, i));
     }
 
     /// Gives up the reasons (for callers that never ask [`Analysis::reason`],
@@ -307,7 +315,11 @@ impl<'a> Analysis<'a> {
         for v in initial {
             self.push_users(v);
         }
-        while let Some(r) = self.worklist.pop() {
+        while let Some((b, i)) = self.worklist.pop() {
+            let r = InstRef {
+                block: BlockId(b as usize),
+                index: i as usize,
+            };
             if self.is_terminator(r) {
                 self.analyze_control_divergence(r.block);
                 continue;

@@ -192,9 +192,13 @@ impl Verdicts {
 /// empty), and the verdicts the listing is made of. The analysis' own
 /// tables are dropped on return.
 fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, Verdicts) {
-    let cfg = Cfg::from_function(f);
+    // The block names are made after the analysis, for the report.
+    let mut cfg = Cfg::from_function_unnamed(f);
     let dt = DomTree::dominators(&cfg);
     let ci = CycleInfo::compute(&cfg);
+    // Only the dominator and cycle computations read the predecessors
+    // (about 16 bytes a block).
+    cfg.preds = Default::default();
     let computed = has_branch_divergence(m, f);
     let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
     a.forget_reasons();
@@ -216,6 +220,7 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
     let temporal = std::mem::take(&mut a.temporal);
     drop(a);
     drop(dt);
+    cfg.names = crate::cfg::Names::of_blocks(f);
     let text_of = |r: InstRef| -> String {
         let b = f.block(r.block);
         if r.index == b.insts.len() {

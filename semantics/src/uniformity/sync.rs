@@ -174,8 +174,8 @@ const NO_LABEL: u32 = u32::MAX;
 /// CFG successors otherwise, so that the inner loop touches contiguous
 /// memory only.
 pub struct JoinPropagator {
-    /// Block at each position.
-    block_at: Vec<BlockId>,
+    /// Block at each position (a block index in 32 bits).
+    block_at: Vec<u32>,
     /// Position of each block.
     pos: Vec<u32>,
     /// Number of positions in the modified post-order (the reachable
@@ -214,17 +214,25 @@ impl JoinPropagator {
     pub fn new(facts: &CycleFacts, mpo: &ModifiedPostOrder) -> JoinPropagator {
         let (cfg, ci) = (facts.cfg, facts.ci);
         let n = cfg.len();
-        let mut block_at = mpo.order.clone();
+        let block_index =
+            |b: BlockId| u32::try_from(b.0).expect("U-FIX: a function has fewer than 2^32 blocks");
+        let mut block_at: Vec<u32> = Vec::with_capacity(n);
+        block_at.extend(mpo.order.iter().map(|&b| block_index(b)));
         let walked = block_at.len();
-        block_at.extend((0..n).map(BlockId).filter(|b| mpo.index[b.0].is_none()));
+        block_at.extend(
+            (0..n)
+                .map(BlockId)
+                .filter(|b| mpo.index[b.0].is_none())
+                .map(block_index),
+        );
         let mut pos = vec![0u32; n];
-        for (p, b) in block_at.iter().enumerate() {
-            pos[b.0] = p as u32;
+        for (p, &b) in block_at.iter().enumerate() {
+            pos[b as usize] = p as u32;
         }
         let mut succ_start = Vec::with_capacity(n + 1);
         let mut succ_list = Vec::with_capacity(n * 2);
         let mut reducible_cycle = vec![NO_LABEL; n];
-        for (p, &b) in block_at.iter().enumerate() {
+        for (p, b) in block_at.iter().map(|&b| BlockId(b as usize)).enumerate() {
             succ_start.push(succ_list.len() as u32);
             if mpo.reducible_header[b.0] {
                 let c = ci.innermost[b.0].expect("a reducible header is in its cycle");
@@ -235,6 +243,7 @@ impl JoinPropagator {
             }
         }
         succ_start.push(succ_list.len() as u32);
+        succ_list.shrink_to_fit();
         JoinPropagator {
             block_at,
             pos,
@@ -289,14 +298,16 @@ impl JoinPropagator {
     fn add_join(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
         if self.join_stamp[p as usize] != self.query {
             self.join_stamp[p as usize] = self.query;
-            desc.join_blocks.push(self.block_at[p as usize]);
+            desc.join_blocks
+                .push(BlockId(self.block_at[p as usize] as usize));
         }
     }
 
     fn add_exit(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
         if self.exit_stamp[p as usize] != self.query {
             self.exit_stamp[p as usize] = self.query;
-            desc.cycle_exit_blocks.push(self.block_at[p as usize]);
+            desc.cycle_exit_blocks
+                .push(BlockId(self.block_at[p as usize] as usize));
         }
     }
 
@@ -386,7 +397,8 @@ impl JoinPropagator {
 
         while let Some(p) = self.fresh.last() {
             if self.fresh.len() == 1
-                && irreducible_ancestor.is_none_or(|c| !facts.contains(c, self.block_at[p]))
+                && irreducible_ancestor
+                    .is_none_or(|c| !facts.contains(c, BlockId(self.block_at[p] as usize)))
             {
                 break;
             }

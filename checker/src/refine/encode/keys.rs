@@ -111,8 +111,20 @@ impl Builder<'_, '_> {
             }
             th.anchor_vars.insert(c, vs);
         }
+        // `cur_c` is at most the number of earlier (step, op) positions of
+        // the class at which an instance can be present (the current
+        // step's block may hold several copies), so the select reads only
+        // that prefix of the choices: the same value wherever the instance
+        // is present.
+        let possible = th
+            .insts
+            .iter()
+            .flat_map(|row| enc.class_ops[c].iter().map(move |&o2| row[o2].here))
+            .filter(|h| self.t.literal(*h).and_then(|v| v.as_bool()) != Some(false))
+            .count();
         let vs = &th.anchor_vars[&c];
-        vec![select(self.t, cur_c, vs)]
+        let n = (possible + enc.class_ops[c].len()).min(vs.len());
+        vec![select(self.t, cur_c, &vs[..n])]
     }
 
     /// Rule D-LOOP: a `loop` instance's key is its token's key and the

@@ -184,16 +184,38 @@ impl Builder<'_, '_> {
                     per_op.push(vs);
                 }
                 enc.rank_vars.push(per_op.clone());
+                // The occurrence count of op o at step s is at most the
+                // number of earlier steps at which o can be present, so
+                // the select reads only that prefix of the variables (the
+                // same value wherever the instance is present; a unrolled
+                // body's op is present at one step in nine, not every
+                // step).
+                let mut earlier = vec![0usize; nops];
                 (0..k)
                     .map(|s| {
                         (0..nops)
-                            .map(|o| select(self.t, enc.inst[t][s][o].occ, &per_op[o]))
+                            .map(|o| {
+                                let inst = &enc.inst[t][s][o];
+                                let n = (earlier[o] + 1).min(per_op[o].len());
+                                if self.t.literal(inst.here).and_then(|v| v.as_bool())
+                                    != Some(false)
+                                {
+                                    earlier[o] += 1;
+                                }
+                                select(self.t, inst.occ, &per_op[o][..n])
+                            })
                             .collect()
                     })
                     .collect()
             };
             // Program order: every earlier instance has a smaller rank.
-            let pos: Vec<(usize, usize)> = (0..k)
+            // Strict order is transitive, so it suffices that each present
+            // instance's rank exceeds that of the last present instance
+            // before it (a running maximum along program order): linear in
+            // the possible (step, op) positions instead of quadratic, and
+            // the same constraint (an instance at step s in one block and
+            // one in another block at s are never both present).
+            let mut pos: Vec<(usize, usize)> = (0..k)
                 .flat_map(|s| (0..nops).map(move |o| (s, o)))
                 .filter(|(s, o)| {
                     self.t
@@ -202,29 +224,18 @@ impl Builder<'_, '_> {
                         != Some(false)
                 })
                 .collect();
-            for (i, &(s1, o1)) in pos.iter().enumerate() {
-                for &(s2, o2) in &pos[i + 1..] {
-                    // Canonical ranks of one operation grow with its
-                    // occurrence count: program order holds by construction.
-                    if canonical && o1 == o2 {
-                        continue;
-                    }
-                    let before = s1 < s2 || (s1 == s2 && slot[o1] < slot[o2]);
-                    let (a, b) = if before {
-                        ((s1, o1), (s2, o2))
-                    } else {
-                        ((s2, o2), (s1, o1))
-                    };
-                    if s1 == s2 && enc.ops[o1].0 != enc.ops[o2].0 {
-                        continue; // different blocks at one step: never both
-                    }
-                    let both = self
-                        .t
-                        .and(&[enc.inst[t][a.0][a.1].here, enc.inst[t][b.0][b.1].here]);
-                    let lt = self.t.bv_ult(rows[a.0][a.1], rows[b.0][b.1]);
-                    let c = self.t.implies(both, lt);
-                    enc.valid.push(c);
-                }
+            pos.sort_by_key(|&(s, o)| (s, slot[o]));
+            let mut any = self.t.fls();
+            let mut last = self.t.bv_const(RW, 0);
+            for &(s, o) in &pos {
+                let here = enc.inst[t][s][o].here;
+                let r = rows[s][o];
+                let guard = self.t.and(&[here, any]);
+                let lt = self.t.bv_ult(last, r);
+                let c = self.t.implies(guard, lt);
+                enc.valid.push(c);
+                last = self.t.ite(here, r, last);
+                any = self.t.or(&[any, here]);
             }
             rank_at.push(rows);
         }
