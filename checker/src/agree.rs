@@ -126,6 +126,33 @@ pub fn check_agreement(src_text: &str, tgt_text: &str) -> Result<bool, String> {
 /// answers unsupported because threads communicate through memory
 /// (outside R-MEM-SMT); any other unsupported answer is an error.
 pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<bool>, String> {
+    match agreement_memory(src_text, tgt_text)? {
+        MemAgree::Verdict(v) => Ok(Some(v)),
+        MemAgree::Outside => Ok(None),
+        MemAgree::SourceAlwaysUb => Err("Vacuous(SourceAlwaysUb)".into()),
+    }
+}
+
+/// What [`agreement_memory`] found both formalizations agree on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemAgree {
+    /// Both say refines (`true`) or both find a difference (`false`).
+    Verdict(bool),
+    /// The checker answers unsupported: threads communicate through
+    /// memory (outside R-MEM-SMT).
+    Outside,
+    /// The checker's `vacuous` verdict (the source has UB on every launch
+    /// and every buffer content), and the interpreter finds that the
+    /// target refines the source on both buffer patterns (every launch's
+    /// source has UB there, or the target matches it).
+    SourceAlwaysUb,
+}
+
+/// [`check_agreement_memory`] with the checker's `vacuous` verdict
+/// (source always UB) confirmed by the interpreter instead of an error:
+/// generated kernels with a constant overlapping `memcpy` or an
+/// out-of-bounds one (P-MEM-ACCESS) have such sources.
+pub fn agreement_memory(src_text: &str, tgt_text: &str) -> Result<MemAgree, String> {
     let src = semantics::parse_module("src.ll", src_text).map_err(|e| format!("source: {e}"))?;
     let tgt = semantics::parse_module("tgt.ll", tgt_text).map_err(|e| format!("target: {e}"))?;
     let opts = Options {
@@ -133,26 +160,6 @@ pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<b
         max_steps: SMT_MAX_STEPS,
         input_domain: Some(DOMAIN.to_vec()),
         ..Options::default()
-    };
-    let smt = match check(&src, &tgt, "k", &opts, true, None).map(|r| r.0) {
-        Ok(PairResult::Checked {
-            outcome, replay, ..
-        }) => {
-            if let Some(Err(e)) = replay {
-                return Err(format!("replay disagrees: {e}"));
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => None,
-                Verdict::Counterexample(c) => Some(c.buffers.clone()),
-                other => return Err(format!("{other:?}")),
-            }
-        }
-        Ok(PairResult::Unsupported { message, .. })
-            if message.contains("communicate through memory") =>
-        {
-            return Ok(None)
-        }
-        other => return Err(format!("{other:?}")),
     };
     let pattern = |k: usize| -> BTreeMap<String, Vec<u8>> {
         ["in", "out"]
@@ -172,6 +179,45 @@ pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<b
             })
             .collect()
     };
+    let smt = match check(&src, &tgt, "k", &opts, true, None).map(|r| r.0) {
+        Ok(PairResult::Checked {
+            outcome, replay, ..
+        }) => {
+            if let Some(Err(e)) = replay {
+                return Err(format!("replay disagrees: {e}"));
+            }
+            match outcome.verdict {
+                Verdict::Refines { .. } => None,
+                Verdict::Counterexample(c) => Some(c.buffers.clone()),
+                Verdict::Vacuous(crate::refine::VacuousWhy::SourceAlwaysUb) => {
+                    for k in 0..2 {
+                        if let Some(xs) = launch_without_source_ub(&src, &pattern(k))? {
+                            return Err(format!(
+                                "M-AGREE: the SMT checker finds the source always UB, the \
+                                 interpreter finds no UB on launch {xs:?} with buffers {:?}",
+                                pattern(k)
+                            ));
+                        }
+                        if !interp_refines_memory(&src, &tgt, &pattern(k))? {
+                            return Err(format!(
+                                "M-AGREE: the SMT checker finds the source always UB, the \
+                                 interpreter finds a difference with buffers {:?}",
+                                pattern(k)
+                            ));
+                        }
+                    }
+                    return Ok(MemAgree::SourceAlwaysUb);
+                }
+                other => return Err(format!("{other:?}")),
+            }
+        }
+        Ok(PairResult::Unsupported { message, .. })
+            if message.contains("communicate through memory") =>
+        {
+            return Ok(MemAgree::Outside)
+        }
+        other => return Err(format!("{other:?}")),
+    };
     match smt {
         None => {
             for k in 0..2 {
@@ -183,7 +229,7 @@ pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<b
                     ));
                 }
             }
-            Ok(Some(true))
+            Ok(MemAgree::Verdict(true))
         }
         Some(buffers) => {
             if interp_refines_memory(&src, &tgt, &buffers)? {
@@ -192,9 +238,39 @@ pub fn check_agreement_memory(src_text: &str, tgt_text: &str) -> Result<Option<b
                      difference to the interpreter"
                 ));
             }
-            Ok(Some(false))
+            Ok(MemAgree::Verdict(false))
         }
     }
+}
+
+/// A launch of `%x` (over [`DOMAIN`], [`THREADS`] threads, the given
+/// buffers) on which no source execution the interpreter explores has UB.
+fn launch_without_source_ub(
+    src: &Module,
+    buffers: &BTreeMap<String, Vec<u8>>,
+) -> Result<Option<Vec<i128>>, String> {
+    for xs in launches(THREADS) {
+        let mut args = BTreeMap::new();
+        args.insert("x".to_string(), ArgValues::PerThread(xs.clone()));
+        let opts = MOptions {
+            entry: Some("k".to_string()),
+            threads: THREADS as u32,
+            args,
+            max_steps: 400,
+            buffers: buffers.clone(),
+            ..MOptions::default()
+        };
+        let sx = explore(src, &opts).map_err(|e| format!("source: {e}"))?;
+        let ub = sx.behaviours.iter().any(|b| {
+            project(src, &b.execution, Observe::Auto)
+                .iter()
+                .any(|t| t.end == CEnd::Ub)
+        });
+        if !ub {
+            return Ok(Some(xs));
+        }
+    }
+    Ok(None)
 }
 
 /// The interpreter's verdict with the given buffers, over every launch of

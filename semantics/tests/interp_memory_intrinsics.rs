@@ -64,6 +64,15 @@ fn overlap_length_and_bounds() {
     assert_eq!(ends(&mv), [(0x0302_0101).to_string()]);
     let cp = run(&shift.replace("OP", "memcpy.p0.p0.i64"), &one_thread());
     assert_eq!(ends(&cp), [format!("UB: {}", UbKind::OverlappingCopy)]);
+    // P-MEM-ACCESS: equal ranges are no overlap for memcpy (LangRef: "must
+    // either be equal or non-overlapping"); the copy changes nothing.
+    let same = shift
+        .replace("OP", "memcpy.p0.p0.i64")
+        .replace("ptr %b, ptr %a", "ptr %b, ptr %b");
+    assert_eq!(
+        ends(&run(&same, &one_thread())),
+        [(0x0403_0201).to_string()]
+    );
     let zero = run(
         "define i32 @k() {\nentry:\n  call void @llvm.memset.p0.i64(ptr null, i8 0, i64 0, i1 false)\n  ret i32 0\n}\n",
         &one_thread(),

@@ -7,6 +7,10 @@
 //! communicate through memory, which the encoding reports unsupported).
 //! Programs are step lists; [`mutate`] derives targets (a step dropped,
 //! two steps swapped, a step moved into the branch arm, an operand changed).
+//! [`arb_steps_memintr`] adds the memory intrinsics (P-MEM-ACCESS,
+//! R-MEM-SMT): `llvm.memcpy`/`memset` on the thread's slot, `memmove` and
+//! overlapping `memcpy` within it, `memcpy` into the `alloca`, with
+//! constant and argument-dependent lengths.
 
 use proptest::prelude::{any, prop_oneof, Just, Strategy};
 
@@ -37,6 +41,85 @@ pub enum Step {
     Barrier,
     /// `if (%x == c) { steps }`.
     If(u8, Vec<Step>),
+    /// P-MEM-ACCESS: `llvm.memcpy` of `len` bytes from `%in[slot]`
+    /// (`other`: the next thread's slot) to `%out[slot]`.
+    Copy {
+        other: bool,
+        len: Len,
+    },
+    /// `llvm.memset` of `len` bytes of `%out[slot]` to the low byte of
+    /// value `v`.
+    Set {
+        v: usize,
+        len: Len,
+    },
+    /// `len` bytes of `%out[slot]` copied one byte up, within the slot
+    /// (`mv`: `llvm.memmove`; else `llvm.memcpy`, UB when the ranges
+    /// overlap: lengths of 2 and more).
+    Shift {
+        mv: bool,
+        len: Len,
+    },
+    /// `llvm.memcpy` of `len` bytes from `%in[slot]` to the 4-byte
+    /// `alloca` (UB past 4 bytes).
+    CopyPriv {
+        len: Len,
+    },
+}
+
+/// The length of a memory intrinsic: `k`, or with `arg` the
+/// argument-dependent `zext(%x) + k` (an `i64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Len {
+    pub k: u8,
+    pub arg: bool,
+}
+
+/// A length of at most `most` bytes for `%x` in `0..=2` (the agreement
+/// tests' domain): a constant `0..=most`, or `zext(%x) + k` with
+/// `k <= most - 2`.
+fn arb_len(most: u8) -> impl Strategy<Value = Len> {
+    (0..=most, any::<bool>()).prop_map(move |(k, arg)| Len {
+        k: if arg { k % (most - 1) } else { k },
+        arg,
+    })
+}
+
+/// The memory-intrinsic steps (P-MEM-ACCESS): copies, sets, shifts with
+/// constant and argument-dependent lengths, mostly inside the thread's
+/// 4-byte slot (a mutation may make one a byte longer, reaching the next
+/// thread's slot); copies into the `alloca` of up to 5 bytes (5: UB).
+fn mem_leaf() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (any::<bool>(), arb_len(4)).prop_map(|(o, len)| Step::Copy { other: o, len }),
+        (0usize..8, arb_len(4)).prop_map(|(v, len)| Step::Set { v, len }),
+        (any::<bool>(), arb_len(3)).prop_map(|(mv, len)| Step::Shift { mv, len }),
+        arb_len(5).prop_map(|len| Step::CopyPriv { len }),
+    ]
+}
+
+/// A step list with at least one memory intrinsic ([`mem_leaf`]) among 2 to
+/// 7 steps (memory-intrinsic steps one in three), one of which may be a
+/// branch.
+pub fn arb_steps_memintr() -> impl Strategy<Value = Vec<Step>> {
+    let step = || prop_oneof![2 => leaf(), 1 => mem_leaf()];
+    (
+        mem_leaf(),
+        proptest::collection::vec(step(), 1..=5),
+        0usize..6,
+        any::<bool>(),
+        0u8..3,
+        proptest::collection::vec(step(), 1..=3),
+        0usize..7,
+    )
+        .prop_map(|(m, mut steps, mat, branch, c, arm, at)| {
+            steps.insert(mat % (steps.len() + 1), m);
+            if branch {
+                let at = at % (steps.len() + 1);
+                steps.insert(at, Step::If(c, arm));
+            }
+            steps
+        })
 }
 
 fn leaf() -> impl Strategy<Value = Step> {
@@ -117,12 +200,45 @@ pub fn mutate(steps: &[Step], (kind, i, x): (u8, usize, usize)) -> Vec<Step> {
                 Step::StorePriv(_) => Step::StorePriv(x),
                 Step::LoadTab(_) => Step::LoadTab(x),
                 Step::If(c, arm) => Step::If((c + 1) % 3, arm),
+                Step::Copy { other, len } => Step::Copy {
+                    other,
+                    len: other_len(len, x),
+                },
+                Step::Set { v, len } if x % 2 == 0 => Step::Set { v: v + 1, len },
+                Step::Set { v, len } => Step::Set {
+                    v,
+                    len: other_len(len, x),
+                },
+                Step::Shift { mv, len } if x % 3 == 0 => Step::Shift { mv: !mv, len },
+                Step::Shift { mv, len } => Step::Shift {
+                    mv,
+                    len: other_len(len, x),
+                },
+                Step::CopyPriv { len } => Step::CopyPriv {
+                    len: other_len(len, x),
+                },
                 other => other,
             }
         }
         _ => {}
     }
     s
+}
+
+/// Another length for mutation 3: one more or one less byte, or the
+/// argument-dependent form toggled.
+fn other_len(l: Len, x: usize) -> Len {
+    match x % 3 {
+        0 => Len {
+            k: (l.k + 1).min(5),
+            ..l
+        },
+        1 => Len {
+            k: l.k.saturating_sub(1),
+            ..l
+        },
+        _ => Len { arg: !l.arg, ..l },
+    }
 }
 
 struct R {
@@ -139,6 +255,18 @@ impl R {
     }
     fn pick(&self, k: usize) -> String {
         self.vals[k % self.vals.len()].clone()
+    }
+    /// The operand of a length.
+    fn len(&mut self, l: Len) -> String {
+        if !l.arg {
+            return l.k.to_string();
+        }
+        let (z, n) = (self.name("z"), self.name("n"));
+        self.b.push_str(&format!(
+            "  {z} = zext i32 %x to i64\n  {n} = add i64 {z}, {}\n",
+            l.k
+        ));
+        n
     }
     fn steps(&mut self, steps: &[Step]) {
         for s in steps {
@@ -204,6 +332,36 @@ impl R {
                 self.vals.push(r);
             }
             Step::Barrier => self.b.push_str("  call void @barrier()\n"),
+            Step::Copy { other, len } => {
+                let n = self.len(*len);
+                let p = if *other { "%pin_nx" } else { "%pin" };
+                self.b.push_str(&format!(
+                    "  call void @llvm.memcpy.p0.p0.i64(ptr %pout, ptr {p}, i64 {n}, i1 false)\n"
+                ));
+            }
+            Step::Set { v, len } => {
+                let n = self.len(*len);
+                let (x, b) = (self.pick(*v), self.name("b"));
+                self.b.push_str(&format!(
+                    "  {b} = trunc i32 {x} to i8\n  \
+                     call void @llvm.memset.p0.i64(ptr %pout, i8 {b}, i64 {n}, i1 false)\n"
+                ));
+            }
+            Step::Shift { mv, len } => {
+                let n = self.len(*len);
+                let d = self.name("d");
+                let f = if *mv { "memmove" } else { "memcpy" };
+                self.b.push_str(&format!(
+                    "  {d} = getelementptr inbounds i8, ptr %pout, i64 1\n  \
+                     call void @llvm.{f}.p0.p0.i64(ptr {d}, ptr %pout, i64 {n}, i1 false)\n"
+                ));
+            }
+            Step::CopyPriv { len } => {
+                let n = self.len(*len);
+                self.b.push_str(&format!(
+                    "  call void @llvm.memcpy.p0.p0.i64(ptr %a, ptr %pin, i64 {n}, i1 false)\n"
+                ));
+            }
             Step::If(c, arm) => {
                 self.blocks += 1;
                 let n = self.blocks;
@@ -242,7 +400,10 @@ pub fn render(steps: &[Step]) -> String {
          %pout_nx = getelementptr inbounds i32, ptr %out, i32 %nx\n  \
          store i32 %x, ptr %a, align 4\n{}  ret void\n}}\n\n\
          declare i32 @tid() nounwind readnone\n\
-         declare void @barrier() convergent nounwind\n",
+         declare void @barrier() convergent nounwind\n\
+         declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n\
+         declare void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1)\n\
+         declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)\n",
         r.b
     )
 }

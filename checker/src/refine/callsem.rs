@@ -58,6 +58,45 @@ pub enum CallSem {
     /// P-VEC-REDUCE / R-VEC-SMT: `llvm.vector.reduce.*`, as the
     /// interpreter's `machine::vector::reduce`.
     VectorReduce(semantics::machine::vector::Reduce),
+    /// P-MEM-ACCESS / R-MEM-SMT: `llvm.memcpy`, `llvm.memmove`,
+    /// `llvm.memset` and their `.inline` forms, a byte loop of the thread
+    /// whatever the declaration says (the interpreter's
+    /// `machine::access::mem_intrinsic`, which runs before any call rule,
+    /// so a `convergent` declaration makes no instance).
+    MemIntrinsic(MemOp),
+}
+
+/// Which memory intrinsic (P-MEM-ACCESS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemOp {
+    /// `llvm.memcpy` (overlapping ranges are UB).
+    Copy,
+    /// `llvm.memmove`.
+    Move,
+    /// `llvm.memset`.
+    Set,
+}
+
+/// P-MEM-ACCESS: the memory intrinsic `callee` names, as the interpreter's
+/// `machine::access::is_mem_intrinsic` recognises it; `Err` for the forms
+/// the encoding does not express (the element-wise atomic copies and
+/// `llvm.memset.pattern`, whose operands are not those of the byte loop).
+pub fn mem_op(callee: &str) -> Option<Result<MemOp, String>> {
+    if !semantics::machine::access::is_mem_intrinsic(callee) {
+        return None;
+    }
+    if callee.contains(".element.") || callee.starts_with("llvm.memset.pattern") {
+        return Some(Err(format!(
+            "intrinsic @{callee} (element-wise atomic and pattern forms are not encoded)"
+        )));
+    }
+    Some(Ok(if callee.starts_with("llvm.memcpy.") {
+        MemOp::Copy
+    } else if callee.starts_with("llvm.memmove.") {
+        MemOp::Move
+    } else {
+        MemOp::Set
+    }))
 }
 
 /// A call as the encoding sees it.
@@ -124,6 +163,17 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         CallSem::Stream
     };
     let not_encoded = |what: &str| Err(format!("intrinsic @{callee} ({what} is not encoded)"));
+    // P-MEM-ACCESS / R-MEM-SMT: a memory intrinsic is a byte loop of the
+    // thread, never an instance (the interpreter's `machine::step` runs it
+    // before the call rules, whatever the declaration's `convergent`).
+    if let Some(op) = mem_op(&callee) {
+        return Ok(CallInfo {
+            sem: CallSem::MemIntrinsic(op?),
+            convergent: false,
+            token: None,
+            callee,
+        });
+    }
     // P-VEC-REDUCE: the vector reductions the interpreter evaluates.
     if let Some(r) = semantics::machine::vector::reduction(&callee) {
         return Ok(CallInfo {
@@ -228,13 +278,8 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         // (`machine::program::classify`); the table holds every convergent
         // intrinsic LLVM defines, so no meaning is lost. The memory
         // intrinsics keep their meaning (P-MEM-ACCESS) whatever their
-        // declaration says; the encoding does not express them.
-        None if callee.starts_with("llvm.")
-            && conv_attr
-            && !semantics::machine::access::is_mem_intrinsic(&callee) =>
-        {
-            unknown.clone()
-        }
+        // declaration says ([`mem_op`] above).
+        None if callee.starts_with("llvm.") && conv_attr => unknown.clone(),
         None if callee.starts_with("llvm.") => return Err(format!("intrinsic @{callee}")),
         None => unknown.clone(),
     };
@@ -260,6 +305,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
                 | CallSem::PureIntrinsic(_)
                 | CallSem::FloatIntrinsic(_)
                 | CallSem::VectorReduce(_)
+                | CallSem::MemIntrinsic(_)
         );
     Ok(CallInfo {
         sem,
@@ -423,6 +469,20 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             };
             elem_fits && kind_fits && start.is_none_or(|s| s == res)
         }
+        // P-MEM-ACCESS: (destination, source pointer or `i8` value,
+        // length of at most 64 bits, optional `i1` volatile flag, which
+        // the interpreter does not read either).
+        CallSem::MemIntrinsic(op) => {
+            *res == Type::Void
+                && (3..=4).contains(&c.args.len())
+                && matches!(arg(0), Some(Type::Ptr(_)))
+                && match op {
+                    MemOp::Set => arg(1) == Some(&Type::Int(8)),
+                    MemOp::Copy | MemOp::Move => matches!(arg(1), Some(Type::Ptr(_))),
+                }
+                && matches!(arg(2), Some(Type::Int(w)) if (1..=64).contains(w))
+                && c.args.get(3).is_none_or(|a| a.ty == Type::Int(1))
+        }
         _ => *res != Type::Token,
     };
     if ok {
@@ -480,7 +540,8 @@ impl CallSem {
             | CallSem::Ignored
             | CallSem::PureIntrinsic(_)
             | CallSem::FloatIntrinsic(_)
-            | CallSem::VectorReduce(_) => false,
+            | CallSem::VectorReduce(_)
+            | CallSem::MemIntrinsic(_) => false,
             CallSem::UnknownConv { effect: true } => observe != Observe::Values,
             _ => observe == Observe::Sets,
         }

@@ -357,6 +357,13 @@ impl Checker<'_, '_> {
             let mut c = e.defs.clone();
             c.extend(&e.valid);
             c.extend(&launch.side);
+            // Over the launches the check covers (`Options::input_domain`,
+            // the agreement tests' bound), as the refinement query.
+            c.extend(domain_constraints(
+                terms,
+                launch,
+                self.opts.input_domain.as_ref(),
+            ));
             c.push(e.conflict);
             let conds = c
                 .into_iter()

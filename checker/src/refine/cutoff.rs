@@ -186,7 +186,11 @@ pub(super) fn memory(role: Side, p: &Prepared, out: &mut Vec<Failure>) {
             }
         }
         for (i, inst) in p.func.blocks[b].insts.iter().enumerate() {
-            if matches!(inst.kind, InstKind::Store { .. } | InstKind::Load { .. })
+            // P-MEM-ACCESS: a memory intrinsic is loads and stores.
+            let mem_call = p
+                .call(b, i)
+                .is_some_and(|c| matches!(c.sem, super::prog::CallSem::MemIntrinsic(_)));
+            if (matches!(inst.kind, InstKind::Store { .. } | InstKind::Load { .. }) || mem_call)
                 && row.get(i).is_none_or(|a| a.is_none())
             {
                 out.push(Failure {

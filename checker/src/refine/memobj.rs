@@ -143,7 +143,8 @@ pub fn objects(m: &Module, func: &Function, buffer_bytes: u64) -> Result<Objects
                     | InstKind::Store { .. }
                     | InstKind::Alloca { .. }
                     | InstKind::Gep { .. }
-            )
+            ) || matches!(&i.kind, InstKind::Call(c)
+                if c.callee_name().is_some_and(semantics::machine::access::is_mem_intrinsic))
         });
     if !uses_memory {
         return Ok(t);

@@ -322,11 +322,17 @@ pub fn prepare_inlined<'m>(
         at: format!("@{kernel}"),
         span: None,
     })?;
+    // P-MEM-ACCESS: a memory intrinsic reads and writes memory as loads
+    // and stores do.
+    let mem_call = |i: &semantics::ir::Inst| {
+        matches!(&i.kind, InstKind::Call(c)
+            if c.callee_name().is_some_and(semantics::machine::access::is_mem_intrinsic))
+    };
     let has_access = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
         matches!(
             i.kind,
             InstKind::Load { .. } | InstKind::Store { .. } | InstKind::Gep { .. }
-        )
+        ) || mem_call(i)
     });
     // R-CALL-PTR: the kernel reads or writes memory itself.
     let own_access = func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
@@ -336,7 +342,7 @@ pub fn prepare_inlined<'m>(
                 | InstKind::Store { .. }
                 | InstKind::AtomicRmw { .. }
                 | InstKind::CmpXchg { .. }
-        )
+        ) || mem_call(i)
     });
     let mut calls = Vec::new();
     let mut atomics = Vec::new();
@@ -385,9 +391,13 @@ pub fn prepare_inlined<'m>(
                     // A register read's metadata operand names the register
                     // (P-INPUT); it is no value of the encoding.
                     let register = intrinsics::is_register_read(&info.callee);
+                    // R-MEM-SMT: a memory intrinsic only accesses through
+                    // its pointers (no address is used), as load and store.
+                    let accesses = matches!(info.sem, CallSem::MemIntrinsic(_));
                     if c.args.iter().any(|a| {
                         !(scalar_ok(&a.ty) && operand_ok(&a.value)
                             || wide_ptr(&a.ty, &mem) && operand_ok(&a.value)
+                            || accesses && ptr_ok(&a.ty, &mem) && operand_ok(&a.value)
                             || lanes
                                 && super::vecprep::vec_ok(&a.ty)
                                 && super::vecprep::vec_operand_ok(&a.value)

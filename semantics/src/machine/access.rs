@@ -222,7 +222,8 @@ pub fn is_mem_intrinsic(name: &str) -> bool {
 /// P-MEM-ACCESS: `llvm.memcpy`, `llvm.memcpy.inline`, `llvm.memmove`,
 /// `llvm.memset`, `llvm.memset.inline` as byte loops under the load and
 /// store rules (LangRef): a length of 0 does nothing; a poison length is
-/// UB; `memcpy` of overlapping ranges is UB; bytes keep what they are
+/// UB; `memcpy` of overlapping ranges is UB unless they are equal (LangRef:
+/// "must either be equal or non-overlapping"); bytes keep what they are
 /// (poison, pointer bytes with their provenance). R-MEM: each byte written
 /// to an observed object is a store event of one `i8` (a pointer byte: its
 /// address byte). Input bytes not read yet cannot be copied without
@@ -266,8 +267,10 @@ pub(super) fn mem_intrinsic(
             Ok(x) => x,
             Err(why) => return Ok(Err(why)),
         };
+        // LangRef: the ranges "must either be equal or non-overlapping".
         if name.starts_with("llvm.memcpy.")
             && sobj == dobj
+            && soff != doff
             && soff < doff + len
             && doff < soff + len
         {

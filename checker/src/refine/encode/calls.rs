@@ -193,6 +193,12 @@ impl Builder<'_, '_> {
                 })
             }
             CallSem::VectorReduce(r) => Some(self.reduce(r, &call.flags, &call.ty, &args)),
+            // P-MEM-ACCESS / R-MEM-SMT: a byte loop of the thread.
+            CallSem::MemIntrinsic(op) => {
+                let lw = width(&call.args[2].ty);
+                self.mem_intrinsic(th, op, &args, lw);
+                None
+            }
             CallSem::Pure if call.ty != Type::Void => {
                 Some(self.input_call(th, info, rw, &args, true))
             }

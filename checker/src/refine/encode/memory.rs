@@ -15,12 +15,16 @@
 //! table's objects) over the offset (64 bits), P-MEM-PTR's (object,
 //! offset); addresses (`icmp`) are the interpreter's base addresses plus
 //! the offset. The interpreter's counterparts: `machine/access.rs` (`gep`,
-//! `load`, `store`, `alloca`) and `machine/memory.rs` (`check`).
+//! `load`, `store`, `alloca`, `mem_intrinsic`) and `machine/memory.rs`
+//! (`check`).
 
 use semantics::ir::{Const, ConstExpr, Operand, Type, TypedOperand};
 
+use rustc_hash::FxHashMap as HashMap;
+
 use super::thread::ThreadSt;
 use super::{Builder, V};
+use crate::refine::callsem::MemOp;
 use crate::refine::memobj::{ObjKind, Object};
 use crate::refine::prog::{gep_steps, GepStep};
 use crate::vc::TermId;
@@ -144,6 +148,179 @@ impl Builder<'_, '_> {
         (ub, hits)
     }
 
+    /// P-MEM-ACCESS: an access of `len` bytes (a 64-bit term) through `p`
+    /// (bits, poison): its UB condition (poison, no object, or
+    /// `[off, off + len)` not inside `[0, size)`) and, per object, whether
+    /// it is the one accessed. [`Builder::access`] for a length term.
+    fn access_len(&mut self, p: TermId, poison: TermId, len: TermId) -> (TermId, Vec<TermId>) {
+        let (o, off) = self.parts(p);
+        let mut ok = Vec::new();
+        let mut hits = Vec::new();
+        for j in 0..self.objects().len() {
+            let jt = self.bv(OW, j as u128 + 1);
+            let is = self.t.eq(o, jt);
+            hits.push(is);
+            let size = self.bv(64, self.objects()[j].size as u128);
+            // len <= size and off <= size - len (no wrap-around).
+            let fits = self.t.bv_ule(len, size);
+            let room = self.t.bv_sub(size, len);
+            let inb = self.t.bv_ule(off, room);
+            ok.push(self.t.and(&[is, fits, inb]));
+        }
+        let any_ok = self.t.or(&ok);
+        let bad = self.t.not(any_ok);
+        let ub = self.t.or(&[poison, bad]);
+        (ub, hits)
+    }
+
+    /// P-MEM-ACCESS / R-MEM-SMT: `llvm.memcpy`, `llvm.memmove`,
+    /// `llvm.memset` (and the `.inline` forms) as the interpreter's
+    /// `machine::access::mem_intrinsic` runs them: a byte loop under the
+    /// load and store rules. `args`: destination, source pointer (or the
+    /// `i8` of `memset`), the length (`i{len_w}`, `len_w` at most 64), the
+    /// volatile flag (not read, as in the interpreter). A poison length is
+    /// UB; a length of 0 does nothing (whatever the pointers); otherwise
+    /// UB when a pointer is poison, null or has no object, when
+    /// `[off, off + len)` leaves its object, and for `memcpy` when both
+    /// ranges share a byte and are not the same range. The length may be
+    /// symbolic: byte `c` of each object is written iff the destination
+    /// is that object and `off <= c < off + len`, with source byte
+    /// `c - dst.off + src.off`
+    /// of the view before the call (so `memmove` of overlapping ranges
+    /// copies the old bytes) -- bits, poison flag and pointer provenance
+    /// tag copied as they are (P-MEM-PTR), `memset`'s byte untagged (a
+    /// poison value gives poison bytes). Cost: per destination byte one
+    /// choice among all bytes of every object (bytes x total object size
+    /// terms per call). Stores to observed objects are observed through
+    /// final contents, as ordinary stores (R-MEM-SMT): no event. The
+    /// read and written ranges are marked for the conflict check.
+    pub(super) fn mem_intrinsic(&mut self, th: &mut ThreadSt, op: MemOp, args: &[V], len_w: u32) {
+        let (lb, lp) = self.bits_of(&args[2], len_w);
+        let len = if len_w < 64 {
+            self.t.zero_ext(64 - len_w, lb)
+        } else {
+            lb
+        };
+        let zero = self.bv(64, 0);
+        let is0 = self.t.eq(len, zero);
+        let nz = self.t.not(is0);
+        let (d, dp) = self.bits_of(&args[0], PW);
+        let (dub, dhits) = self.access_len(d, dp, len);
+        let (dobj, doff) = self.parts(d);
+        let mut bad = vec![dub];
+        let (fill, src) = match op {
+            MemOp::Set => {
+                let (vb, vp) = self.bits_of(&args[1], 8);
+                let tag = self.bv(TW, 0);
+                let fill = MByte {
+                    bits: vb,
+                    poison: vp,
+                    tag,
+                };
+                (Some(fill), None)
+            }
+            MemOp::Copy | MemOp::Move => {
+                let (s, sp) = self.bits_of(&args[1], PW);
+                let (sub, shits) = self.access_len(s, sp, len);
+                bad.push(sub);
+                let (sobj, soff) = self.parts(s);
+                if op == MemOp::Copy {
+                    // Overlapping, unequal ranges (LangRef: "must either be
+                    // equal or non-overlapping"). Both in bounds (else UB
+                    // anyway): no wrap-around.
+                    let same = self.t.eq(sobj, dobj);
+                    let at = self.t.eq(soff, doff);
+                    let moved = self.t.not(at);
+                    let dend = self.t.bv_add(doff, len);
+                    let send = self.t.bv_add(soff, len);
+                    let a = self.t.bv_ult(soff, dend);
+                    let b = self.t.bv_ult(doff, send);
+                    bad.push(self.t.and(&[same, moved, a, b]));
+                }
+                (None, Some((soff, shits)))
+            }
+        };
+        let any_bad = self.t.or(&bad);
+        let checked = self.t.and(&[nz, any_bad]);
+        let ub = self.t.or(&[lp, checked]);
+        let nub = self.t.not(ub);
+        let pre = self.t.not(th.visit.ub);
+        let live = self.t.and(&[th.visit.at, pre, nub]);
+        // The source bytes as they are before the call.
+        let n_obj = self.objects().len();
+        let before: Vec<Vec<MByte>> = (0..n_obj).map(|j| Self::view(th, j).to_vec()).collect();
+        if th.visit.mem.is_none() {
+            th.visit.mem = Some(th.mem.clone());
+        }
+        let blank = self.blank_byte();
+        // delta = src.off - dst.off; dst byte c reads src byte c + delta.
+        let delta = src.as_ref().map(|(soff, _)| self.t.bv_sub(*soff, doff));
+        let mut is_delta: HashMap<i64, TermId> = HashMap::default();
+        // Objects a pointer cannot name (its object index a constant
+        // other than theirs) are skipped: the terms would fold to nothing.
+        let never = self.t.fls();
+        for j in 0..n_obj {
+            if dhits[j] == never {
+                continue;
+            }
+            let size = self.objects()[j].size;
+            let mut view = before[j].clone();
+            for (c, byte) in view.iter_mut().enumerate() {
+                let ct = self.bv(64, c as u128);
+                let ge = self.t.bv_ule(doff, ct);
+                let dc = self.t.bv_sub(ct, doff);
+                let lt = self.t.bv_ult(dc, len);
+                let w = self.t.and(&[dhits[j], nub, ge, lt]);
+                let value = match (&fill, &src, delta) {
+                    (Some(f), _, _) => *f,
+                    (None, Some((_, shits)), Some(delta)) => {
+                        let mut v = blank;
+                        for (k, sview) in before.iter().enumerate() {
+                            if shits[k] == never {
+                                continue;
+                            }
+                            let mut acc = blank;
+                            for q in (0..sview.len()).rev() {
+                                let dq = q as i64 - c as i64;
+                                let e = match is_delta.get(&dq) {
+                                    Some(e) => *e,
+                                    None => {
+                                        let dt = self.bv(64, dq as u64 as u128);
+                                        let e = self.t.eq(delta, dt);
+                                        is_delta.insert(dq, e);
+                                        e
+                                    }
+                                };
+                                acc = self.ite_byte(e, sview[q], acc);
+                            }
+                            v = self.ite_byte(shits[k], acc, v);
+                        }
+                        v
+                    }
+                    _ => unreachable!("a copy has a source, a memset a fill byte"),
+                };
+                *byte = self.ite_byte(w, value, *byte);
+            }
+            debug_assert_eq!(view.len() as u64, size);
+            if let Some(m) = th.visit.mem.as_mut() {
+                m[j] = view;
+            }
+            if self.objects()[j].shared() {
+                let here = self.t.and(&[live, dhits[j]]);
+                self.mark(th, j, doff, len, here, true);
+            }
+        }
+        if let Some((soff, shits)) = &src {
+            for (k, hit) in shits.iter().enumerate() {
+                if *hit != never && self.objects()[k].shared() {
+                    let here = self.t.and(&[live, *hit]);
+                    self.mark(th, k, *soff, len, here, false);
+                }
+            }
+        }
+        th.visit.ub = self.t.or(&[th.visit.ub, ub]);
+    }
+
     /// The thread's current view of object `j` in this visit.
     fn view(th: &ThreadSt, j: usize) -> &[MByte] {
         match &th.visit.mem {
@@ -229,7 +406,8 @@ impl Builder<'_, '_> {
             }
             if self.objects()[j].shared() {
                 let here = self.t.and(&[live, *hit]);
-                self.mark(th, j, off, n, here, false);
+                let nt = self.bv(64, n as u128);
+                self.mark(th, j, off, nt, here, false);
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
@@ -340,7 +518,8 @@ impl Builder<'_, '_> {
             }
             if self.objects()[j].shared() {
                 let here = self.t.and(&[live, hits[j]]);
-                self.mark(th, j, off, n, here, true);
+                let nt = self.bv(64, n as u128);
+                self.mark(th, j, off, nt, here, true);
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
@@ -430,12 +609,14 @@ impl Builder<'_, '_> {
 
     /// R-MEM-SMT: records that bytes `[off, off + n)` of shared object `j`
     /// are written or read by this thread when `here`.
+    /// `nt`: the length, a 64-bit term (a memory intrinsic's may be
+    /// symbolic).
     fn mark(
         &mut self,
         th: &mut ThreadSt,
         j: usize,
         off: TermId,
-        n: u64,
+        nt: TermId,
         here: TermId,
         write: bool,
     ) {
@@ -445,7 +626,6 @@ impl Builder<'_, '_> {
             let ct = self.bv(64, c as u128);
             let ge = self.t.bv_ule(off, ct);
             let d = self.t.bv_sub(ct, off);
-            let nt = self.bv(64, n as u128);
             let lt = self.t.bv_ult(d, nt);
             let hit = self.t.and(&[here, ge, lt]);
             let flags = if write { &mut th.wr } else { &mut th.rd };
