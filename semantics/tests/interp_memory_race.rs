@@ -141,3 +141,23 @@ fn reduced_equals_plain_with_race_detection() {
     }
     assert!(racy >= 10 && racy < progs.len(), "{racy} racy programs");
 }
+
+/// P-MEM-RACE with P-MEM-ACCESS: the element-wise `unordered` atomic
+/// `memset` is atomic, so two threads setting one global race only
+/// through the plain `memset`.
+#[test]
+fn element_wise_atomic_memset_does_not_race() {
+    let decls = "declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)\ndeclare void @llvm.memset.element.unordered.atomic.p0.i64(ptr, i8, i64, i32)\n";
+    let plain = format!(
+        "{decls}{}",
+        kernel("  call void @llvm.memset.p0.i64(ptr @g, i8 1, i64 4, i1 false)\n  ret i32 0\n")
+    );
+    let atomic = format!(
+        "{decls}{}",
+        kernel("  call void @llvm.memset.element.unordered.atomic.p0.i64(ptr @g, i8 1, i64 4, i32 4)\n  ret i32 0\n")
+    );
+    assert!(!races(&run(&plain, 2, true)).is_empty());
+    let ex = run(&atomic, 2, true);
+    assert!(races(&ex).is_empty(), "{:?}", races(&ex));
+    assert_eq!(ex.ub, 0);
+}

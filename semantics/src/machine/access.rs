@@ -237,6 +237,11 @@ pub(super) fn mem_intrinsic(
     args: &[Val],
 ) -> R<Result<(), UbKind>> {
     let set = name.starts_with("llvm.memset.");
+    // `llvm.mem*.element.unordered.atomic.*` (same first three operands):
+    // each element is an `unordered` atomic access, so under P-MEM-RACE it
+    // never races with another atomic access (threads run alone between
+    // scheduling points, so no element is torn either).
+    let atomic = name.contains(".element.unordered.atomic");
     if args.len() < 3 {
         return Err(unsupported(
             cx.prog,
@@ -276,7 +281,7 @@ pub(super) fn mem_intrinsic(
         {
             return Ok(Err(UbKind::OverlappingCopy));
         }
-        if let Some(why) = race(m, th, cx, loc, sobj, soff, len, false, false) {
+        if let Some(why) = race(m, th, cx, loc, sobj, soff, len, false, atomic) {
             return Ok(Err(why));
         }
         let b = m.mem.read(sobj, soff, len);
@@ -289,7 +294,7 @@ pub(super) fn mem_intrinsic(
         }
         b
     };
-    if let Some(why) = race(m, th, cx, loc, dobj, doff, len, true, false) {
+    if let Some(why) = race(m, th, cx, loc, dobj, doff, len, true, atomic) {
         return Ok(Err(why));
     }
     m.mem.write(dobj, doff, &bytes);
