@@ -135,11 +135,14 @@ pub(crate) fn apply(op: FpOp, f: FloatTy, a: &[Dynamic]) -> Dynamic {
         FpOp::ToSInt(n) | FpOp::ToUInt(n) => {
             // The interpreter's test: the value truncated toward zero lies
             // in [lo, hi) (false for NaN); bounds beyond the format are
-            // infinities, which keep the comparison exact.
+            // infinities, which keep the comparison exact for finite
+            // values, and an infinity is never in range (-inf <= -inf
+            // would let `fp.to_sbv` of an infinity, unspecified in
+            // SMT-LIB, through: half -inf to i32).
             let (lo, hi, _) = to_int_range(op, n);
             let rtz = z3::ast::RoundingMode::round_towards_zero();
             let t = x(0).round_to_integral_with_rounding_mode(&rtz);
-            let fits = Bool::and(&[lit(f, lo).le(&t), t.lt(lit(f, hi))]);
+            let fits = Bool::and(&[lit(f, lo).le(&t), t.lt(lit(f, hi)), t.is_infinite().not()]);
             let v = if matches!(op, FpOp::ToSInt(_)) {
                 t.to_sbv_with_rounding_mode(&rtz, n)
             } else {

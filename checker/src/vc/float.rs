@@ -343,8 +343,8 @@ pub(super) fn smtlib_helper(op: FpOp, f: FloatTy, args: &[Sort]) -> (String, Str
             (
                 format!("(_ BitVec {n})"),
                 format!(
-                    "(let ((t (fp.roundToIntegral RTZ {}))) (ite (and (fp.leq {} t) (fp.lt t {})) \
-                     ((_ {o} {n}) RTZ t) {}))",
+                    "(let ((t (fp.roundToIntegral RTZ {}))) (ite (and (fp.leq {} t) (fp.lt t {}) \
+                     (not (fp.isInfinite t))) ((_ {o} {n}) RTZ t) {}))",
                     x(0),
                     lit(lo),
                     lit(hi),
