@@ -6,8 +6,11 @@
 //! whose threads communicate through memory answer `unsupported`). Every
 //! counterexample is replayed on the interpreter (R-CEX).
 
+mod common;
+
 use checker::refine::{check_pair, Options, PairResult, Verdict};
 use checker::smt::Session;
+use common::Got;
 
 const DECL: &str = "declare void @barrier() convergent nounwind\n\
                     declare i32 @tid() nounwind readnone\n";
@@ -16,45 +19,9 @@ fn parse(text: &str) -> semantics::ir::Module {
     semantics::parse_module("t.ll", &format!("{text}\n{DECL}")).expect("test module parses")
 }
 
-#[derive(Debug, PartialEq)]
-enum Got {
-    Refines,
-    Cex,
-    Unsupported(String),
-}
-
-/// The SMT checker at `threads`; a counterexample must replay.
+/// The SMT checker at `threads` (tests/common's `check_memory`).
 fn check(src: &str, tgt: &str, threads: Vec<usize>) -> Got {
-    let (s, t) = (parse(src), parse(tgt));
-    let o = Options {
-        threads,
-        ..Options::default()
-    };
-    let mut session = Session::new(None);
-    match check_pair(&s, &t, "k", &o, &mut session, true, None) {
-        Ok(PairResult::Checked {
-            outcome, replay, ..
-        }) => {
-            if let Some(Err(e)) = replay {
-                panic!("R-CEX: the interpreter does not confirm: {e}");
-            }
-            match outcome.verdict {
-                Verdict::Refines { .. } => Got::Refines,
-                Verdict::Counterexample(c) => {
-                    assert!(
-                        matches!(replay, Some(Ok(ref r)) if r.source_checked),
-                        "a memory counterexample is replayed on both sides: {replay:?}"
-                    );
-                    eprintln!("cex memory {:?} buffers {:?}", c.memory, c.buffers);
-                    Got::Cex
-                }
-                other => panic!("{other:?}"),
-            }
-        }
-        Ok(PairResult::Unsupported { message, .. }) => Got::Unsupported(message),
-        Ok(other) => panic!("{other:?}"),
-        Err(e) => panic!("{e}"),
-    }
+    common::check_memory(src, tgt, DECL, threads)
 }
 
 fn two(src: &str, tgt: &str) -> Got {

@@ -94,3 +94,57 @@ pub fn mc07_generated<S: proptest::strategy::Strategy>(
         vacuous: vacuous.get(),
     }
 }
+
+/// What the memory tests compare (R-MEM-SMT): the verdict of a checked
+/// pair, or the unsupported construct's message.
+#[allow(dead_code)] // used by the memory crates only
+#[derive(Debug, PartialEq)]
+pub enum Got {
+    Refines,
+    Cex,
+    Vacuous,
+    Unsupported(String),
+}
+
+/// The SMT checker on kernel `@k` of `src` and `tgt` (each with `decls`
+/// appended) at `threads`. R-CEX: a counterexample must replay on the
+/// interpreter on both sides; an unknown verdict or an error fails the
+/// test.
+#[allow(dead_code)] // used by the memory crates only
+pub fn check_memory(src: &str, tgt: &str, decls: &str, threads: Vec<usize>) -> Got {
+    use checker::refine::{check_pair, Options};
+    let parse = |text: &str| {
+        semantics::parse_module("t.ll", &format!("{text}\n{decls}")).expect("test module parses")
+    };
+    let (s, t) = (parse(src), parse(tgt));
+    let o = Options {
+        threads,
+        ..Options::default()
+    };
+    let mut session = checker::smt::Session::new(None);
+    match check_pair(&s, &t, "k", &o, &mut session, true, None) {
+        Ok(PairResult::Checked {
+            outcome, replay, ..
+        }) => {
+            if let Some(Err(e)) = replay {
+                panic!("R-CEX: the interpreter does not confirm: {e}");
+            }
+            match outcome.verdict {
+                Verdict::Refines { .. } => Got::Refines,
+                Verdict::Counterexample(c) => {
+                    assert!(
+                        matches!(replay, Some(Ok(ref r)) if r.source_checked),
+                        "a memory counterexample is replayed on both sides: {replay:?}"
+                    );
+                    eprintln!("cex memory {:?} buffers {:?}", c.memory, c.buffers);
+                    Got::Cex
+                }
+                Verdict::Vacuous(_) => Got::Vacuous,
+                other => panic!("{other:?}"),
+            }
+        }
+        Ok(PairResult::Unsupported { message, .. }) => Got::Unsupported(message),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => panic!("{e}"),
+    }
+}
