@@ -125,27 +125,11 @@ impl Builder<'_, '_> {
     /// P-MEM-ACCESS: an `n`-byte access through `p` (bits, poison): its UB
     /// condition and, per object, whether it is the one accessed.
     fn access(&mut self, p: TermId, poison: TermId, n: u64, write: bool) -> (TermId, Vec<TermId>) {
-        let (o, off) = self.parts(p);
-        let mut ok = Vec::new();
-        let mut hits = Vec::new();
-        for j in 0..self.objects().len() {
-            let jt = self.bv(OW, j as u128 + 1);
-            let is = self.t.eq(o, jt);
-            hits.push(is);
-            let size = self.objects()[j].size;
-            let inb = if n <= size {
-                let last = self.bv(64, (size - n) as u128);
-                self.t.bv_ule(off, last)
-            } else {
-                self.t.fls()
-            };
-            ok.push(self.t.and(&[is, inb]));
-        }
         let _ = write;
-        let any_ok = self.t.or(&ok);
-        let bad = self.t.not(any_ok);
-        let ub = self.t.or(&[poison, bad]);
-        (ub, hits)
+        // The constant length folds to `off <= size - n` per object (false
+        // for an object smaller than `n`).
+        let len = self.bv(64, n as u128);
+        self.access_len(p, poison, len)
     }
 
     /// P-MEM-ACCESS: an access of `len` bytes (a 64-bit term) through `p`
