@@ -285,3 +285,47 @@ fn target_ub_before_a_reduction_replays() {
     let q = mutate_stream(&p, testgen::refine_family::StreamMutation::Swap(0, 2));
     expect(&render(&p), &render(&q), false);
 }
+
+/// R-STREAM-SMT in the counterexample (R-CEX): each stream call of the
+/// target's trace shows the value it read, the launch's `stream[t0][k]`
+/// in call order (and the replayed interpreter agrees, or the checker
+/// would not print the counterexample).
+#[test]
+fn counterexample_traces_show_stream_values() {
+    let dir = std::env::temp_dir().join(format!("convcheck-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (s, t) = (dir.join("s.ll"), dir.join("t.ll"));
+    let body = |first: &str, second: &str| {
+        kernel(&format!(
+            "  %{first} = call i32 @in()\n  %{second} = call i32 @in()\n  %d = sub i32 %a, %b\n  call void @use(i32 %d)\n  ret void\n"
+        ))
+    };
+    std::fs::write(&s, body("a", "b")).expect("write");
+    std::fs::write(&t, body("b", "a")).expect("write");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(["refine", "--kernel", "k", "--threads", "1"])
+        .arg(&s)
+        .arg(&t)
+        .output()
+        .expect("convcheck runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("verdict: counterexample"), "{text}");
+    let streams: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("stream[t0]["))
+        .map(|r| r.split(" = ").nth(1).expect("a value").to_string())
+        .collect();
+    let target = text
+        .split("target execution")
+        .nth(1)
+        .and_then(|r| r.split("a source execution").next())
+        .expect("a target trace");
+    let shown: Vec<String> = target
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("@in() = "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(streams.len(), 2, "{text}");
+    assert_eq!(shown, streams, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -301,6 +301,10 @@ pub struct CEvent {
     pub args: Vec<CVal>,
     /// For convergent events: the communicating set as (thread, ordinal).
     pub set: Option<Vec<(usize, usize)>>,
+    /// R-STREAM-SMT: an input-stream call's result (the interpreter's
+    /// recorded result on replay); none for other events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<CVal>,
 }
 
 /// How a thread ended.
@@ -343,6 +347,7 @@ pub fn concrete(terms: &mut Terms, e: &Enc, m: &Model) -> Vec<CThread> {
                         callee: ev.callee.clone(),
                         args,
                         set: None,
+                        result: ev.result.as_ref().and_then(|r| cval(terms, m, r)),
                     },
                 ));
             }
@@ -368,6 +373,7 @@ pub fn concrete(terms: &mut Terms, e: &Enc, m: &Model) -> Vec<CThread> {
                     callee: e.op_callee[c.op].clone(),
                     args,
                     set: Some(set),
+                    result: None,
                 },
             ));
         }

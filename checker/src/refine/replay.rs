@@ -111,10 +111,20 @@ pub fn project(m: &Module, e: &Execution, observe: Observe) -> Vec<CThread> {
                 .observations
                 .iter()
                 .filter_map(|o| match o {
-                    Observation::Call { callee, args, .. } => Some(CEvent {
+                    Observation::Call {
+                        callee,
+                        args,
+                        result,
+                    } => Some(CEvent {
                         callee: callee.trim_start_matches('@').to_string(),
                         args: args.iter().map(cval).collect(),
                         set: None,
+                        // R-STREAM-SMT: the encoder shows integer results
+                        // of stream calls, the only observed calls with one.
+                        result: match result {
+                            Val::Int { .. } | Val::Poison { .. } => Some(cval(result)),
+                            _ => None,
+                        },
                     }),
                     Observation::Store { .. } => None,
                 })
@@ -140,6 +150,7 @@ pub fn project(m: &Module, e: &Execution, observe: Observe) -> Vec<CThread> {
                     callee: ev.callee.trim_start_matches('@').to_string(),
                     args: ev.args.iter().map(cval).collect(),
                     set: Some(set),
+                    result: None,
                 });
             }
             let end = match &th.end {

@@ -294,6 +294,9 @@ pub fn verdict_name(v: &Verdict) -> &'static str {
 fn event_text(e: &CEvent) -> String {
     let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
     let mut s = format!("@{}({})", e.callee, args.join(", "));
+    if let Some(r) = &e.result {
+        let _ = write!(s, " = {r}");
+    }
     if let Some(set) = &e.set {
         let m: Vec<String> = set.iter().map(|(t, k)| format!("t{t}#{k}")).collect();
         let _ = write!(s, " with {{{}}}", m.join(", "));

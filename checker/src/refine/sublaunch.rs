@@ -161,6 +161,7 @@ pub(super) fn inflate(
                         callee: e.callee.clone(),
                         args: e.args.clone(),
                         set: inflate_set(&e.set),
+                        result: e.result.clone(),
                     })
                     .collect(),
                 end: th.end.clone(),

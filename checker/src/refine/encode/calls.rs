@@ -208,7 +208,13 @@ impl Builder<'_, '_> {
             CallSem::Stream => {
                 self.stream_call(th, info, args);
                 match call.ty {
-                    Type::Int(_) => Some(self.stream_read(th, rw)),
+                    Type::Int(_) => {
+                        let v = self.stream_read(th, rw);
+                        if let Some(e) = th.ext.last_mut() {
+                            e.result = Some(v.clone());
+                        }
+                        Some(v)
+                    }
                     _ => None,
                 }
             }

@@ -26,6 +26,7 @@ impl Builder<'_, '_> {
             ord,
             callee,
             args,
+            result: None,
         });
         ord
     }

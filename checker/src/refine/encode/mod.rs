@@ -119,6 +119,10 @@ pub struct Ev {
     pub ord: TermId,
     pub callee: String,
     pub args: Vec<V>,
+    /// R-STREAM-SMT: the value an input-stream call with a result read
+    /// (shown in counterexamples; not part of the observation, which the
+    /// stream position already determines).
+    pub result: Option<V>,
 }
 
 /// An observed convergent call (R-OBS): points at `inst[t][s][op]`.
