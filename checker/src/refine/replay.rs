@@ -122,7 +122,7 @@ pub fn project(m: &Module, e: &Execution, observe: Observe) -> Vec<CThread> {
                         // R-STREAM-SMT: the encoder shows integer results
                         // of stream calls, the only observed calls with one.
                         result: match result {
-                            Val::Int { .. } | Val::Poison { .. } => Some(cval(result)),
+                            Val::Int { .. } | Val::Poison => Some(cval(result)),
                             _ => None,
                         },
                     }),
