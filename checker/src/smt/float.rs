@@ -134,15 +134,17 @@ pub(crate) fn apply(op: FpOp, f: FloatTy, a: &[Dynamic]) -> Dynamic {
         }
         FpOp::ToSInt(n) | FpOp::ToUInt(n) => {
             // The interpreter's test: the value truncated toward zero lies
-            // in [lo, hi) (false for NaN); bounds beyond the format are
-            // infinities, which keep the comparison exact for finite
-            // values, and an infinity is never in range (-inf <= -inf
-            // would let `fp.to_sbv` of an infinity, unspecified in
-            // SMT-LIB, through: half -inf to i32).
-            let (lo, hi, _) = to_int_range(op, n);
+            // in [lo, hi) (false for NaN), an infinity never
+            // ([`to_int_range`]).
+            let (lo, hi, lo_incl, _) = to_int_range(op, n, f);
             let rtz = z3::ast::RoundingMode::round_towards_zero();
             let t = x(0).round_to_integral_with_rounding_mode(&rtz);
-            let fits = Bool::and(&[lit(f, lo).le(&t), t.lt(lit(f, hi)), t.is_infinite().not()]);
+            let above = if lo_incl {
+                lit(f, lo).le(&t)
+            } else {
+                lit(f, lo).lt(&t)
+            };
+            let fits = Bool::and(&[above, t.lt(lit(f, hi))]);
             let v = if matches!(op, FpOp::ToSInt(_)) {
                 t.to_sbv_with_rounding_mode(&rtz, n)
             } else {

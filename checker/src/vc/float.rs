@@ -339,12 +339,13 @@ pub(super) fn smtlib_helper(op: FpOp, f: FloatTy, args: &[Sort]) -> (String, Str
             )
         }
         FpOp::ToSInt(n) | FpOp::ToUInt(n) => {
-            let (lo, hi, o) = to_int_range(op, n);
+            let (lo, hi, lo_incl, o) = to_int_range(op, n, f);
+            let le = if lo_incl { "fp.leq" } else { "fp.lt" };
             (
                 format!("(_ BitVec {n})"),
                 format!(
-                    "(let ((t (fp.roundToIntegral RTZ {}))) (ite (and (fp.leq {} t) (fp.lt t {}) \
-                     (not (fp.isInfinite t))) ((_ {o} {n}) RTZ t) {}))",
+                    "(let ((t (fp.roundToIntegral RTZ {}))) (ite (and ({le} {} t) (fp.lt t {})) \
+                     ((_ {o} {n}) RTZ t) {}))",
                     x(0),
                     lit(lo),
                     lit(hi),
@@ -360,16 +361,23 @@ pub(super) fn smtlib_helper(op: FpOp, f: FloatTy, args: &[Sort]) -> (String, Str
     (name, def)
 }
 
-/// `fptosi`/`fptoui` to `iN`: the truncated value must lie in `[lo, hi)`
-/// (the interpreter's test, `semantics::machine::float::cast`), and the
-/// SMT-LIB conversion's name.
-pub fn to_int_range(op: FpOp, n: u32) -> (f64, f64, &'static str) {
-    if matches!(op, FpOp::ToSInt(_)) {
+/// `fptosi`/`fptoui` from format `f` to `iN`: the truncated value must lie
+/// in `[lo, hi)` (the interpreter's test in `f64`,
+/// `semantics::machine::float::cast`), and the SMT-LIB conversion's name.
+/// `lo_incl`: whether the lower test is `lo <= t`, else `lo < t`. A bound
+/// beyond the format is an infinity of it (half to i32: -2^31 is -inf),
+/// which keeps the comparison exact for finite values; the infinity itself
+/// must stay out of range, so the lower test is then strict (`t < +inf`
+/// already is).
+pub fn to_int_range(op: FpOp, n: u32, f: FloatTy) -> (f64, f64, bool, &'static str) {
+    let (lo, hi, name) = if matches!(op, FpOp::ToSInt(_)) {
         let h = 2f64.powi(n as i32 - 1);
         (-h, h, "fp.to_sbv")
     } else {
         (0.0, 2f64.powi(n as i32), "fp.to_ubv")
-    }
+    };
+    let lo_incl = f.from_f64(lo) != f.from_f64(f64::NEG_INFINITY);
+    (lo, hi, lo_incl, name)
 }
 
 /// The SMT-LIB name of a rounding direction.

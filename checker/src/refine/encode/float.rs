@@ -307,20 +307,12 @@ impl Builder<'_, '_> {
                     FpOp::ToUInt(n)
                 };
                 let r = self.fp(fop, f, &[x]);
-                let (lo, hi, _) = to_int_range(fop, n);
+                let (lo, hi, lo_incl, _) = to_int_range(fop, n, f);
                 let t = self.fp(FpOp::Round(RMode::TowardZero), f, &[x]);
-                // A bound beyond the format is an infinity of it (half to
-                // i32: -2^31 is -inf); the range must still exclude the
-                // infinity itself, as the interpreter's test in f64 does,
-                // so the lower test is then strict (`t < +inf` already is).
-                let lo_inf = f.from_f64(lo) == f.from_f64(f64::NEG_INFINITY);
                 let lo = self.bv(f.bits(), f.from_f64(lo) as u128);
                 let hi = self.bv(f.bits(), f.from_f64(hi) as u128);
-                let above = if lo_inf {
-                    self.fp(FpOp::Lt, f, &[lo, t])
-                } else {
-                    self.fp(FpOp::Le, f, &[lo, t])
-                };
+                let le = if lo_incl { FpOp::Le } else { FpOp::Lt };
+                let above = self.fp(le, f, &[lo, t]);
                 let below = self.fp(FpOp::Lt, f, &[t, hi]);
                 let fits = self.t.and(&[above, below]);
                 (r, self.t.not(fits))
