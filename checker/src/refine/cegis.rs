@@ -351,7 +351,7 @@ impl Checker<'_, '_> {
             }));
         }
         for (e, side) in [(t, Side::Target), (s, Side::Source)] {
-            if terms.literal(e.conflict).and_then(|v| v.as_bool()) == Some(false) {
+            if terms.is_false(e.conflict) {
                 continue;
             }
             let mut c = e.defs.clone();

@@ -627,7 +627,7 @@ impl Checker<'_, '_> {
         }
         // No execution set aside: is some thread stuck (R-PREFIX)?
         let stuck = terms.or(&t.stuck);
-        if terms.literal(stuck).and_then(|v| v.as_bool()) == Some(false) {
+        if terms.is_false(stuck) {
             return Ok(None);
         }
         let mut c = t.defs.clone();

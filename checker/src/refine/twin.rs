@@ -332,7 +332,7 @@ fn copies_tie(
                 });
                 for (i, &(step, o2)) in order.iter().enumerate().rev() {
                     let inst = &t.inst[th][step][o2];
-                    if terms.literal(inst.here).and_then(|v| v.as_bool()) == Some(false) {
+                    if terms.is_false(inst.here) {
                         continue;
                     }
                     let at_j = terms.eq(before[i], jt);

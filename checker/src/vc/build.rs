@@ -336,6 +336,13 @@ impl Terms {
         }
     }
 
+    /// Whether `t` is the literal `false` (a condition the builders
+    /// simplified away: an instance that can never be present, a conflict
+    /// that cannot happen).
+    pub fn is_false(&self, t: TermId) -> bool {
+        matches!(*self.node(t), Node::BoolConst(false))
+    }
+
     /// The literal term for `v`; `None` for values of uninterpreted sorts,
     /// which have no literal syntax.
     pub fn value(&mut self, v: &Value) -> Option<TermId> {

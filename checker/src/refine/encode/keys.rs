@@ -120,7 +120,7 @@ impl Builder<'_, '_> {
             .insts
             .iter()
             .flat_map(|row| enc.class_ops[c].iter().map(move |&o2| row[o2].here))
-            .filter(|h| self.t.literal(*h).and_then(|v| v.as_bool()) != Some(false))
+            .filter(|h| !self.t.is_false(*h))
             .count();
         let vs = &th.anchor_vars[&c];
         let n = (possible + enc.class_ops[c].len()).min(vs.len());

@@ -562,7 +562,7 @@ pub fn member(
     for &o2 in &enc.class_ops[enc.op_class[o]] {
         for s2 in 0..enc.k {
             let other = &enc.inst[u][s2][o2];
-            if terms.literal(other.here).and_then(|v| v.as_bool()) == Some(false) {
+            if terms.is_false(other.here) {
                 continue;
             }
             let ke = keys_eq(terms, &me.key, &other.key);

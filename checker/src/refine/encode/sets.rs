@@ -153,6 +153,15 @@ impl Builder<'_, '_> {
         // rank_at[t][s][o]: the rank of instance (t, s, o).
         let mut rank_at: Vec<Vec<Vec<TermId>>> = Vec::new();
         for t in 0..n {
+            // present[s][o]: instance (t, s, o) can happen (its condition
+            // is not the literal false).
+            let present: Vec<Vec<bool>> = (0..k)
+                .map(|s| {
+                    (0..nops)
+                        .map(|o| !self.t.is_false(enc.inst[t][s][o].here))
+                        .collect()
+                })
+                .collect();
             let rows: Vec<Vec<TermId>> = if canonical {
                 // j * nops + o with j the occurrence (see Ranks::Canonical).
                 let scale = self.t.bv_const(RW, nops as u128 & mask(RW));
@@ -195,14 +204,9 @@ impl Builder<'_, '_> {
                     .map(|s| {
                         (0..nops)
                             .map(|o| {
-                                let inst = &enc.inst[t][s][o];
                                 let n = (earlier[o] + 1).min(per_op[o].len());
-                                if self.t.literal(inst.here).and_then(|v| v.as_bool())
-                                    != Some(false)
-                                {
-                                    earlier[o] += 1;
-                                }
-                                select(self.t, inst.occ, &per_op[o][..n])
+                                earlier[o] += usize::from(present[s][o]);
+                                select(self.t, enc.inst[t][s][o].occ, &per_op[o][..n])
                             })
                             .collect()
                     })
@@ -217,12 +221,7 @@ impl Builder<'_, '_> {
             // one in another block at s are never both present).
             let mut pos: Vec<(usize, usize)> = (0..k)
                 .flat_map(|s| (0..nops).map(move |o| (s, o)))
-                .filter(|(s, o)| {
-                    self.t
-                        .literal(enc.inst[t][*s][*o].here)
-                        .and_then(|v| v.as_bool())
-                        != Some(false)
-                })
+                .filter(|&(s, o)| present[s][o])
                 .collect();
             pos.sort_by_key(|&(s, o)| (s, slot[o]));
             let mut any = self.t.fls();
