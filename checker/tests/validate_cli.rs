@@ -239,10 +239,12 @@ fn removed_and_unsupported_functions() {
     let d = tmp_dir("two");
     let file = d.join("two.ll");
     std::fs::write(&file, TWO).expect("write");
-    // The fake pass deletes @gone (its 5 lines).
+    // The fake pass deletes @gone (its 5 lines) and renames @float's %f
+    // (a change, so R-REFL does not apply to it).
     let opt = fake_opt(
         "rm",
-        "awk '/^define void @gone/{skip=1} skip&&/^}/{skip=0;next} !skip' \"$in\" > \"$out\"",
+        "awk '/^define void @gone/{skip=1} skip&&/^}/{skip=0;next} !skip' \"$in\" \
+         | sed 's/%f = /%g = /' > \"$out\"",
     );
     for jobs in ["1", "2"] {
         let o = validate(&[
@@ -271,11 +273,54 @@ fn removed_and_unsupported_functions() {
     }
 }
 
+/// R-REFL: with a pass that changes nothing, @float (which the encoding
+/// cannot express) refines for every bound, marked `reflexive` and
+/// explained; @keep, which the check decides, is an ordinary "refines".
+#[test]
+fn unchanged_functions_refine_by_reflexivity() {
+    let d = tmp_dir("refl");
+    let file = d.join("two.ll");
+    std::fs::write(&file, TWO).expect("write");
+    // opt's own printing: attribute order, `memory(none)` and metadata
+    // renumbering must not count as changes.
+    let opt = fake_opt("reflopt", "cp \"$in\" \"$out\"");
+    let o = validate(&[
+        &file.display().to_string(),
+        "--opt",
+        &opt.display().to_string(),
+        "--threads",
+        "1..2",
+        "--json",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let f = |n: &str| {
+        v["functions"]
+            .as_array()
+            .expect("functions")
+            .iter()
+            .find(|f| f["name"] == n)
+            .cloned()
+            .unwrap_or_else(|| panic!("@{n} in {v}"))
+    };
+    assert_eq!(f("float")["verdict"], "refines", "{v}");
+    assert_eq!(f("float")["reflexive"], true, "{v}");
+    let why = f("float")["reason"].as_str().unwrap_or("").to_string();
+    assert!(
+        why.contains("R-REFL") && why.contains("the check alone: unsupported"),
+        "{why}"
+    );
+    assert_eq!(f("keep")["verdict"], "refines", "{v}");
+    assert!(f("keep").get("reflexive").is_none(), "{v}");
+}
+
 /// `--time-limit` per function: past it the verdict is unknown with why
 /// (exit 2), and the check stops soon after (Z3 interrupted).
 #[test]
 fn time_limit_gives_unknown() {
-    let opt = fake_opt("tl", "cp \"$in\" \"$out\"");
+    // A change (a value renamed), so R-REFL does not decide it.
+    let opt = fake_opt("tl", "sed 's/%cc/%cc.r/g' \"$in\" > \"$out\"");
     let start = std::time::Instant::now();
     let o = validate(&[
         &example("cl02-reduction-merge-divergent", "src"),

@@ -238,6 +238,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 bisect: None,
                 steps: ropts.max_steps,
                 buffer_bytes: ropts.buffer_bytes,
+                reflexive: false,
             })
             .collect(),
     };

@@ -40,12 +40,6 @@ pub fn check_function(
             .join()
     });
     let seconds = start.elapsed().as_secs_f64();
-    let limit_text = |l: Duration| {
-        format!(
-            "per-function time limit of {}s reached (--time-limit)",
-            l.as_secs_f64()
-        )
-    };
     let mut r = FnResult {
         name: kernel.to_string(),
         verdict: FnVerdict::Unknown,
@@ -58,14 +52,73 @@ pub fn check_function(
         bisect: None,
         steps: opts.max_steps,
         buffer_bytes: opts.buffer_bytes,
+        reflexive: false,
     };
-    let location = |role: Side| role.pick(pair.src_path, pair.tgt_path);
     let Ok((result, timed_out, queries)) = joined else {
         // The panic message went to stderr through the panic hook.
         r.reason = "internal error: the check panicked".into();
         r.internal = Some(r.reason.clone());
         return r;
     };
+    decide(
+        pair, kernel, opts, time_limit, start, result, timed_out, queries, &mut r,
+    );
+    if super::unchanged::unchanged(pair.src, pair.tgt, kernel).is_ok() {
+        reflexivity(&mut r);
+    }
+    r
+}
+
+/// R-REFL: the pipeline did not change the function, so it refines for
+/// every bound. A verdict the check could not give (unsupported, unknown,
+/// vacuous) becomes "refines" with the check's answer kept in the reason;
+/// a counterexample is our bug (the encoding or the interpreter is not
+/// reflexive) and is reported as an internal error.
+fn reflexivity(r: &mut FnResult) {
+    match r.verdict {
+        FnVerdict::Refines | FnVerdict::Invalid => {}
+        _ if r.internal.is_some() => {}
+        FnVerdict::Counterexample => {
+            r.verdict = FnVerdict::Unknown;
+            r.reason = "internal error: R-REFL: a counterexample for a function the pipeline \
+                        did not change (refinement is reflexive)"
+                .into();
+            r.internal = Some(r.reason.clone());
+        }
+        FnVerdict::Unknown | FnVerdict::Vacuous | FnVerdict::Unsupported => {
+            let check = format!("{}: {}", r.verdict.name(), r.reason);
+            r.verdict = FnVerdict::Refines;
+            r.reflexive = true;
+            r.text = None;
+            r.counterexample = None;
+            r.reason = format!(
+                "unchanged by the pipeline, so it refines for every bound (R-REFL); \
+                 the check alone: {check}"
+            );
+        }
+    }
+}
+
+/// The verdict of the check's `result` into `r`.
+#[allow(clippy::too_many_arguments)]
+fn decide(
+    pair: &Pair,
+    kernel: &str,
+    opts: &Options,
+    time_limit: Option<Duration>,
+    start: Instant,
+    result: Result<PairResult, RefineError>,
+    timed_out: bool,
+    queries: usize,
+    r: &mut FnResult,
+) {
+    let limit_text = |l: Duration| {
+        format!(
+            "per-function time limit of {}s reached (--time-limit)",
+            l.as_secs_f64()
+        )
+    };
+    let location = |role: Side| role.pick(pair.src_path, pair.tgt_path);
     match result {
         Err(_) if timed_out => {
             r.reason = limit_text(time_limit.expect("timed_out implies a limit"));
@@ -195,7 +248,6 @@ pub fn check_function(
             }
         }
     }
-    r
 }
 
 /// `file:line:col: construct (where)` for refine's "construct at @k %b
@@ -271,4 +323,55 @@ fn guarded(
         }
     });
     (result.0, fired.load(Ordering::Acquire), result.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(verdict: FnVerdict) -> FnResult {
+        FnResult {
+            name: "k".into(),
+            verdict,
+            reason: "why".into(),
+            bounds: String::new(),
+            seconds: 0.0,
+            text: None,
+            counterexample: None,
+            internal: None,
+            bisect: None,
+            steps: 8,
+            buffer_bytes: 64,
+            reflexive: false,
+        }
+    }
+
+    /// R-REFL: an unchanged function's counterexample is our bug; what
+    /// the check could not decide refines; a verdict it gave stands.
+    #[test]
+    fn reflexivity_decides_only_what_the_check_could_not() {
+        let mut c = result(FnVerdict::Counterexample);
+        reflexivity(&mut c);
+        assert_eq!(c.verdict, FnVerdict::Unknown);
+        assert!(c.internal.as_deref().is_some_and(|m| m.contains("R-REFL")));
+        for v in [
+            FnVerdict::Unknown,
+            FnVerdict::Vacuous,
+            FnVerdict::Unsupported,
+        ] {
+            let mut r = result(v);
+            reflexivity(&mut r);
+            assert_eq!(r.verdict, FnVerdict::Refines);
+            assert!(r.reflexive);
+            assert!(r
+                .reason
+                .contains(&format!("the check alone: {}: why", v.name())));
+        }
+        for v in [FnVerdict::Refines, FnVerdict::Invalid] {
+            let mut r = result(v);
+            reflexivity(&mut r);
+            assert_eq!(r.verdict, v);
+            assert!(!r.reflexive);
+        }
+    }
 }

@@ -15,6 +15,7 @@ pub mod bisect;
 pub mod opt;
 pub mod render;
 pub mod testing;
+pub mod unchanged;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -79,6 +80,10 @@ pub struct FnResult {
     /// R-BOUND: the bytes of input buffers the verdict holds for (more
     /// than `--buffer-bytes` when `--grow-buffers` raised it).
     pub buffer_bytes: u64,
+    /// R-REFL: the verdict is "refines" because the pipeline did not change
+    /// the function ([`unchanged`]), for every bound; `reason` says what
+    /// the check itself answered.
+    pub reflexive: bool,
 }
 
 /// Rule C-CONV through calls: the defined functions of `m` that contain a
@@ -188,6 +193,7 @@ pub fn not_checked_interrupted(name: &str, opts: &Options) -> FnResult {
         bisect: None,
         steps: opts.max_steps,
         buffer_bytes: opts.buffer_bytes,
+        reflexive: false,
     }
 }
 

@@ -46,18 +46,22 @@ pub fn render_text(v: &Validation) -> String {
     }
     for r in v.results {
         let why = match (r.verdict, r.reason.is_empty()) {
+            // R-REFL: for every bound; the reason says so.
+            (FnVerdict::Refines, _) if r.reflexive => r.reason.clone(),
             (FnVerdict::Refines, true) => "within bounds".to_string(),
             (_, true) => String::new(),
             (FnVerdict::Refines, false) => format!("within bounds; {}", r.reason),
             (_, false) => r.reason.clone(),
         };
         // R-BOUND: a verdict at a bound `--grow-steps` raised names it.
-        let why = if r.buffer_bytes > v.opts.buffer_bytes {
+        let why = if r.reflexive {
+            why
+        } else if r.buffer_bytes > v.opts.buffer_bytes {
             format!("with {}-byte input buffers: {why}", r.buffer_bytes)
         } else {
             why
         };
-        let why = if r.steps > v.opts.max_steps {
+        let why = if r.steps > v.opts.max_steps && !r.reflexive {
             format!("at {} block visits per thread: {why}", r.steps)
         } else {
             why
@@ -145,7 +149,8 @@ pub fn render_text(v: &Validation) -> String {
 }
 
 /// The JSON report: `{"opt": [argv...], "functions": [{"name", "verdict",
-/// "reason", "bounds", "seconds", "counterexample"?}]}` (issue 14), with
+/// "reason", "bounds", "seconds", "counterexample"?, "reflexive"?}]}`
+/// (issue 14; `reflexive`: R-REFL), with
 /// `removed`, `added`, `skipped`, `file` and `output` besides.
 pub fn render_json(v: &Validation) -> Value {
     let functions: Vec<Value> = v
@@ -166,6 +171,10 @@ pub fn render_json(v: &Validation) -> Value {
                 "bounds": bounds,
                 "seconds": r.seconds,
             });
+            if r.reflexive {
+                // R-REFL: refines for every bound (unchanged by the pass).
+                f["reflexive"] = json!(true);
+            }
             if let Some(c) = &r.counterexample {
                 f["counterexample"] = c.clone();
             }
