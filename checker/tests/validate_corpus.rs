@@ -7,10 +7,10 @@
 //! the check itself did not decide, but the pass left the function
 //! unchanged, so it refines by reflexivity (R-REFL).
 //!
-//! Bounds: threads 1..2, 8 block visits per thread, doubled up to 64
-//! where too small to settle a function (`--grow-steps 64`), input buffers
-//! without `dereferenceable` of 64 bytes doubled up to 128 where the source
-//! has UB on every launch (`--grow-buffers 128`), 120 s per function (the
+//! Bounds: threads 1..2, 8 block visits per thread, doubled up to 256
+//! where too small to settle a function (`--grow-steps 256`), input buffers
+//! without `dereferenceable` of 64 bytes doubled up to 512 where the source
+//! has UB on every launch (`--grow-buffers 512`), 120 s per function (the
 //! README's corpus figures use the same). A counterexample pinned here must be a finding in
 //! proofs/FINDINGS.md (a real miscompile) or a bug of ours; none is today.
 //!
@@ -28,10 +28,10 @@ const DATA: &str = "tests/data/validate_corpus.tsv";
 
 /// `--grow-steps`: a step bound too small to settle a function is doubled
 /// from 8 up to this (R-BOUND; the verdict names the bound it holds for).
-const GROW_STEPS: &str = "64";
+const GROW_STEPS: &str = "256";
 /// `--grow-buffers`: input buffers without `dereferenceable` (64 bytes) of
 /// a source with UB on every launch are doubled up to this (P-MEM-OBJ).
-const GROW_BUFFERS: &str = "128";
+const GROW_BUFFERS: &str = "512";
 
 /// (file, function) -> verdict for one file; `skips` are (file, function)
 /// pairs left to `make validate-campaign` (too slow for the suite).

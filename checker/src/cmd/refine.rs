@@ -153,8 +153,8 @@ pub struct CheckArgs {
     /// When the source has undefined behaviour on every launch and some
     /// input buffer has the size --buffer-bytes chose (an access past it is
     /// UB), check again with buffers twice as large, up to CAP bytes (at
-    /// most 256), within the time limit; the verdict names the size used.
-    #[arg(long, value_name = "CAP", value_parser = clap::value_parser!(u64).range(1..=256))]
+    /// most 512), within the time limit; the verdict names the size used.
+    #[arg(long, value_name = "CAP", value_parser = clap::value_parser!(u64).range(1..=512))]
     pub grow_buffers: Option<u64>,
     /// What is observed of convergent calls (R-OBS).
     #[arg(long, value_enum, default_value = "auto")]

@@ -14,7 +14,7 @@ use semantics::machine::memory::{base_address, global_id, input_id, is_workgroup
 
 /// Largest object the encoding expresses (bytes are terms; a load at a
 /// variable offset is a choice among every offset).
-pub const MAX_OBJECT_BYTES: u64 = 256;
+pub const MAX_OBJECT_BYTES: u64 = 512;
 
 /// What an object is (R-MEM: inputs and globals outside workgroup memory
 /// are observed; workgroup and private memory are not).
