@@ -105,3 +105,34 @@ fn time_limit_not_reached_is_a_normal_run() {
     assert_eq!(j["time_limit_reached"], false);
     assert_eq!(j["complete"], true);
 }
+
+/// Issue 18 item 4: a launch larger than the execution budget says so on
+/// stderr before the enumeration starts (a lower bound on its launches),
+/// and a fixed input does not.
+#[test]
+fn large_launch_states_its_size_before_starting() {
+    let d = std::env::temp_dir().join(format!("convcheck-large-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    let f = d.join("split.ll");
+    std::fs::write(
+        &f,
+        "define void @k(i32 %x) {\nentry:\n  %c = icmp sgt i32 %x, 0\n  br i1 %c, label %a, label %b\na:\n  br label %b\nb:\n  ret void\n}\n",
+    )
+    .expect("write");
+    let run = |extra: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_convcheck"))
+            .arg("run")
+            .arg(&f)
+            .args(["--threads", "1000", "--time-limit", "1"])
+            .args(extra)
+            .output()
+            .expect("convcheck runs");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = run(&[]);
+    assert!(
+        err.starts_with("note: at least 501501 launches to enumerate (1000 threads"),
+        "{err}"
+    );
+    assert!(!run(&["--arg", "x=1"]).contains("note:"));
+}

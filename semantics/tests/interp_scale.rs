@@ -94,3 +94,62 @@ fn large_launch_text_is_linear() {
     assert!(t2 * 10 < t1 * 23, "text {t1} -> {t2} bytes");
     assert!(k2 * 10 < k1 * 23, "behaviour key {k1} -> {k2} bytes");
 }
+
+/// A kernel whose behaviours are every subset of the threads taking `%a`
+/// (2^n of them, all renamings of n + 1 representatives).
+const SPLIT: &str = "define void @k(i32 %x) {
+entry:
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %a, label %b
+a:
+  br label %b
+b:
+  ret void
+}";
+
+/// Issue 18 item 4: the closure under renaming (M-RENAME) lists at most
+/// `CLOSURE_RECORDS` thread records, so memory stays linear in threads x
+/// behaviours, and stops early, saying so (incomplete, `closure_capped`).
+/// Before, one orbit of 50 threads (up to C(50, 25) images) was built whole:
+/// 13 GB and past any time limit. At 12 threads all 4,096 are listed.
+#[test]
+fn closure_under_renaming_is_bounded() {
+    let m = parse_module("split.ll", SPLIT).expect("parses");
+    let o = |threads| Options {
+        threads,
+        ..Options::default()
+    };
+    let ex = explore(&m, &o(12)).expect("explores");
+    assert!(ex.complete);
+    assert_eq!(ex.behaviours.len(), 4096);
+    assert_eq!(ex.closure_capped, None);
+    let start = std::time::Instant::now();
+    let ex = explore(&m, &o(50)).expect("explores");
+    let cap = semantics::machine::symmetry::CLOSURE_RECORDS / 50;
+    assert_eq!(ex.closure_capped, Some(cap));
+    assert!(!ex.complete);
+    assert_eq!(ex.behaviours.len(), cap);
+    assert!(
+        start.elapsed().as_secs() < 60,
+        "bounded closure took {:?}",
+        start.elapsed()
+    );
+}
+
+/// Issue 18 item 4: the lower bound on launches `run` states before a
+/// large enumeration: multisets of per-thread input vectors.
+#[test]
+fn launches_at_least_counts_multisets() {
+    use semantics::machine::launch::launches_at_least;
+    let m = parse_module("split.ll", SPLIT).expect("parses");
+    let mut o = Options {
+        threads: 1000,
+        ..Options::default()
+    };
+    // Domain {0, 1, 2}: C(1002, 2).
+    assert_eq!(launches_at_least(&m, &o), Some(501_501.0));
+    o.threads = 8;
+    assert_eq!(launches_at_least(&m, &o), Some(45.0));
+    o.args.insert("x".into(), ArgValues::Uniform(1));
+    assert_eq!(launches_at_least(&m, &o), Some(1.0));
+}

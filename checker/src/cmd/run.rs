@@ -491,6 +491,29 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             ));
         }
     }
+    // Issue 18 item 4: a launch too large to enumerate says so before it
+    // starts, with what bounds the run.
+    if let Some(n) = semantics::machine::launch::launches_at_least(&module, &opts) {
+        if opts.chooser == semantics::machine::ChooserMode::Exhaustive
+            && n > opts.max_executions as f64
+        {
+            let count = if n.is_finite() && n < 1e15 {
+                format!("{n:.0}")
+            } else {
+                format!("{n:.2e}")
+            };
+            eprintln!(
+                "note: at least {count} launches to enumerate ({} threads, every integer \
+                 parameter without --arg over its domain in every thread, up to thread \
+                 symmetry): the run stops at --max-executions {} or --time-limit, and the \
+                 closure under renaming at {} thread records; fix inputs with --arg or \
+                 narrow --domain for a complete answer",
+                opts.threads,
+                opts.max_executions,
+                semantics::machine::symmetry::CLOSURE_RECORDS
+            );
+        }
+    }
     // Ctrl-C stops the enumeration after the current execution; what was
     // found so far is printed, marked interrupted (issue 4).
     let interrupted = ctrl_c_flag();

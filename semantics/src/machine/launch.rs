@@ -197,6 +197,10 @@ pub struct Exploration {
     /// Launch symmetry ([`super::symmetry`]): how many behaviours the
     /// closure under renaming added, or why no renaming was used.
     pub symmetry: Result<usize, String>,
+    /// The closure under renaming stopped when the listed behaviours
+    /// reached this many ([`super::symmetry::CLOSURE_RECORDS`] over the
+    /// thread count); the result is then incomplete.
+    pub closure_capped: Option<usize>,
     /// M-RENAME: the renamings used ([`super::renaming::Renaming::describe`]).
     pub renaming: String,
     pub cut: u64,
@@ -233,6 +237,47 @@ pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
             defs.len()
         ))),
     }
+}
+
+/// A lower bound on the launches an exhaustive run enumerates (issue 18
+/// item 4, so that `run` can say before it starts that a launch is large):
+/// the kernel's integer parameters without `--arg` each range over their
+/// domain in every thread (`i1` two values, others `int_domain`), so there
+/// are at least the multisets of `threads` per-thread input vectors,
+/// C(threads + D - 1, D - 1) for D input vectors per thread, which launch
+/// symmetry (the strongest reduction of launches) cannot go below. Inputs
+/// drawn when first read (memory, unknown calls) only add launches. `None`
+/// when the kernel cannot be found (the run reports that itself).
+pub fn launches_at_least(module: &Module, opts: &Options) -> Option<f64> {
+    let kernel = find_kernel(module, opts).ok()?;
+    let f = &module.functions[kernel];
+    let mut per_thread = 1f64;
+    for p in &f.params {
+        let Some(v) = p.value else { continue };
+        if opts.args.contains_key(&f.value(v).name.to_string()) {
+            continue;
+        }
+        per_thread *= match p.ty {
+            crate::ir::Type::Int(1) => 2.0,
+            crate::ir::Type::Int(_) => opts.int_domain.len().max(1) as f64,
+            _ => 1.0,
+        };
+    }
+    // C(n + D - 1, n) as a product, in floating point (it only has to say
+    // "large").
+    let n = f64::from(opts.threads);
+    let d = per_thread;
+    let k = n.min(d - 1.0);
+    let mut c = 1f64;
+    let mut i = 1f64;
+    while i <= k {
+        c *= (n + d - 1.0 - k + i) / i;
+        i += 1.0;
+        if !c.is_finite() {
+            return Some(f64::INFINITY);
+        }
+    }
+    Some(c)
 }
 
 /// Explores every execution of the launch described by `opts` (R-BEHAV).
@@ -286,6 +331,7 @@ pub fn explore_with(
         merged: 0,
         reduced: opts.reduce && opts.chooser == super::ChooserMode::Exhaustive,
         symmetry: Err(String::new()),
+        closure_capped: None,
         renaming: String::new(),
         cut: 0,
         ub: 0,
@@ -352,13 +398,19 @@ pub fn explore_with(
         let (explored, pruned) = (ex.explored, ex.pruned);
         let mut go = || progress(explored, pruned);
         let behaviours = std::mem::take(&mut ex.behaviours);
-        let (closed, finished) = if prog.renaming.blind_only() {
-            super::symmetry::close(behaviours, opts, &mut go)
+        // Memory linear in threads x behaviours: the closure lists at most
+        // CLOSURE_RECORDS thread records.
+        let cap = super::symmetry::CLOSURE_RECORDS / opts.threads.max(1) as usize;
+        let (closed, end) = if prog.renaming.blind_only() {
+            super::symmetry::close(behaviours, opts, cap, &mut go)
         } else {
-            super::orbit::close(behaviours, &prog.renaming, opts, &mut go)
+            super::orbit::close(behaviours, &prog.renaming, opts, cap, &mut go)
         };
         ex.behaviours = closed;
-        ex.complete &= finished;
+        ex.complete &= end == super::symmetry::Closure::Complete;
+        if let super::symmetry::Closure::Capped(n) = end {
+            ex.closure_capped = Some(n);
+        }
         ex.symmetry = Ok(ex.behaviours.len() - found);
     } else {
         ex.symmetry = Err(match &prog.renaming.threads {

@@ -491,20 +491,17 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
 /// rename. Blind thread renamings are enumerated modulo the swaps of
 /// identical thread records ([`super::symmetry::arrangements`]); value
 /// renamings modulo what they do to values the behaviour does not show.
-/// `go` is asked before each orbit, as in [`super::symmetry::close`].
+/// `go` and the budget `cap` stop it as in [`super::symmetry::close`].
 pub fn close(
     behaviours: Vec<Behaviour>,
     r: &Renaming,
     opts: &Options,
+    cap: usize,
     go: &mut dyn FnMut() -> bool,
-) -> (Vec<Behaviour>, bool) {
+) -> (Vec<Behaviour>, super::symmetry::Closure) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    super::symmetry::close_under(behaviours, go, |x, emit| {
-        let arrangements = match r.threads {
-            Threads::Blind => super::symmetry::arrangements(x, opts),
-            _ => vec![(0..r.n as usize).collect()],
-        };
+    super::symmetry::close_under(behaviours, go, cap, |x, emit| {
         // Value renamings that differ only on values the behaviour does
         // not show give the same image.
         let shown = shown_values(x, r);
@@ -519,9 +516,15 @@ pub fn close(
             if !restrictions.insert(sig) {
                 continue;
             }
-            for perm in &arrangements {
-                let valued = image(x, r, g, &inputs);
-                emit(super::symmetry::renamed(&valued, perm));
+            let valued = image(x, r, g, &inputs);
+            let arrangements: Box<dyn Iterator<Item = Vec<usize>>> = match r.threads {
+                Threads::Blind => Box::new(super::symmetry::arrangements(x, opts)),
+                _ => Box::new(std::iter::once((0..r.n as usize).collect())),
+            };
+            for perm in arrangements {
+                if !emit(super::symmetry::renamed(&valued, &perm)) {
+                    return;
+                }
             }
         }
     })

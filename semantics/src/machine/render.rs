@@ -328,8 +328,16 @@ pub fn counts(ex: &Exploration) -> String {
                 match &ex.symmetry {
                     Ok(0) => format!("launch symmetry ({})", ex.renaming),
                     Ok(n) => format!(
-                        "launch symmetry ({}; {n} behaviours by renaming)",
-                        ex.renaming
+                        "launch symmetry ({}; {n} behaviours by renaming{})",
+                        ex.renaming,
+                        match ex.closure_capped {
+                            // Memory linear in threads x behaviours.
+                            Some(c) => format!(
+                                "; the closure under renaming stopped at {c} behaviours, its limit of {} thread records: INCOMPLETE",
+                                super::symmetry::CLOSURE_RECORDS
+                            ),
+                            None => String::new(),
+                        }
                     ),
                     Err(why) => format!("no launch symmetry: {why}"),
                 }
@@ -424,7 +432,7 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "merged": ex.merged,
         "reduced": ex.reduced,
         "launch_symmetry": match &ex.symmetry {
-            Ok(n) => json!({"used": true, "renamed_behaviours": n, "group": ex.renaming}),
+            Ok(n) => json!({"used": true, "renamed_behaviours": n, "group": ex.renaming, "closure_capped_at": ex.closure_capped}),
             Err(why) => json!({"used": false, "why": why}),
         },
         "complete": ex.complete,

@@ -291,18 +291,17 @@ pub fn renamed(e: &Execution, perm: &[usize]) -> Execution {
 
 /// The renamings of `e` under every group-preserving permutation, modulo
 /// the swaps of identical thread records (which fix the behaviour); the
-/// identity first.
-pub fn orbit(e: &Execution, opts: &Options) -> Vec<Execution> {
-    arrangements(e, opts)
-        .iter()
-        .map(|perm| renamed(e, perm))
-        .collect()
+/// identity first. Lazy: an orbit of many threads is astronomically large
+/// (50 threads with two kinds of records: up to C(50, 25) images), so its
+/// consumer decides how many it takes ([`close`]'s budget).
+pub fn orbit<'a>(e: &'a Execution, opts: &Options) -> impl Iterator<Item = Execution> + 'a {
+    arrangements(e, opts).map(move |perm| renamed(e, &perm))
 }
 
 /// The group-preserving permutations of [`orbit`] (thread `t` becomes
 /// `perm[t]`), modulo the swaps of identical thread records; the identity
-/// first.
-pub fn arrangements(e: &Execution, opts: &Options) -> Vec<Vec<usize>> {
+/// first, then every other one once, generated one at a time.
+pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
     // Class of each thread: identical records within a group.
     let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     let classes: Vec<usize> = e
@@ -322,51 +321,81 @@ pub fn arrangements(e: &Execution, opts: &Options) -> Vec<Vec<usize>> {
         groups.entry(class_of(opts, t as u32)).or_default().push(t);
     }
     let groups: Vec<Vec<usize>> = groups.into_values().collect();
-    // Per group, every distinct arrangement of its threads' classes; an
-    // arrangement `a` of a group's slots gives the permutation sending the
-    // i-th thread of class c (in thread order) to the i-th slot holding c.
-    let per_group: Vec<Vec<Vec<(usize, usize)>>> = groups
+    let own: Vec<Vec<usize>> = groups
         .iter()
-        .map(|ts| {
-            let mut a: Vec<usize> = ts.iter().map(|t| classes[*t]).collect();
-            let own = a.clone();
+        .map(|ts| ts.iter().map(|t| classes[*t]).collect())
+        .collect();
+    let cur = own
+        .iter()
+        .map(|o| {
+            let mut a = o.clone();
             a.sort_unstable();
-            let mut out = Vec::new();
-            loop {
-                out.push(assignment(ts, &own, &a));
-                if !next_permutation(&mut a) {
-                    break;
-                }
-            }
-            // The identity first, so the execution itself leads its orbit.
-            if let Some(i) = out.iter().position(|m| m.iter().all(|(s, d)| s == d)) {
-                out.swap(0, i);
-            }
-            out
+            a
         })
         .collect();
-    let mut out = Vec::new();
-    let mut idx = vec![0usize; per_group.len()];
-    let mut perm: Vec<usize> = (0..e.threads.len()).collect();
-    loop {
-        for (g, i) in idx.iter().enumerate() {
-            for (s, d) in &per_group[g][*i] {
-                perm[*s] = *d;
-            }
+    Arrangements {
+        n: e.threads.len(),
+        groups,
+        own,
+        cur,
+        started: false,
+        pending: true,
+    }
+}
+
+/// The iterator of [`arrangements`]: per group, the distinct arrangements
+/// of its threads' classes in lexicographic order, combined as an
+/// odometer (the first group turning fastest). An arrangement `a` of a
+/// group's slots gives the permutation sending the i-th thread of class c
+/// (in thread order) to the i-th slot holding c.
+pub struct Arrangements {
+    n: usize,
+    groups: Vec<Vec<usize>>,
+    /// Each group's classes in thread order (the identity arrangement).
+    own: Vec<Vec<usize>>,
+    /// Each group's current arrangement.
+    cur: Vec<Vec<usize>>,
+    /// Whether the identity was given.
+    started: bool,
+    /// Whether `cur` is still to be given.
+    pending: bool,
+}
+
+impl Iterator for Arrangements {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        if !self.started {
+            self.started = true;
+            return Some((0..self.n).collect());
         }
-        out.push(perm.clone());
-        // Odometer over the groups' arrangements.
-        let mut g = 0;
         loop {
-            if g == idx.len() {
-                return out;
+            if self.pending {
+                self.pending = false;
+                // The identity was given first.
+                if self.cur != self.own {
+                    let mut perm: Vec<usize> = (0..self.n).collect();
+                    for (g, ts) in self.groups.iter().enumerate() {
+                        for (s, d) in assignment(ts, &self.own[g], &self.cur[g]) {
+                            perm[s] = d;
+                        }
+                    }
+                    return Some(perm);
+                }
             }
-            idx[g] += 1;
-            if idx[g] < per_group[g].len() {
-                break;
+            // Odometer over the groups' arrangements.
+            let mut g = 0;
+            loop {
+                if g == self.cur.len() {
+                    return None;
+                }
+                if next_permutation(&mut self.cur[g]) {
+                    break;
+                }
+                self.cur[g].sort_unstable();
+                g += 1;
             }
-            idx[g] = 0;
-            g += 1;
+            self.pending = true;
         }
     }
 }
@@ -400,32 +429,59 @@ fn next_permutation(a: &mut [usize]) -> bool {
     true
 }
 
+/// At most this many behaviours are listed after the closure under
+/// renaming, times the thread count (thread records, so that memory stays
+/// linear in threads times behaviours, about 300 bytes a record):
+/// 1,000,000 (250,000 behaviours at 4 threads, 20,000 at 50). Past it the
+/// closure stops and the result is incomplete, saying so
+/// ([`Closure::Capped`]). Issue 18 item 4.
+pub const CLOSURE_RECORDS: usize = 1_000_000;
+
+/// How a closure under renaming ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closure {
+    /// Every image of every behaviour was added.
+    Complete,
+    /// `go` answered `false` (time limit, Ctrl-C).
+    Stopped,
+    /// The listed behaviours reached this many ([`CLOSURE_RECORDS`]).
+    Capped(usize),
+}
+
 /// Closes the behaviours found under G (module documentation): every
 /// image of every behaviour, each distinct behaviour key once; the images
 /// carry the count of the behaviour they rename. `go` is asked before each
-/// orbit; when it answers `false` (time limit, Ctrl-C) the closure stops
-/// with the images found so far and returns `false` with them (each is a
-/// real behaviour; the result is then incomplete).
+/// orbit and every 1,024 images; when it answers `false` (time limit,
+/// Ctrl-C) the closure stops with the images found so far; it also stops
+/// when the behaviours reach `cap` (each is a real behaviour; the result
+/// is then incomplete).
 pub fn close(
     behaviours: Vec<Behaviour>,
     opts: &Options,
+    cap: usize,
     go: &mut dyn FnMut() -> bool,
-) -> (Vec<Behaviour>, bool) {
-    close_under(behaviours, go, |e, emit| {
-        orbit(e, opts).into_iter().for_each(&mut *emit)
+) -> (Vec<Behaviour>, Closure) {
+    close_under(behaviours, go, cap, |e, emit| {
+        for x in orbit(e, opts) {
+            if !emit(x) {
+                return;
+            }
+        }
     })
 }
 
 /// The closure loop of [`close`] and of M-RENAME's [`super::orbit::close`]:
 /// the distinct behaviours (by behaviour key), then, for each whose key no
 /// earlier orbit produced, every image `images_of` emits, each new key
-/// once, carrying the count of the behaviour it renames. `go` is asked
-/// before each orbit (see [`close`]).
+/// once, carrying the count of the behaviour it renames, until `go`
+/// answers `false` or the behaviours reach `cap`. `images_of` stops
+/// emitting when `emit` returns `false`.
 pub(super) fn close_under(
     behaviours: Vec<Behaviour>,
     go: &mut dyn FnMut() -> bool,
-    mut images_of: impl FnMut(&Execution, &mut dyn FnMut(Execution)),
-) -> (Vec<Behaviour>, bool) {
+    cap: usize,
+    mut images_of: impl FnMut(&Execution, &mut dyn FnMut(Execution) -> bool),
+) -> (Vec<Behaviour>, Closure) {
     let mut seen: HashSet<u128> = HashSet::new();
     let mut out = Vec::new();
     for b in behaviours {
@@ -437,28 +493,43 @@ pub(super) fn close_under(
     // same orbit, which need not be enumerated again.
     let mut in_orbit: HashSet<u128> = HashSet::new();
     let mut images = Vec::new();
-    let mut finished = true;
+    let mut end = Closure::Complete;
+    let mut tried: u64 = 0;
     for b in &out {
         if in_orbit.contains(&b.execution.behaviour_digest()) {
             continue;
         }
         if !go() {
-            finished = false;
+            end = Closure::Stopped;
             break;
         }
+        let found = out.len();
         images_of(&b.execution, &mut |e| {
+            tried += 1;
+            if tried.is_multiple_of(1024) && !go() {
+                end = Closure::Stopped;
+                return false;
+            }
             let key = e.behaviour_digest();
             in_orbit.insert(key);
             if seen.insert(key) {
+                if found + images.len() >= cap {
+                    end = Closure::Capped(cap);
+                    return false;
+                }
                 images.push(Behaviour {
                     execution: e,
                     count: b.count,
                 });
             }
+            true
         });
+        if end != Closure::Complete {
+            break;
+        }
     }
     out.extend(images);
-    (out, finished)
+    (out, end)
 }
 
 #[cfg(test)]
