@@ -48,6 +48,18 @@ fn validate(args: &[&str]) -> Output {
     validate_command(args).output().expect("convcheck runs")
 }
 
+/// `convcheck validate FILE --opt OPT EXTRA --json`, which must exit 0;
+/// its JSON.
+fn validate_json_ok(file: &Path, opt: &Path, extra: &[&str]) -> serde_json::Value {
+    let (file, opt) = (file.display().to_string(), opt.display().to_string());
+    let mut args = vec![file.as_str(), "--opt", opt.as_str(), "--json"];
+    args.extend_from_slice(extra);
+    let o = validate(&args);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    serde_json::from_str(&out).expect("JSON")
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -284,17 +296,7 @@ fn unchanged_functions_refine_by_reflexivity() {
     // opt's own printing: attribute order, `memory(none)` and metadata
     // renumbering must not count as changes.
     let opt = fake_opt("reflopt", "cp \"$in\" \"$out\"");
-    let o = validate(&[
-        &file.display().to_string(),
-        "--opt",
-        &opt.display().to_string(),
-        "--threads",
-        "1..2",
-        "--json",
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let v = validate_json_ok(&file, &opt, &["--threads", "1..2"]);
     let f = |n: &str| {
         v["functions"]
             .as_array()
@@ -360,18 +362,7 @@ fn run_line_options() {
     )
     .expect("write");
     let opt = fake_opt("rlopt", "cp \"$in\" \"$out\"");
-    let o = validate(&[
-        &file.display().to_string(),
-        "--opt",
-        &opt.display().to_string(),
-        "--run-line",
-        "--threads",
-        "1",
-        "--json",
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let v = validate_json_ok(&file, &opt, &["--run-line", "--threads", "1"]);
     assert_eq!(v["opt"][1], "-mtriple=amdgcn-amd-amdhsa", "{v}");
     assert_eq!(v["opt"][2], "-passes=instcombine", "{v}");
     assert_eq!(v["opt"][3], "-S", "{v}");
