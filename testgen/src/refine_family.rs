@@ -45,6 +45,52 @@ pub enum OpKind {
     /// (`%s{n} = call i32 @in()`, an unknown non-`readnone` function with
     /// a result, itself an observed event), then a use of the value.
     Stream(StreamUse),
+    /// A group operation that reads lanes or counts members (OpenCL scans,
+    /// SPIR-V count-bits and is-first-lane), then `@use.iW`.
+    Lane(LaneOp),
+}
+
+/// The lane-reading group operations of the family (C-OPS in the
+/// encoding: scans, count of set bits, is-first-lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneOp {
+    /// `sub_group_scan_inclusive_add(%x)`.
+    ScanIncAdd,
+    /// `sub_group_scan_exclusive_add(%x)`.
+    ScanExcAdd,
+    /// `sub_group_scan_inclusive_max(%x)`.
+    ScanIncMax,
+    /// `llvm.spv.wave.active.countbits` of the low bit of `%x`.
+    CountBits,
+    /// `llvm.spv.wave.is.first.lane()`.
+    IsFirst,
+}
+
+impl LaneOp {
+    /// The call (result `%r{n}`, reading `%x` or the i1 `%v{n}`) and the
+    /// declaration.
+    fn call_and_decl(self, n: usize, bundle: &str) -> (String, String) {
+        let attrs = "convergent nounwind";
+        let scan = |name: &str| {
+            (
+                format!("  %r{n} = call i32 @_Z28sub_group_scan_{name}i(i32 %x){bundle}\n"),
+                format!("declare i32 @_Z28sub_group_scan_{name}i(i32) {attrs}\n"),
+            )
+        };
+        match self {
+            LaneOp::ScanIncAdd => scan("inclusive_add"),
+            LaneOp::ScanExcAdd => scan("exclusive_add"),
+            LaneOp::ScanIncMax => scan("inclusive_max"),
+            LaneOp::CountBits => (
+                format!("  %r{n} = call i32 @llvm.spv.wave.active.countbits(i1 %v{n}){bundle}\n"),
+                format!("declare i32 @llvm.spv.wave.active.countbits(i1) {attrs}\n"),
+            ),
+            LaneOp::IsFirst => (
+                format!("  %r{n} = call i1 @llvm.spv.wave.is.first.lane(){bundle}\n"),
+                format!("declare i1 @llvm.spv.wave.is.first.lane() {attrs}\n"),
+            ),
+        }
+    }
 }
 
 /// What a stream read's value feeds (R-STREAM-SMT).
@@ -125,6 +171,8 @@ impl OpKind {
             OpKind::Nvptx(NvOp::Vote(_)) => 1,
             OpKind::Nvptx(_) => 32,
             OpKind::Stream(_) => 32,
+            OpKind::Lane(LaneOp::IsFirst) => 1,
+            OpKind::Lane(_) => 32,
         }
     }
 }
@@ -276,6 +324,12 @@ fn render_mode(p: &Prog, own_anchors: bool) -> String {
                 let w = kind.width();
                 *s += &format!("  call void @use.i{w}(i{w} %r{n})\n");
             }
+            OpKind::Lane(op) => {
+                *s += &conv_x(&format!("v{n}"), 1);
+                *s += &op.call_and_decl(n, &bundle(tok)).0;
+                let w = kind.width();
+                *s += &format!("  call void @use.i{w}(i{w} %r{n})\n");
+            }
             OpKind::Stream(u) => {
                 *s += &format!("  %s{n} = call i32 @in()\n");
                 *s += &match u {
@@ -397,6 +451,7 @@ fn render_mode(p: &Prog, own_anchors: bool) -> String {
             }
             OpKind::Shuffle8 => format!("declare i8 @subgroupShuffle(i8, i32) {attrs}\n"),
             OpKind::Nvptx(op) => op.call_and_decl(0, "").1,
+            OpKind::Lane(op) => op.call_and_decl(0, "").1,
             OpKind::Add | OpKind::Barrier | OpKind::Stream(_) => String::new(),
         };
     }
@@ -478,6 +533,26 @@ pub fn arb_nvptx_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
         1 => Just(OpKind::Add),
         1 => Just(OpKind::Barrier),
         4 => nv.prop_map(OpKind::Nvptx),
+    ];
+    with_kinds(kind, max_ops)
+}
+
+/// Programs of the family with lane-reading group operations (OpenCL
+/// inclusive/exclusive scans, SPIR-V count-bits and is-first-lane)
+/// besides the i32 reduction and the barrier: MC-07 / M-AGREE for their
+/// encoding (`checker/tests/refine_scans.rs`).
+pub fn arb_lane_prog(max_ops: usize) -> impl Strategy<Value = Prog> {
+    let lane = prop_oneof![
+        Just(LaneOp::ScanIncAdd),
+        Just(LaneOp::ScanExcAdd),
+        Just(LaneOp::ScanIncMax),
+        Just(LaneOp::CountBits),
+        Just(LaneOp::IsFirst),
+    ];
+    let kind = prop_oneof![
+        1 => Just(OpKind::Add),
+        1 => Just(OpKind::Barrier),
+        4 => lane.prop_map(OpKind::Lane),
     ];
     with_kinds(kind, max_ops)
 }

@@ -5,7 +5,7 @@
 //! on purpose (M-AXIOM; M-AGREE compares the two). Split from `prog`,
 //! which prepares a kernel with these meanings.
 
-use semantics::intrinsics::{self, Ctrl, Dim, Index, Op, Scan, Scope};
+use semantics::intrinsics::{self, Ctrl, Dim, Index, Op};
 use semantics::ir::{Attr, Call, Module, Type, ValueId};
 
 use super::prog::{float_ok, int_ok, type_name};
@@ -385,11 +385,12 @@ pub fn set_op_encoded(op: Op) -> bool {
             | Op::ActiveMask
             | Op::Shuffle { scale: 1, .. }
             | Op::Broadcast { .. }
-            | Op::Reduce {
-                scan: Scan::None,
-                scope: Scope::Subgroup,
-                ..
-            }
+            | Op::CountBits { .. }
+            | Op::IsFirst
+            // Scans and workgroup scope too: refine launches one group of
+            // one subgroup, so a thread's lane and its place in the group
+            // are both its index (the interpreter's `lane_of`).
+            | Op::Reduce { .. }
     )
 }
 
@@ -420,8 +421,10 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
                     && arg(val as usize) == Some(res)
                     && arg(idx as usize).is_some_and(int_ok)
             }
-            Op::MatchAny { arg: a } => int_ok(res) && arg(a as usize).is_some_and(int_ok),
-            Op::ActiveMask => int_ok(res),
+            Op::MatchAny { arg: a } | Op::CountBits { arg: a } => {
+                int_ok(res) && arg(a as usize).is_some_and(int_ok)
+            }
+            Op::ActiveMask | Op::IsFirst => int_ok(res),
             _ => false,
         },
         CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),

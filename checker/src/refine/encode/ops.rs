@@ -4,7 +4,7 @@
 //! the set, and u's arguments) and gives (value, poison, out of range).
 //! The interpreter's counterpart is `semantics::machine::collective`.
 
-use semantics::intrinsics::{Op, RedOp, Shfl, Vote};
+use semantics::intrinsics::{Op, RedOp, Scan, Shfl, Vote};
 
 use super::{mask, uf_name, Builder, V};
 use crate::refine::prog::CallSem;
@@ -31,7 +31,9 @@ impl Builder<'_, '_> {
             Op::Ballot { arg } => self.op_ballot(arg as usize, w, mem),
             Op::Vote { vote, arg } => self.op_vote(vote, arg as usize, w, mem),
             Op::First { arg } => self.op_first(arg as usize, w, mem),
-            Op::Reduce { op, arg, .. } => self.op_reduce(op, arg as usize, w, mem),
+            Op::Reduce { op, arg, scan, .. } => self.op_reduce(op, (arg as usize, scan), t, w, mem),
+            Op::CountBits { arg } => self.op_count_bits(arg as usize, w, mem),
+            Op::IsFirst => self.op_is_first(t, w, mem),
             Op::Shuffle {
                 val,
                 idx,
@@ -142,11 +144,15 @@ impl Builder<'_, '_> {
     }
 
     /// C-OPS reductions over the members' arguments (non-members count as
-    /// the identity); poison if a member's argument is.
+    /// the identity); poison if a member's argument is. A scan reduces
+    /// over the members of lanes up to this thread's (inclusive) or below
+    /// it (exclusive; the identity when there is none), lanes being thread
+    /// indices (one subgroup per launch), as `machine::collective`.
     fn op_reduce(
         &mut self,
         op: RedOp,
-        a: usize,
+        (a, scan): (usize, Scan),
+        t: usize,
         w: u32,
         mem: &Members,
     ) -> (TermId, TermId, TermId) {
@@ -162,7 +168,16 @@ impl Builder<'_, '_> {
         for (u, (is, _)) in mem.iter().enumerate() {
             let (b, p) = self.member_arg(mem, u, a, w);
             let idt = self.bv(w, ident);
-            let x = self.t.ite(*is, b, idt);
+            let counted = match scan {
+                Scan::None => true,
+                Scan::Inclusive => u <= t,
+                Scan::Exclusive => u < t,
+            };
+            let x = if counted {
+                self.t.ite(*is, b, idt)
+            } else {
+                idt
+            };
             acc = match op {
                 RedOp::Add => self.t.bv_add(acc, x),
                 RedOp::And => self.t.bv_and(acc, x),
@@ -189,6 +204,40 @@ impl Builder<'_, '_> {
             poison = self.t.or(&[poison, pm]);
         }
         (acc, poison, fls)
+    }
+
+    /// C-OPS count of the members whose argument is nonzero (HLSL/SPIR-V
+    /// `WaveActiveCountBits`); poison if a member's argument is.
+    fn op_count_bits(&mut self, a: usize, w: u32, mem: &Members) -> (TermId, TermId, TermId) {
+        let fls = self.t.fls();
+        let mut acc = self.bv(w, 0);
+        let mut poison = fls;
+        for (u, (is, _)) in mem.iter().enumerate() {
+            let (b, p) = self.member_arg_any(mem, u, a);
+            let bw = self.width_of(&V::Int { bits: b, poison: p }).unwrap_or(1);
+            let z = self.bv(bw, 0);
+            let zero = self.t.eq(b, z);
+            let nz = self.t.not(zero);
+            let c = self.t.and(&[*is, nz]);
+            let one = self.bv(w, 1);
+            let zw = self.bv(w, 0);
+            let inc = self.t.ite(c, one, zw);
+            acc = self.t.bv_add(acc, inc);
+            let pm = self.t.and(&[*is, p]);
+            poison = self.t.or(&[poison, pm]);
+        }
+        (acc, poison, fls)
+    }
+
+    /// C-OPS `IsFirst`: whether this thread is the member of the lowest
+    /// lane (lanes are thread indices); never poison.
+    fn op_is_first(&mut self, t: usize, w: u32, mem: &Members) -> (TermId, TermId, TermId) {
+        let fls = self.t.fls();
+        let below: Vec<TermId> = mem[..t.min(mem.len())].iter().map(|(is, _)| *is).collect();
+        let any = self.t.or(&below);
+        let one = self.bv(w, 1);
+        let z = self.bv(w, 0);
+        (self.t.ite(any, z, one), fls, fls)
     }
 
     /// C-OPS shuffle by index (`@subgroupShuffle(data, id)`,
