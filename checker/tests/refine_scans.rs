@@ -25,7 +25,10 @@ declare i1 @llvm.spv.wave.is.first.lane() convergent
 declare i64 @llvm.amdgcn.ballot.i64(i1) convergent
 declare i64 @llvm.ctpop.i64(i64)
 declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent
-declare i32 @llvm.amdgcn.workitem.id.x()";
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)
+declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)
+declare i1 @llvm.amdgcn.inverse.ballot.i64(i64) convergent";
 
 fn both(src: &str, tgt: &str) -> String {
     let (src, tgt) = (format!("{src}\n{DECLS}"), format!("{tgt}\n{DECLS}"));
@@ -138,6 +141,42 @@ fn count_bits_and_is_first() {
     assert_eq!(both(&divergent(first), &divergent(by_id)), "refines");
     let never = "  %r = add i32 0, 0";
     assert_eq!(both(&divergent(first), &divergent(never)), "counterexample");
+}
+
+/// R-LANE-SMT: `mbcnt.hi(-1, mbcnt.lo(-1, 0))` is the lane, the thread
+/// index (the usual AMDGPU idiom); `mbcnt.lo` alone is not 0; the inverse
+/// ballot of a ballot of `c` is `c`, of 0 is false.
+#[test]
+fn mbcnt_and_inverse_ballot_read_the_lane() {
+    let mbcnt = "  %lo = call i32 @llvm.amdgcn.mbcnt.lo(i32 -1, i32 0)
+  %r = call i32 @llvm.amdgcn.mbcnt.hi(i32 -1, i32 %lo)";
+    let id = "  %r = call i32 @llvm.amdgcn.workitem.id.x()";
+    assert_eq!(both(&k(mbcnt), &k(id)), "refines");
+    let zero = "  %r = add i32 0, 0";
+    assert_eq!(both(&k(mbcnt), &k(zero)), "counterexample");
+    let masked = "  %r = call i32 @llvm.amdgcn.mbcnt.lo(i32 5, i32 %x)";
+    let by_hand = "  %id = call i32 @llvm.amdgcn.workitem.id.x()
+  %one = shl i32 1, %id
+  %below = sub i32 %one, 1
+  %m = and i32 %below, 5
+  %c = call i32 @llvm.ctpop.i32(i32 %m)
+  %r = add i32 %c, %x";
+    assert_eq!(
+        both(
+            &k(masked),
+            &format!("{}\ndeclare i32 @llvm.ctpop.i32(i32)", k(by_hand))
+        ),
+        "refines"
+    );
+    let inv = "  %c = icmp sgt i32 %x, 0
+  %b = call i64 @llvm.amdgcn.ballot.i64(i1 %c)
+  %f = call i1 @llvm.amdgcn.inverse.ballot.i64(i64 %b)
+  %r = zext i1 %f to i32";
+    let direct = "  %c = icmp sgt i32 %x, 0\n  %r = zext i1 %c to i32";
+    assert_eq!(both(&k(inv), &k(direct)), "refines");
+    let none = "  %f = call i1 @llvm.amdgcn.inverse.ballot.i64(i64 0)\n  %r = zext i1 %f to i32";
+    assert_eq!(both(&k(none), &k(zero)), "refines");
+    assert_eq!(both(&k(inv), &k(zero)), "counterexample");
 }
 
 proptest::proptest! {

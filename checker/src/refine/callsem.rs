@@ -33,6 +33,11 @@ pub enum CallSem {
     /// outside the set is UB (`"convcheck-out-of-range"="ub"` or
     /// `--shuffle-oob ub`), else poison.
     Set { op: Op, oob_ub: bool },
+    /// P-THREAD: a per-thread operation of the intrinsic table that reads
+    /// the thread's lane (`llvm.amdgcn.mbcnt.{lo,hi}`, `inverse.ballot`),
+    /// computed as the interpreter's `machine::collective::per_thread`
+    /// with the lane the thread index (R-LANE-SMT).
+    Lane(Op),
     /// C-OPS: an unknown convergent function, uninterpreted function of the
     /// communicating set; `effect`: it may have side effects (R-OBS event).
     UnknownConv { effect: bool },
@@ -232,6 +237,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
                 },
             },
         },
+        Some(op @ (Op::Mbcnt { .. } | Op::InverseBallot { .. })) => CallSem::Lane(op),
         Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
             oob_ub: matches!(op, Op::Shuffle { .. } | Op::Broadcast { .. })
@@ -297,6 +303,7 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
         || !matches!(
             sem,
             CallSem::Tid
+                | CallSem::Lane(_)
                 | CallSem::Geometry { .. }
                 | CallSem::Pure
                 | CallSem::UniformInput
@@ -428,6 +435,15 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
             _ => false,
         },
         CallSem::Tid | CallSem::Geometry { .. } => int_ok(res),
+        CallSem::Lane(Op::Mbcnt { .. }) => {
+            *res == Type::Int(32)
+                && arg(0) == Some(&Type::Int(32))
+                && arg(1) == Some(&Type::Int(32))
+        }
+        CallSem::Lane(Op::InverseBallot { arg: a }) => {
+            *res == Type::Int(1) && arg(*a as usize).is_some_and(int_ok)
+        }
+        CallSem::Lane(_) => false,
         // The interpreter computes these on floats of one format (on
         // vectors of them lane by lane).
         CallSem::FloatIntrinsic(_) => {
@@ -536,6 +552,7 @@ impl CallSem {
             | CallSem::Anchor
             | CallSem::Loop
             | CallSem::Tid
+            | CallSem::Lane(_)
             | CallSem::Geometry { .. } => false,
             CallSem::Pure
             | CallSem::UniformInput

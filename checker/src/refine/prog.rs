@@ -127,7 +127,7 @@ impl Prepared<'_> {
     /// thread ids or sets can be renumbered with the threads.
     pub fn thread_symmetric(&self) -> bool {
         !self.calls.iter().flatten().flatten().any(|c| match c.sem {
-            CallSem::Tid => true,
+            CallSem::Tid | CallSem::Lane(_) => true,
             CallSem::Set { op, .. } => op.reads_lane(),
             _ => false,
         })

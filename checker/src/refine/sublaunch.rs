@@ -74,8 +74,13 @@ fn calls(role: Side, p: &Prepared, free_ids: bool, out: &mut Vec<Failure>) {
             );
             let why = match &c.sem {
                 CallSem::Geometry { .. } if size => Some(('E', "reads a launch size")),
-                CallSem::Tid | CallSem::Geometry { .. } | CallSem::Pure if free_ids => None,
+                CallSem::Tid | CallSem::Lane(_) | CallSem::Geometry { .. } | CallSem::Pure
+                    if free_ids =>
+                {
+                    None
+                }
                 CallSem::Tid => Some(('E', "reads the thread id")),
+                CallSem::Lane(_) => Some(('E', "reads the thread's lane")),
                 CallSem::Geometry { .. } => Some(('E', "reads the launch geometry")),
                 CallSem::Pure => Some(('E', "is a function of the thread id (P-INPUT)")),
                 CallSem::Set { oob_ub: true, .. } => Some((

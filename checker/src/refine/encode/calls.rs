@@ -4,7 +4,7 @@
 //! by the thread alone. The interpreter's counterpart is
 //! `semantics::machine::calls::exec_call`.
 
-use semantics::intrinsics::Index;
+use semantics::intrinsics::{Index, Op};
 use semantics::ir::{Call, Type, ValueId};
 
 use super::thread::ThreadSt;
@@ -112,6 +112,9 @@ impl Builder<'_, '_> {
         } else if let CallSem::Geometry { what, dim } = info.sem {
             let rw = width(&call.ty);
             result = Some(self.geometry(th, what, dim, rw));
+        } else if let CallSem::Lane(op) = info.sem {
+            // R-LANE-SMT: a convergent lane read is still per thread.
+            result = Some(self.lane_op(th, op, &args));
         } else if let CallSem::PureIntrinsic(op) = info.sem {
             // P-THREAD: likewise for a pure intrinsic.
             let rw = width(&call.ty);
@@ -176,6 +179,7 @@ impl Builder<'_, '_> {
                 Some(self.int(bits))
             }
             CallSem::Geometry { what, dim } => Some(self.geometry(th, what, dim, rw)),
+            CallSem::Lane(op) => Some(self.lane_op(th, op, &args)),
             // P-VEC-ELEM: on vectors lane by lane.
             CallSem::PureIntrinsic(op) => Some(match semantics::machine::vector::shape(&call.ty) {
                 Some((_, et)) => {
@@ -230,6 +234,66 @@ impl Builder<'_, '_> {
                 None
             }
             _ => None,
+        }
+    }
+
+    /// R-LANE-SMT: a per-thread operation that reads the thread's lane,
+    /// the thread index (one subgroup per launch), as the interpreter's
+    /// `machine::collective::per_thread`: `mbcnt.lo(mask, acc)` is `acc`
+    /// plus the bits of `mask` below the lane (at most 32), `mbcnt.hi` the
+    /// bits below `lane - 32`; `inverse.ballot(mask)` is bit `lane` of
+    /// `mask` (0 past its width). Poison when an operand read is.
+    fn lane_op(&mut self, th: &ThreadSt, op: Op, args: &[V]) -> V {
+        let lane = self.launch.tid(self.t, th.t, 64);
+        match op {
+            Op::Mbcnt { hi } => {
+                let (m, mp) = self.bits_of(&args[0], 32);
+                let (acc, ap) = self.bits_of(&args[1], 32);
+                let c32 = self.bv(64, 32);
+                let below = if hi {
+                    // min(max(lane - 32, 0), 32)
+                    let ge = self.t.bv_uge(lane, c32);
+                    let d = self.t.bv_sub(lane, c32);
+                    let z = self.bv(64, 0);
+                    let d = self.t.ite(ge, d, z);
+                    let big = self.t.bv_ugt(d, c32);
+                    self.t.ite(big, c32, d)
+                } else {
+                    let big = self.t.bv_ugt(lane, c32);
+                    self.t.ite(big, c32, lane)
+                };
+                let one = self.bv(64, 1);
+                let sh = self.t.bv_shl(one, below);
+                let low = self.t.bv_sub(sh, one);
+                let m64 = self.t.zero_ext(32, m);
+                let kept = self.t.bv_and(m64, low);
+                let mut count = self.bv(32, 0);
+                for k in 0..32 {
+                    let b = self.t.extract(k, k, kept);
+                    let b = self.t.zero_ext(31, b);
+                    count = self.t.bv_add(count, b);
+                }
+                let bits = self.t.bv_add(acc, count);
+                let poison = self.t.or(&[mp, ap]);
+                V::Int { bits, poison }
+            }
+            Op::InverseBallot { arg } => {
+                let v = &args[arg as usize];
+                let w = self.width_of(v).unwrap_or(1);
+                let (m, mp) = self.bits_of(v, w);
+                let wide = if w < 64 {
+                    self.t.zero_ext(64 - w, m)
+                } else {
+                    m
+                };
+                let shifted = self.t.bv_lshr(wide, lane);
+                let bits = self.t.extract(0, 0, shifted);
+                V::Int { bits, poison: mp }
+            }
+            _ => {
+                self.unsupported(format!("lane operation {op:?}"));
+                self.poison(1)
+            }
         }
     }
 

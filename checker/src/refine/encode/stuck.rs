@@ -74,6 +74,7 @@ fn quiet_inst(p: &Prepared, bi: usize, ii: usize, inst: &Inst) -> bool {
                 && matches!(
                     c.sem,
                     CallSem::Tid
+                        | CallSem::Lane(_)
                         | CallSem::Pure
                         | CallSem::UniformInput
                         | CallSem::Ignored
