@@ -143,6 +143,10 @@ pub enum Observe {
     Values,
 }
 
+/// R-MEM, P-MEM-UNDEF: one byte of an observed object's final contents in
+/// an encoding: its bits, poison flag and undef flag.
+pub type FinalTerms = (TermId, TermId, TermId);
+
 /// The encoding of one program for one launch.
 pub struct Enc {
     pub name: String,
@@ -209,7 +213,7 @@ pub struct Enc {
     /// object name (valid when [`Enc::conflict`] is false): per byte its
     /// bits, poison flag and undef flag (P-MEM-UNDEF; poison is false when
     /// undef is true).
-    pub memory: Vec<(String, Vec<(TermId, TermId, TermId)>)>,
+    pub memory: Vec<(String, Vec<FinalTerms>)>,
     /// R-FREEZE-SMT: the choice variable of each `freeze` per (thread,
     /// step): the frozen value's name, thread, step, variable (also in
     /// [`Enc::choices`]), and the operand's bits (what a poison operand
