@@ -343,7 +343,7 @@ fn interp_verdict(
 ) -> Result<bool, String> {
     use crate::refine::replay::{final_memory, memory_refines};
     /// Final memory as the replay compares it (R-MEM).
-    type Memory = Vec<(String, Vec<Option<u8>>)>;
+    type Memory = crate::refine::FinalMemory;
     let observe = Observe::Auto;
     let memory = |e: &semantics::machine::launch::Execution| -> Option<Memory> {
         buffers.map(|_| final_memory(e))

@@ -260,8 +260,11 @@ entry:
 /// thread stores the same prefix sums to the same slots), end with that
 /// value in every schedule: checked, not `unsupported`. A target that
 /// stores another value is a counterexample (replayed); one whose threads
-/// store different values to one byte, or read a byte another thread
-/// writes, stays `unsupported`.
+/// store different values to one byte (with a barrier in the kernel, so
+/// P-MEM-UNDEF does not apply), or read a byte another thread writes
+/// before their own write of it, stays `unsupported`. A read of the byte
+/// after the reader's own write of the value every thread writes is an
+/// agreeing read (R-MEM-SMT): checked.
 #[test]
 fn r_mem_smt_agreeing_writers_are_checked() {
     assert_eq!(two(ALL_STORE_V, ALL_STORE_V), Got::Refines);
@@ -280,9 +283,16 @@ fn r_mem_smt_agreeing_writers_are_checked() {
         "  %x = load i32, ptr %out\n  %q = getelementptr inbounds i32, ptr %out, i32 1\n  \
          store i32 %x, ptr %q\n  ret void",
     );
-    match two(&reads_back, &reads_back) {
+    assert_eq!(two(&reads_back, &reads_back), Got::Refines);
+    let reads_first = ALL_STORE_V.replace(
+        "  store i32 %v, ptr %out",
+        "  %x = load i32, ptr %out\n  %q = getelementptr inbounds i32, ptr %out, i32 1\n  \
+         store i32 %x, ptr %q\n  store i32 %v, ptr %out",
+    );
+    assert_ne!(reads_first, ALL_STORE_V);
+    match two(&reads_first, &reads_first) {
         Got::Unsupported(why) => assert!(why.contains("communicate through memory"), "{why}"),
-        other => panic!("a byte read by a thread another writes: {other:?}"),
+        other => panic!("a byte read before the reader's own write: {other:?}"),
     }
 }
 

@@ -174,6 +174,35 @@ impl Default for Options {
 /// Default bound on block visits per thread.
 pub const DEFAULT_MAX_STEPS: usize = 8;
 
+/// R-MEM, P-MEM-UNDEF: one byte of an observed object's final contents as
+/// counterexamples, the replay and the interpreter's verdict compare them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FinalByte {
+    Val(u8),
+    /// Poison (the interpreter's pointer bytes and input bytes never given
+    /// read as poison too, which only a poison source byte matches).
+    Poison,
+    /// P-MEM-UNDEF: unordered last writes of two threads differ.
+    Undef,
+}
+
+impl FinalByte {
+    /// R-MEM: source byte `self` matches target byte `t`: a poison source
+    /// byte matches anything; an undef one any byte but poison (P-MEM-UNDEF:
+    /// undef is any value, never poison); a value only itself (so a target
+    /// undef byte only a source undef or poison byte).
+    pub fn matches(self, t: FinalByte) -> bool {
+        match self {
+            FinalByte::Poison => true,
+            FinalByte::Undef => t != FinalByte::Poison,
+            FinalByte::Val(_) => t == self,
+        }
+    }
+}
+
+/// R-MEM: final contents of observed objects, by object name.
+pub type FinalMemory = Vec<(String, Vec<FinalByte>)>;
+
 /// A counterexample (R-CEX) as found by the solver, before replay.
 #[derive(Clone, Debug)]
 pub struct Cex {
@@ -188,10 +217,10 @@ pub struct Cex {
     /// P-INPUT: each pointer parameter's buffer contents (by parameter
     /// name), for replay.
     pub buffers: std::collections::BTreeMap<String, Vec<u8>>,
-    /// R-MEM: the target's final contents of observed objects (`None`:
-    /// poison), and the shown source execution's.
-    pub memory: Vec<(String, Vec<Option<u8>>)>,
-    pub source_memory: Option<Vec<(String, Vec<Option<u8>>)>>,
+    /// R-MEM: the target's final contents of observed objects, and the
+    /// shown source execution's.
+    pub memory: FinalMemory,
+    pub source_memory: Option<FinalMemory>,
     /// How a counterexample at many threads was found from a smaller one
     /// (issue 16, [`scale`]), for the report.
     pub lifted: Option<String>,

@@ -167,8 +167,11 @@ fn apart(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> bool {
 }
 
 /// R-MEM: the final contents of the observed objects agree, byte by byte
-/// (objects by name; a poison source byte matches any target byte). The
-/// checker makes sure both programs have the same observed objects.
+/// (objects by name): a poison source byte matches any target byte; an
+/// undef one (P-MEM-UNDEF) any target byte but poison; a defined one only
+/// a defined target byte with the same bits (so a target undef byte only
+/// a source undef or poison byte). The checker makes sure both programs
+/// have the same observed objects.
 fn memory_match(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
     let mut conj = Vec::new();
     for (name, sb) in &s.memory {
@@ -180,29 +183,33 @@ fn memory_match(terms: &mut Terms, s: &Enc, t: &Enc) -> TermId {
             conj.push(terms.fls());
             continue;
         }
-        for ((a, p), (b, q)) in sb.iter().zip(tb) {
-            let e = terms.eq(*a, *b);
-            let nq = terms.not(*q);
-            let both = terms.and(&[nq, e]);
-            conj.push(terms.or(&[*p, both]));
+        for (&(a, p, u), &(b, q, v)) in sb.iter().zip(tb) {
+            let e = terms.eq(a, b);
+            let nq = terms.not(q);
+            let nu = terms.not(u);
+            let nv = terms.not(v);
+            let any = terms.and(&[u, nq]);
+            let both = terms.and(&[nu, nq, nv, e]);
+            conj.push(terms.or(&[p, any, both]));
         }
     }
     terms.and(&conj)
 }
 
-/// R-MEM: the final contents of `e`'s observed objects in model `m`
-/// (`None`: a poison byte).
-pub fn concrete_memory(terms: &Terms, e: &Enc, m: &Model) -> Vec<(String, Vec<Option<u8>>)> {
+/// R-MEM: the final contents of `e`'s observed objects in model `m`.
+pub fn concrete_memory(terms: &Terms, e: &Enc, m: &Model) -> super::FinalMemory {
     e.memory
         .iter()
         .map(|(name, bytes)| {
             let bs = bytes
                 .iter()
-                .map(|(b, q)| {
+                .map(|(b, q, u)| {
                     if ev_bool(terms, m, *q) {
-                        None
+                        super::FinalByte::Poison
+                    } else if ev_bool(terms, m, *u) {
+                        super::FinalByte::Undef
                     } else {
-                        Some(ev_bits(terms, m, *b) as u8)
+                        super::FinalByte::Val(ev_bits(terms, m, *b) as u8)
                     }
                 })
                 .collect();

@@ -26,7 +26,7 @@ use semantics::machine::{
 use super::encode::Observe;
 use super::obs::{CEnd, CEvent, CThread, CVal};
 use super::prog::{classify_call, CallSem};
-use super::{Cex, Options};
+use super::{Cex, FinalByte, FinalMemory, Options};
 
 /// Part of the message of a replay that could not enumerate the target's
 /// executions (the interpreter's execution limit): no confirmation, and no
@@ -334,25 +334,18 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
 }
 
 /// R-MEM: the interpreter's final contents of the objects the encoding
-/// observed (by name; `None`: poison; a pointer byte or an input byte never
-/// given reads as `None` too, which only a poison source byte matches).
-fn interp_memory(e: &Execution, cex: &Cex) -> Vec<(String, Vec<Option<u8>>)> {
-    use semantics::machine::memory::Byte;
+/// observed (by name; a pointer byte or an input byte never given reads as
+/// poison, which only a poison source byte matches; P-MEM-UNDEF bytes are
+/// undef).
+fn interp_memory(e: &Execution, cex: &Cex) -> FinalMemory {
+    let all = final_memory(e);
     cex.memory
         .iter()
         .map(|(name, _)| {
-            let bytes = e
-                .memory
+            let bytes = all
                 .iter()
                 .find(|(n, _)| n == name)
-                .map(|(_, bs)| {
-                    bs.iter()
-                        .map(|b| match b {
-                            Byte::Data(x) | Byte::Input(x) => Some(*x),
-                            _ => None,
-                        })
-                        .collect()
-                })
+                .map(|(_, bs)| bs.clone())
                 .unwrap_or_default();
             (name.clone(), bytes)
         })
@@ -360,8 +353,9 @@ fn interp_memory(e: &Execution, cex: &Cex) -> Vec<(String, Vec<Option<u8>>)> {
 }
 
 /// R-MEM: the interpreter's final contents of every observed object
-/// (`None`: poison, a pointer byte, or an input byte never given).
-pub fn final_memory(e: &Execution) -> Vec<(String, Vec<Option<u8>>)> {
+/// (poison: poison, a pointer byte, or an input byte never given; undef:
+/// P-MEM-UNDEF).
+pub fn final_memory(e: &Execution) -> FinalMemory {
     use semantics::machine::memory::Byte;
     e.memory
         .iter()
@@ -369,8 +363,9 @@ pub fn final_memory(e: &Execution) -> Vec<(String, Vec<Option<u8>>)> {
             let bytes = bs
                 .iter()
                 .map(|b| match b {
-                    Byte::Data(x) | Byte::Input(x) => Some(*x),
-                    _ => None,
+                    Byte::Data(x) | Byte::Input(x) => FinalByte::Val(*x),
+                    Byte::Undef => FinalByte::Undef,
+                    _ => FinalByte::Poison,
                 })
                 .collect();
             (name.clone(), bytes)
@@ -378,12 +373,13 @@ pub fn final_memory(e: &Execution) -> Vec<(String, Vec<Option<u8>>)> {
         .collect()
 }
 
-/// R-MEM: source final memory `s` matches target memory `t` (a poison
-/// source byte matches anything).
-pub fn memory_refines(s: &[(String, Vec<Option<u8>>)], t: &[(String, Vec<Option<u8>>)]) -> bool {
+/// R-MEM: source final memory `s` matches target memory `t`, byte by byte
+/// ([`FinalByte::matches`]: poison matches anything, undef anything but
+/// poison, P-MEM-UNDEF).
+pub fn memory_refines(s: &[(String, Vec<FinalByte>)], t: &[(String, Vec<FinalByte>)]) -> bool {
     s.len() == t.len()
         && s.iter().zip(t).all(|((n1, a), (n2, b))| {
-            n1 == n2 && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.is_none() || x == y)
+            n1 == n2 && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.matches(*y))
         })
 }
 

@@ -61,7 +61,8 @@ fn buffers(f: &semantics::ir::Function, round: usize) -> BTreeMap<String, Vec<u8
 }
 
 /// Whether source and target final memory agree: equal objects by
-/// position, a poison source byte matching anything (R-MEM). `None` when
+/// position, a poison source byte matching anything, an undef one anything
+/// but poison (R-MEM, P-MEM-UNDEF). `None` when
 /// pointer bytes differ (object numbering may differ between programs).
 fn same_memory(src: &Execution, tgt: &Execution) -> Option<bool> {
     if src.memory.len() != tgt.memory.len() {
@@ -75,6 +76,9 @@ fn same_memory(src: &Execution, tgt: &Execution) -> Option<bool> {
         for (x, y) in a.iter().zip(b) {
             match (x, y) {
                 (Byte::Poison, _) => {}
+                // P-MEM-UNDEF: a source undef byte matches any byte but
+                // poison; a target undef byte only undef or poison.
+                (Byte::Undef, y) if *y != Byte::Poison => {}
                 (Byte::Ptr { .. }, _) | (_, Byte::Ptr { .. }) if x != y => unsure = true,
                 _ if x != y => return Some(false),
                 _ => {}
@@ -118,6 +122,7 @@ fn show_memory(e: &Execution) -> String {
                 .map(|b| match b {
                     Byte::Data(x) | Byte::Input(x) => format!("{x:02x}"),
                     Byte::Poison => "pp".into(),
+                    Byte::Undef => "uu".into(),
                     Byte::Unread => "..".into(),
                     Byte::Ptr { .. } => "pt".into(),
                 })

@@ -148,6 +148,8 @@ pub(super) fn store(
         return Ok(Err(why));
     }
     m.mem.write(obj, off, &bytes);
+    // P-MEM-UNDEF: the thread's last write of each byte.
+    m.mem.note_write(obj, off, &bytes, th.tid, atomic);
     if matches!(m.mem.objects[&obj].kind, ObjKind::Global | ObjKind::Input) {
         th.observations.push_back(Observation::Store {
             obj,
@@ -298,6 +300,8 @@ pub(super) fn mem_intrinsic(
         return Ok(Err(why));
     }
     m.mem.write(dobj, doff, &bytes);
+    // P-MEM-UNDEF: the thread's last write of each byte.
+    m.mem.note_write(dobj, doff, &bytes, th.tid, atomic);
     if matches!(m.mem.objects[&dobj].kind, ObjKind::Global | ObjKind::Input) {
         for (i, b) in bytes.iter().enumerate() {
             let value = match *b {
@@ -309,7 +313,7 @@ pub(super) fn mem_intrinsic(
                     bits: 8,
                     v: (super::memory::address(obj, off) >> (8 * idx as u32)) as u8 as u128,
                 },
-                Byte::Poison | Byte::Unread => Val::Poison,
+                Byte::Poison | Byte::Unread | Byte::Undef => Val::Poison,
             };
             th.observations.push_back(Observation::Store {
                 obj: dobj,

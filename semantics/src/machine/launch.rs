@@ -794,14 +794,17 @@ fn record(m: &Machine, end: ExecEnd, inputs: Vec<(String, Vec<Val>)>) -> Executi
         memory: m
             .mem
             .objects
-            .values()
-            .filter(|o| matches!(o.kind, ObjKind::Global | ObjKind::Input))
-            .map(|o| {
+            .iter()
+            .filter(|(_, o)| matches!(o.kind, ObjKind::Global | ObjKind::Input))
+            .map(|(id, o)| {
                 (
                     o.name.clone(),
                     o.bytes
                         .iter()
-                        .map(|b| super::memory::observed(*b))
+                        .enumerate()
+                        // P-MEM-UNDEF: bytes whose unordered last writes
+                        // differ end undef.
+                        .map(|(i, b)| m.mem.final_byte(*id, i as u64, super::memory::observed(*b)))
                         .collect(),
                 )
             })

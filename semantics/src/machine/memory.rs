@@ -110,6 +110,12 @@ pub enum Byte {
         off: i64,
         idx: u8,
     },
+    /// P-MEM-UNDEF: a byte of the *final* contents of an observed object
+    /// whose last writes by two threads, neither happening before the
+    /// other, differ (LangRef: a read that may see several writes returns
+    /// `undef`). Only [`Memory::final_byte`] makes it; it never sits in a
+    /// live object, so no load reads it.
+    Undef,
 }
 
 /// A memory object (P-MEM-OBJ).
@@ -154,6 +160,10 @@ pub struct Memory {
     /// P-MEM-RACE (only with race detection): per (object, byte) of shared
     /// objects, the accesses to check against.
     pub shadow: OrdMap<(u32, u64), Shadow>,
+    /// P-MEM-UNDEF: per (object, byte) of observed objects, the last
+    /// non-atomic write of each thread that no later write happens after
+    /// (P-MEM-SYNC), as (value, the writer's epoch).
+    pub last: OrdMap<(u32, u64), OrdMap<u32, (Byte, u32)>>,
 }
 
 /// Why a typed value cannot be read or written as bytes: outside what the
@@ -175,12 +185,85 @@ impl Memory {
     /// Whether an access made by `a.tid` at `a.epoch` happens before the
     /// current point of thread `tid` (program order, or a synchronization).
     fn hb(&self, a: &Access, tid: u32) -> bool {
-        a.tid == tid
+        self.hb_at(a.tid, a.epoch, tid)
+    }
+
+    /// Whether a point of thread `u` in its epoch `epoch` happens before
+    /// the current point of thread `tid`.
+    fn hb_at(&self, u: u32, epoch: u32, tid: u32) -> bool {
+        u == tid
             || self
                 .clocks
                 .get(&tid)
-                .and_then(|c| c.get(&a.tid))
-                .is_some_and(|known| a.epoch <= *known)
+                .and_then(|c| c.get(&u))
+                .is_some_and(|known| epoch <= *known)
+    }
+
+    /// Whether synchronizations must be tracked (P-MEM-SYNC clocks): under
+    /// race detection, or once a thread wrote an observed object
+    /// (P-MEM-UNDEF orders writes by them). Before the first such write a
+    /// synchronization orders no two of them, so skipping it loses nothing.
+    pub fn tracks_sync(&self, races: bool) -> bool {
+        races || !self.last.is_empty()
+    }
+
+    /// P-MEM-UNDEF: records a write by `tid` of `bytes` at `[off, ..)` of
+    /// `obj` (only observed objects: globals outside workgroup memory and
+    /// input buffers). Each byte keeps, per thread, the last write no later
+    /// write happens after: the new write replaces the writer's own and
+    /// drops every other thread's that happens before it. An atomic write
+    /// (P-MEM-RACE: atomics are sequentially consistent, so atomic writes
+    /// are ordered) forgets the byte's writes: the byte's final value is
+    /// then the latest write, as without this rule.
+    pub fn note_write(&mut self, obj: u32, off: u64, bytes: &[Byte], tid: u32, atomic: bool) {
+        if !matches!(
+            self.objects.get(&obj).map(|o| &o.kind),
+            Some(ObjKind::Global | ObjKind::Input)
+        ) {
+            return;
+        }
+        let epoch = self.epoch(tid);
+        for (i, b) in bytes.iter().enumerate() {
+            let key = (obj, off + i as u64);
+            if atomic {
+                self.last.remove(&key);
+                continue;
+            }
+            let mut ws: OrdMap<u32, (Byte, u32)> = self
+                .last
+                .get(&key)
+                .map(|ws| {
+                    ws.iter()
+                        .filter(|(u, (_, e))| !self.hb_at(**u, *e, tid))
+                        .map(|(u, x)| (*u, *x))
+                        .collect()
+                })
+                .unwrap_or_default();
+            ws.insert(tid, (*b, epoch));
+            self.last.insert(key, ws);
+        }
+    }
+
+    /// P-MEM-UNDEF / R-MEM: what the final contents show of byte `i` of
+    /// object `obj`, whose contents hold `b` (the latest write in the
+    /// schedule run): `undef` when two of the writes [`Memory::note_write`]
+    /// kept (by different threads, neither happening before the other)
+    /// differ in value (bits, poison, pointer provenance: [`same_value`]);
+    /// else `b` (writers that agree give their common value, R-MEM-SMT's
+    /// relaxation).
+    pub fn final_byte(&self, obj: u32, i: u64, b: Byte) -> Byte {
+        match self.last.get(&(obj, i)) {
+            Some(ws) if ws.len() > 1 => {
+                let mut vs = ws.values().map(|(v, _)| *v);
+                let first = vs.next().expect("len > 1");
+                if vs.all(|v| same_value(v, first)) {
+                    b
+                } else {
+                    Byte::Undef
+                }
+            }
+            _ => b,
+        }
     }
 
     /// P-MEM-SYNC: the members of a fired synchronizing set: everything each
@@ -524,9 +607,27 @@ fn int_byte(bytes: &[Byte], i: usize) -> Result<u8, Unmodelled> {
             }
             Ok((a >> (8 * idx as u32)) as u8)
         }
-        Byte::Poison | Byte::Unread => {
-            unreachable!("P-MEM-ACCESS: callers read poison first and fill unread input bytes")
+        Byte::Poison | Byte::Unread | Byte::Undef => {
+            unreachable!("P-MEM-ACCESS: callers read poison first and fill unread input bytes; undef is only final contents")
         }
+    }
+}
+
+/// P-MEM-UNDEF: two written bytes hold the same value: both poison, or
+/// the same bits and provenance (an input byte is its data; a pointer
+/// byte is its object, position and address byte, as the encoding's tag
+/// and bits, R-MEM-SMT).
+pub fn same_value(a: Byte, b: Byte) -> bool {
+    let key = |x: Byte| match x {
+        Byte::Data(v) | Byte::Input(v) => Some((u32::MAX, 0u8, v)),
+        Byte::Ptr { obj, off, idx } => {
+            Some((obj, idx, (address(obj, off) >> (8 * idx as u32)) as u8))
+        }
+        _ => None,
+    };
+    match (a, b) {
+        (Byte::Poison, Byte::Poison) => true,
+        _ => key(a).is_some() && key(a) == key(b),
     }
 }
 
@@ -541,7 +642,8 @@ pub fn observed(b: Byte) -> Byte {
 
 /// How reports show an object's final contents (R-MEM): 32-bit
 /// little-endian words when the size is a multiple of 4, else bytes; `?`
-/// for input never read, `poison`, and `ptr` for (part of) a stored pointer.
+/// for input never read, `poison`, `undef` (P-MEM-UNDEF; a word with an
+/// undef byte and no poison one), and `ptr` for (part of) a stored pointer.
 pub fn words(bytes: &[Byte]) -> Vec<String> {
     let width = if !bytes.is_empty() && bytes.len().is_multiple_of(4) {
         4
@@ -555,6 +657,8 @@ pub fn words(bytes: &[Byte]) -> Vec<String> {
                 "?".to_string()
             } else if c.contains(&Byte::Poison) {
                 "poison".to_string()
+            } else if c.contains(&Byte::Undef) {
+                "undef".to_string()
             } else if c
                 .iter()
                 .any(|b| matches!(b, Byte::Ptr { .. } | Byte::Unread | Byte::Input(_)))

@@ -220,8 +220,9 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
         Candidate::Key { key, loc, members } => {
             m.fired.insert(*key);
             let inst = &prog.func(loc.func).block(loc.block).insts[loc.index];
-            // P-MEM-SYNC (race detection only): a barrier orders memory.
-            if opts.races {
+            // P-MEM-SYNC (race detection, and P-MEM-UNDEF once an observed
+            // object was written): a barrier orders memory.
+            if m.mem.tracks_sync(opts.races) {
                 if let crate::ir::InstKind::Call(c) = &inst.kind {
                     if super::access::synchronizes(prog.module, c) {
                         let tids: Vec<u32> = members.iter().map(|t| m.threads[*t].tid).collect();

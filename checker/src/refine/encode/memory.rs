@@ -230,6 +230,19 @@ impl Builder<'_, '_> {
         let nub = self.t.not(ub);
         let pre = self.t.not(th.visit.ub);
         let live = self.t.and(&[th.visit.at, pre, nub]);
+        // Objects a pointer cannot name (its object index a constant
+        // other than theirs) are skipped: the terms would fold to nothing.
+        let never = self.t.fls();
+        // The read range is marked before the written one: the copy reads
+        // before it writes (R-MEM-SMT's read-before-own-write flag).
+        if let Some((soff, shits)) = &src {
+            for (k, hit) in shits.iter().enumerate() {
+                if *hit != never && self.objects()[k].shared() {
+                    let here = self.t.and(&[live, *hit]);
+                    self.mark(th, k, *soff, len, here, false);
+                }
+            }
+        }
         // The source bytes as they are before the call.
         let n_obj = self.objects().len();
         let before: Vec<Vec<MByte>> = (0..n_obj).map(|j| Self::view(th, j).to_vec()).collect();
@@ -240,9 +253,6 @@ impl Builder<'_, '_> {
         // delta = src.off - dst.off; dst byte c reads src byte c + delta.
         let delta = src.as_ref().map(|(soff, _)| self.t.bv_sub(*soff, doff));
         let mut is_delta: HashMap<i64, TermId> = HashMap::default();
-        // Objects a pointer cannot name (its object index a constant
-        // other than theirs) are skipped: the terms would fold to nothing.
-        let never = self.t.fls();
         for j in 0..n_obj {
             if dhits[j] == never {
                 continue;
@@ -286,20 +296,13 @@ impl Builder<'_, '_> {
                 *byte = self.ite_byte(w, value, *byte);
             }
             debug_assert_eq!(view.len() as u64, size);
-            if let Some(m) = th.visit.mem.as_mut() {
-                m[j] = view;
-            }
             if self.objects()[j].shared() {
                 let here = self.t.and(&[live, dhits[j]]);
+                self.note_changes(th, j, &before[j], &view, here);
                 self.mark(th, j, doff, len, here, true);
             }
-        }
-        if let Some((soff, shits)) = &src {
-            for (k, hit) in shits.iter().enumerate() {
-                if *hit != never && self.objects()[k].shared() {
-                    let here = self.t.and(&[live, *hit]);
-                    self.mark(th, k, *soff, len, here, false);
-                }
+            if let Some(m) = th.visit.mem.as_mut() {
+                m[j] = view;
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
@@ -481,7 +484,8 @@ impl Builder<'_, '_> {
             if n > size {
                 continue;
             }
-            let mut view = Self::view(th, j).to_vec();
+            let old = Self::view(th, j).to_vec();
+            let mut view = old.clone();
             for (c, byte) in view.iter_mut().enumerate() {
                 // Byte c takes value byte k when off = c - k.
                 for (k, vbk) in vbytes.iter().enumerate() {
@@ -497,13 +501,14 @@ impl Builder<'_, '_> {
                     *byte = self.ite_byte(hit, *vbk, *byte);
                 }
             }
-            if let Some(m) = th.visit.mem.as_mut() {
-                m[j] = view;
-            }
             if self.objects()[j].shared() {
                 let here = self.t.and(&[live, hits[j]]);
+                self.note_changes(th, j, &old, &view, here);
                 let nt = self.bv(64, n as u128);
                 self.mark(th, j, off, nt, here, true);
+            }
+            if let Some(m) = th.visit.mem.as_mut() {
+                m[j] = view;
             }
         }
         th.visit.ub = self.t.or(&[th.visit.ub, ub]);
@@ -592,7 +597,8 @@ impl Builder<'_, '_> {
     }
 
     /// R-MEM-SMT: records that bytes `[off, off + n)` of shared object `j`
-    /// are written or read by this thread when `here`.
+    /// are written or read by this thread when `here` (a read while the
+    /// thread has not written the byte yet also sets `nw`).
     /// `nt`: the length, a 64-bit term (a memory intrinsic's may be
     /// symbolic).
     fn mark(
@@ -612,9 +618,39 @@ impl Builder<'_, '_> {
             let d = self.t.bv_sub(ct, off);
             let lt = self.t.bv_ult(d, nt);
             let hit = self.t.and(&[here, ge, lt]);
+            let c = c as usize;
+            if !write {
+                // Read before the thread's own first write of the byte.
+                let nwr = self.t.not(th.wr[j][c]);
+                let first = self.t.and(&[hit, nwr]);
+                th.nw[j][c] = self.t.or(&[th.nw[j][c], first]);
+            }
             let flags = if write { &mut th.wr } else { &mut th.rd };
-            let old = flags[j][c as usize];
-            flags[j][c as usize] = self.t.or(&[old, hit]);
+            let old = flags[j][c];
+            flags[j][c] = self.t.or(&[old, hit]);
+        }
+    }
+
+    /// R-MEM-SMT (agreeing reads): a write that turns the thread's view of
+    /// shared object `j` from `old` to `new` when `here` changes a byte the
+    /// thread had already written to another value (`ch`). Called before
+    /// the write is marked (so `wr` is the state before it).
+    fn note_changes(
+        &mut self,
+        th: &mut ThreadSt,
+        j: usize,
+        old: &[MByte],
+        new: &[MByte],
+        here: TermId,
+    ) {
+        for (c, (o, n)) in old.iter().zip(new).enumerate() {
+            let same = self.same_byte(*o, *n);
+            if same == self.t.tru() {
+                continue;
+            }
+            let differs = self.t.not(same);
+            let hit = self.t.and(&[here, th.wr[j][c], differs]);
+            th.ch[j][c] = self.t.or(&[th.ch[j][c], hit]);
         }
     }
 

@@ -143,6 +143,10 @@ pub enum Observe {
     Values,
 }
 
+/// R-MEM, P-MEM-UNDEF: one byte of an observed object's final contents in
+/// an encoding: its bits, poison flag and undef flag.
+pub type FinalTerms = (TermId, TermId, TermId);
+
 /// The encoding of one program for one launch.
 pub struct Enc {
     pub name: String,
@@ -206,16 +210,20 @@ pub struct Enc {
     pub atom: Vec<Vec<Ev>>,
     pub atom_count: Vec<TermId>,
     /// R-MEM: final contents of the observed objects, by the interpreter's
-    /// object name (valid when [`Enc::conflict`] is false).
-    pub memory: Vec<(String, Vec<(TermId, TermId)>)>,
+    /// object name (valid when [`Enc::conflict`] is false): per byte its
+    /// bits, poison flag and undef flag (P-MEM-UNDEF; poison is false when
+    /// undef is true).
+    pub memory: Vec<(String, Vec<FinalTerms>)>,
     /// R-FREEZE-SMT: the choice variable of each `freeze` per (thread,
     /// step): the frozen value's name, thread, step, variable (also in
     /// [`Enc::choices`]), and the operand's bits (what a poison operand
     /// would have computed: a wrapped sum for `add nsw`).
     pub freeze: Vec<Frozen>,
     /// R-MEM-SMT: some byte of a shared object is written by one thread
-    /// and accessed by another (the per-thread views are then not the
-    /// memory model's values).
+    /// and accessed by another outside the cases the encoding expresses
+    /// (agreeing writers, agreeing reads, P-MEM-UNDEF's disagreeing
+    /// writers; the per-thread views are then not the memory model's
+    /// values).
     pub conflict: TermId,
     /// D-HIER: the execution's hierarchy selector (an index into
     /// `Prepared::hiers`), when the program has several; also in `choices`.

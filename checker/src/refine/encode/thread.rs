@@ -80,6 +80,11 @@ pub(super) struct ThreadSt {
     /// so far (only shared objects' flags are set).
     pub wr: Vec<Vec<TermId>>,
     pub rd: Vec<Vec<TermId>>,
+    /// R-MEM-SMT (agreeing reads): per object and byte, whether the thread
+    /// wrote it with a value other than its previous write (`ch`), and
+    /// whether it read it before its own first write (`nw`).
+    pub ch: Vec<Vec<TermId>>,
+    pub nw: Vec<Vec<TermId>>,
 }
 
 /// One block at one step: everything its instructions build before it is
@@ -305,44 +310,82 @@ impl Builder<'_, '_> {
             view: th.mem,
             wr: th.wr,
             rd: th.rd,
+            ch: th.ch,
+            nw: th.nw,
         }
     }
 
-    /// R-MEM-SMT: the conflict condition (a byte of a shared object written
-    /// by one thread and read by another, or written by two threads whose
-    /// last values differ) and, for each observed object, its final
-    /// contents: per byte a writing thread's view (the writers' last values
-    /// agree when there is no conflict), else the initial contents.
+    /// R-MEM-SMT: the conflict condition and, for each observed object,
+    /// its final contents.
+    ///
+    /// Conflict: for threads a != b, a writes a byte of a shared object
+    /// and
+    /// - b reads it, unless b read it only after its own first write of
+    ///   it (`nw`), neither thread ever wrote it with a value other than
+    ///   its previous write (`ch`), and both end with the same value
+    ///   (bits, poison, provenance): *agreeing reads*. Taken over every
+    ///   pair, every write of the byte by every thread then writes one
+    ///   value v, and every read of it comes after the reader's own write
+    ///   of v: whichever write a schedule of the interpreter lets the read
+    ///   see (with or without `--races`), it reads v, which is the
+    ///   reader's own view. So the per-thread view is the interpreter's
+    ///   value, as for the agreeing writers below;
+    /// - or b writes it too, their last values differ, and the kernel has
+    ///   a synchronizing operation (P-MEM-SYNC: the two writes may be
+    ///   ordered, and the later one would be the final value).
+    ///
+    /// Final contents (R-MEM): per byte a writing thread's last value
+    /// (agreeing writers: every writer's, and the interpreter's final
+    /// value in every schedule: some writer's last write), else the
+    /// initial contents; `undef` (P-MEM-UNDEF) when two threads' last
+    /// values differ: without a synchronizing operation no write of one
+    /// thread happens before another thread's (P-MEM-SYNC is program order
+    /// then), so both last writes are ones the final read may see, as the
+    /// interpreter's `Memory::final_byte` decides. Such a byte read by
+    /// another thread is a conflict (first case: the values differ).
     fn final_memory(&mut self, enc: &mut Enc, views: Vec<ThreadMem>) {
         let objs = self.p.mem.objects.clone();
         if objs.is_empty() {
             return;
         }
+        let p = self.p;
+        let has_sync = p.func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
+            matches!(&i.kind, semantics::ir::InstKind::Call(c)
+                if semantics::machine::access::synchronizes(p.module, c))
+        });
         let init = self.mem_start();
         let mut conflicts = Vec::new();
         for (j, o) in objs.iter().enumerate() {
             if !o.shared() {
                 continue;
             }
-            for c in 0..o.size as usize {
+            let mut undef = vec![self.t.fls(); o.size as usize];
+            for (c, u) in undef.iter_mut().enumerate() {
+                let mut us = Vec::new();
                 for a in 0..views.len() {
                     for b in 0..views.len() {
                         if a == b {
                             continue;
                         }
-                        // Another thread reads the byte, or writes it
-                        // and ends with another value (its last write):
-                        // bytes written by several threads and read by
-                        // none, whose writers' last values agree, end with
-                        // that value in every schedule (R-MEM-SMT).
-                        let wa = views[a].wr[j][c];
-                        let same = self.same_byte(views[a].view[j][c], views[b].view[j][c]);
+                        let (va, vb) = (&views[a], &views[b]);
+                        let wa = va.wr[j][c];
+                        let same = self.same_byte(va.view[j][c], vb.view[j][c]);
                         let differs = self.t.not(same);
-                        let other_write = self.t.and(&[views[b].wr[j][c], differs]);
-                        let acc = self.t.or(&[other_write, views[b].rd[j][c]]);
+                        let bad_read = self.t.or(&[vb.nw[j][c], va.ch[j][c], vb.ch[j][c], differs]);
+                        let read = self.t.and(&[vb.rd[j][c], bad_read]);
+                        let other_write = self.t.and(&[vb.wr[j][c], differs]);
+                        if a < b {
+                            us.push(self.t.and(&[wa, other_write]));
+                        }
+                        let acc = if has_sync {
+                            self.t.or(&[read, other_write])
+                        } else {
+                            read
+                        };
                         conflicts.push(self.t.and(&[wa, acc]));
                     }
                 }
+                *u = self.t.or(&us);
             }
             if !o.observed() {
                 continue;
@@ -354,7 +397,14 @@ impl Builder<'_, '_> {
                     *byte = self.ite_byte(w, v.view[j][c], *byte);
                 }
             }
-            let shown = bytes.iter().map(|b| (b.bits, b.poison)).collect();
+            let shown = bytes
+                .iter()
+                .zip(&undef)
+                .map(|(b, u)| {
+                    let nu = self.t.not(*u);
+                    (b.bits, self.t.and(&[b.poison, nu]), *u)
+                })
+                .collect();
             enc.memory.push((o.name.clone(), shown));
         }
         enc.conflict = self.t.or(&conflicts);
@@ -437,7 +487,9 @@ impl Builder<'_, '_> {
             new_mem: mem.clone(),
             mem,
             wr: flags.clone(),
-            rd: flags,
+            rd: flags.clone(),
+            ch: flags.clone(),
+            nw: flags,
         }
     }
 
@@ -717,11 +769,13 @@ impl Builder<'_, '_> {
 }
 
 /// What a thread leaves for R-MEM-SMT: its final view of every object and
-/// its per-byte write and read flags.
+/// its per-byte write, read, changed and read-before-own-write flags.
 pub(super) struct ThreadMem {
     view: Vec<Vec<super::MByte>>,
     wr: Vec<Vec<TermId>>,
     rd: Vec<Vec<TermId>>,
+    ch: Vec<Vec<TermId>>,
+    nw: Vec<Vec<TermId>>,
 }
 
 /// How a block visit ends (P-THREAD terminators).
