@@ -149,6 +149,10 @@ impl Builder<'_, '_> {
         } else {
             None
         };
+        if self.sync_ops.get(o).copied().unwrap_or(false) {
+            // R-MEM-SYNC-SMT: the thread's epoch ends here.
+            self.barrier_memory(th);
+        }
         th.step_insts[o] = Some(Inst {
             here: th.visit.at,
             key,

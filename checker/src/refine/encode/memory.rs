@@ -50,7 +50,7 @@ pub struct MByte {
 }
 
 /// Width of a byte's provenance tag.
-const TW: u32 = 24;
+pub(super) const TW: u32 = 24;
 
 impl Builder<'_, '_> {
     fn objects(&self) -> &[Object] {
@@ -628,6 +628,12 @@ impl Builder<'_, '_> {
             let flags = if write { &mut th.wr } else { &mut th.rd };
             let old = flags[j][c];
             flags[j][c] = self.t.or(&[old, hit]);
+            if !self.epochs.is_empty() {
+                // R-MEM-SYNC-SMT: the epoch's accesses.
+                let flags = if write { &mut th.wre } else { &mut th.rde };
+                let old = flags[j][c];
+                flags[j][c] = self.t.or(&[old, hit]);
+            }
         }
     }
 

@@ -53,6 +53,7 @@ use rustc_hash::FxHashMap as HashMap;
 use semantics::ir::Type;
 
 mod calls;
+mod epochs;
 mod float;
 mod inst;
 mod keys;
@@ -288,6 +289,15 @@ pub(crate) struct Builder<'a, 'p> {
     /// Width of D-ANCHOR key variables ([`CW`], or [`TWIN_KEY_W`] for the
     /// twin strategy's source copy, [`encode_twin`]).
     anchor_w: u32,
+    /// R-MEM-SYNC-SMT: per op of `Enc::ops`, whether it synchronizes
+    /// (P-MEM-SYNC), and the shared memory after each epoch
+    /// ([`epochs`]; empty when the kernel has no synchronizing call or no
+    /// shared object).
+    sync_ops: Vec<bool>,
+    epochs: Vec<Vec<Vec<MByte>>>,
+    /// R-MEM-SYNC-SMT: whether every synchronizing instance of the
+    /// execution has every thread (defined once every thread is encoded).
+    aligned: Option<TermId>,
 }
 
 /// Width of the anchor keys of [`encode_twin`]'s encoding: a target
@@ -498,6 +508,9 @@ fn encode_full(
         here: (format!("@{}", p.func.name), None),
         bad: None,
         hsel: None,
+        sync_ops: Vec::new(),
+        epochs: Vec::new(),
+        aligned: None,
         anchor_w,
     };
     let enc = b.run();

@@ -99,7 +99,13 @@ impl Builder<'_, '_> {
 
     /// Rule D-CW: the communicating set of instance (t, s, o), per thread u:
     /// whether u is a member, and the arguments of u's member instance.
-    fn members(&mut self, enc: &Enc, t: usize, s: usize, o: usize) -> Vec<(TermId, Vec<V>)> {
+    pub(super) fn members(
+        &mut self,
+        enc: &Enc,
+        t: usize,
+        s: usize,
+        o: usize,
+    ) -> Vec<(TermId, Vec<V>)> {
         let mut mem: Vec<(TermId, Vec<V>)> = Vec::new();
         for u in 0..self.launch.n {
             let alts = member(self.t, enc, t, s, o, u);

@@ -85,6 +85,13 @@ pub(super) struct ThreadSt {
     /// whether it read it before its own first write (`nw`).
     pub ch: Vec<Vec<TermId>>,
     pub nw: Vec<Vec<TermId>>,
+    /// R-MEM-SYNC-SMT: per shared byte, written / read since the thread's
+    /// last barrier; the thread's segments so far; whether it passed more
+    /// barriers than the encoding's epochs.
+    pub wre: Vec<Vec<TermId>>,
+    pub rde: Vec<Vec<TermId>>,
+    pub segs: Vec<super::epochs::Seg>,
+    pub sync_overflow: TermId,
 }
 
 /// One block at one step: everything its instructions build before it is
@@ -230,6 +237,7 @@ impl Builder<'_, '_> {
         }
         enc.cev_range = self.cev_ranges(&enc);
         let quiet = super::stuck::Quiet::compute(p);
+        self.init_epochs(&enc);
         let mut views = Vec::new();
         for t in 0..n {
             views.push(self.thread(t, &mut enc, &quiet));
@@ -288,6 +296,12 @@ impl Builder<'_, '_> {
         }
         snaps.push(th.cur.clone());
         counts.push([th.ext_cnt, th.cev_cnt]);
+        // R-MEM-SYNC-SMT (no terms at all without epochs).
+        let epoch = if self.epochs.is_empty() {
+            th.none
+        } else {
+            self.epoch_now(&th)
+        };
         let last = th.blk[self.k];
         let running = self.t.eq(last, th.none);
         let cut = self.t.not(running);
@@ -312,6 +326,11 @@ impl Builder<'_, '_> {
             rd: th.rd,
             ch: th.ch,
             nw: th.nw,
+            wre: th.wre,
+            rde: th.rde,
+            segs: th.segs,
+            epoch,
+            sync_overflow: th.sync_overflow,
         }
     }
 
@@ -348,6 +367,8 @@ impl Builder<'_, '_> {
         if objs.is_empty() {
             return;
         }
+        // R-MEM-SYNC-SMT: communication across aligned barriers.
+        let epochs = (!self.epochs.is_empty()).then(|| self.final_memory_epochs(enc, &views));
         let p = self.p;
         let has_sync = p.func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
             matches!(&i.kind, semantics::ir::InstKind::Call(c)
@@ -408,6 +429,23 @@ impl Builder<'_, '_> {
             enc.memory.push((o.name.clone(), shown));
         }
         enc.conflict = self.t.or(&conflicts);
+        if let Some(ep) = epochs {
+            // Executions whose barriers are aligned use the epochs (their
+            // conflict and final contents); the others the per-thread
+            // views (a barrier then leaves the view as it is), where no
+            // thread may read what another writes.
+            let old = enc.conflict;
+            enc.conflict = self.t.ite(ep.aligned, ep.conflict, old);
+            for (entry, new) in enc.memory.iter_mut().zip(ep.memory) {
+                for (b, n) in entry.1.iter_mut().zip(new) {
+                    *b = (
+                        self.t.ite(ep.aligned, n.0, b.0),
+                        self.t.ite(ep.aligned, n.1, b.1),
+                        self.t.ite(ep.aligned, n.2, b.2),
+                    );
+                }
+            }
+        }
     }
 
     /// P-LAUNCH: thread `t` starts in the entry block with its arguments;
@@ -489,7 +527,11 @@ impl Builder<'_, '_> {
             wr: flags.clone(),
             rd: flags.clone(),
             ch: flags.clone(),
-            nw: flags,
+            nw: flags.clone(),
+            wre: flags.clone(),
+            rde: flags,
+            segs: Vec::new(),
+            sync_overflow: fls,
         }
     }
 
@@ -771,11 +813,18 @@ impl Builder<'_, '_> {
 /// What a thread leaves for R-MEM-SMT: its final view of every object and
 /// its per-byte write, read, changed and read-before-own-write flags.
 pub(super) struct ThreadMem {
-    view: Vec<Vec<super::MByte>>,
+    pub(super) view: Vec<Vec<super::MByte>>,
     wr: Vec<Vec<TermId>>,
     rd: Vec<Vec<TermId>>,
     ch: Vec<Vec<TermId>>,
     nw: Vec<Vec<TermId>>,
+    /// R-MEM-SYNC-SMT ([`super::epochs`]): the last segment's flags, the
+    /// earlier segments, the final epoch, more barriers than epochs.
+    pub(super) wre: Vec<Vec<TermId>>,
+    pub(super) rde: Vec<Vec<TermId>>,
+    pub(super) segs: Vec<super::epochs::Seg>,
+    pub(super) epoch: TermId,
+    pub(super) sync_overflow: TermId,
 }
 
 /// How a block visit ends (P-THREAD terminators).
