@@ -176,7 +176,7 @@ pub fn infer_tokens(module: &Module) -> Result<Module, InferError> {
         // takes, named by the cycle whose heart it is (None = entry).
         let owner: Vec<((BlockId, usize), Option<usize>)> = calls
             .iter()
-            .map(|(b, i)| ((*b, *i), cycles.innermost[b.0].map(|c| c.0)))
+            .map(|(b, i)| ((*b, *i), cycles.innermost(*b).map(|c| c.0)))
             .collect();
         // Step 2: entry.
         if !module.has_attr(&g.fn_attrs, "convergent") {

@@ -149,14 +149,14 @@ impl<'a> CycleFacts<'a> {
     /// The outermost ancestor of `c` (reflexive) that does not contain
     /// block `b`; `None` when `c` contains `b`.
     pub fn outermost_without(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        let common = self.ci.innermost[b.0].and_then(|bc| self.common_ancestor(c, bc));
+        let common = self.ci.innermost(b).and_then(|bc| self.common_ancestor(c, bc));
         let d = common.map_or(1, |x| self.depth(x) + 1);
         (d <= self.depth(c)).then(|| self.ancestor_at_depth(c, d))
     }
 
     /// The innermost ancestor of `c` (reflexive) that contains block `b`.
     pub fn innermost_with(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        self.ci.innermost[b.0].and_then(|bc| self.common_ancestor(c, bc))
+        self.ci.innermost(b).and_then(|bc| self.common_ancestor(c, bc))
     }
 
     /// `Cycle::contains(Cycle)`: reflexive nesting, O(1).
@@ -166,7 +166,7 @@ impl<'a> CycleFacts<'a> {
 
     /// `Cycle::contains(Block)`, O(1).
     pub fn contains(&self, c: CycleId, b: BlockId) -> bool {
-        self.ci.innermost[b.0].is_some_and(|i| self.contains_cycle(c, i))
+        self.ci.innermost(b).is_some_and(|i| self.contains_cycle(c, i))
     }
 
     /// `Cycle::getExitBlocks`: successors outside the cycle, in order of the
@@ -220,7 +220,7 @@ pub fn outermost_divergent_cycle(
     branch: BlockId,
     join: BlockId,
 ) -> Option<CycleId> {
-    let cycle = facts.ci.innermost[join.0]?;
+    let cycle = facts.ci.innermost(join)?;
     let ext = ext_div_cycle(facts, cycle, branch);
     int_div_cycle(facts, dt, cycle, branch, join).or(ext)
 }
@@ -338,11 +338,11 @@ impl JoinCycles {
         join: BlockId,
     ) -> Option<CycleId> {
         let ci = facts.ci;
-        let inner = ci.innermost[join.0]?;
+        let inner = ci.innermost(join)?;
         let depth = ci.cycles[inner.0].depth;
         // Depth of the innermost cycle containing both the join and the
         // branch (0: none).
-        let common = ci.innermost[branch.0]
+        let common = ci.innermost(branch)
             .and_then(|bc| facts.common_ancestor(inner, bc))
             .map_or(0, |c| ci.cycles[c.0].depth);
         // getExtDivCycle: the outermost ancestor without the branch.

@@ -111,7 +111,7 @@ impl Saturation {
         let mut rep = Vec::with_capacity(n);
         let mut outer_irreducible = Vec::with_capacity(n);
         for b in 0..n {
-            match ci.innermost[b] {
+            match ci.innermost(BlockId(b)) {
                 Some(c) => {
                     let top = facts.ancestor_at_depth(c, 1);
                     rep.push(ci.cycles[top.0].header().0 as u32);

@@ -84,7 +84,7 @@ impl ModifiedPostOrder {
                 stack.pop();
                 continue;
             }
-            let nested = ci.innermost[next.0];
+            let nested = ci.innermost(next);
             let is_nested = nested != cycle
                 && nested.is_some()
                 && cycle.is_none_or(|c| {
@@ -235,7 +235,7 @@ impl JoinPropagator {
         for (p, b) in block_at.iter().map(|&b| BlockId(b as usize)).enumerate() {
             succ_start.push(succ_list.len() as u32);
             if mpo.reducible_header[b.0] {
-                let c = ci.innermost[b.0].expect("a reducible header is in its cycle");
+                let c = ci.innermost(b).expect("a reducible header is in its cycle");
                 reducible_cycle[p] = u32::try_from(c.0).expect("fewer than 2^32 - 1 cycles");
                 succ_list.extend(facts.exit_blocks(c).iter().map(|e| pos[e.0]));
             } else {
@@ -272,7 +272,7 @@ impl JoinPropagator {
                 .iter()
                 .enumerate()
                 .map(|(k, e)| {
-                    let d = ci.innermost[e.0].map_or(0, |x| ci.cycles[x.0].depth);
+                    let d = ci.innermost(*e).map_or(0, |x| ci.cycles[x.0].depth);
                     (d, k as u32)
                 })
                 .collect();
@@ -365,7 +365,7 @@ impl JoinPropagator {
             self.labels[p as usize] = NO_LABEL;
         }
         self.fresh.clear();
-        let term_cycle = ci.innermost[term.0];
+        let term_cycle = ci.innermost(term);
 
         // The largest ancestor cycle of the branch's cycle that is
         // irreducible and has no reducible ancestor: propagation continues
