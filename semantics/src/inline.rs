@@ -599,7 +599,7 @@ impl Work<'_> {
             }
         }
         let ret_ty = match &call.ty {
-            Type::Func { ret, .. } => (**ret).clone(),
+            Type::Func(f) => f.ret.clone(),
             t => t.clone(),
         };
         let res = inst.result;

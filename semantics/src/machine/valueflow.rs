@@ -558,7 +558,7 @@ fn uses(
                         if let Some(r) = res {
                             let s = flow.node(Node::Res(name.to_string()));
                             let ret = match &c.ty {
-                                Type::Func { ret, .. } => (**ret).clone(),
+                                Type::Func(f) => f.ret.clone(),
                                 t => t.clone(),
                             };
                             flow.ty(s, &ret);
