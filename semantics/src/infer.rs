@@ -78,7 +78,7 @@ fn fresh_name(f: &Function, base: &str) -> Name {
 fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Call) -> ValueId {
     for v in &mut f.values {
         if let ValueDef::Inst { block, index: i } = &mut v.def {
-            if *block == b && *i >= index {
+            if *block == b && *i as usize >= index {
                 *i += 1;
             }
         }
@@ -87,7 +87,7 @@ fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Ca
     f.values.push(ValueInfo {
         name,
         ty: Type::Token,
-        def: ValueDef::Inst { block: b, index },
+        def: ValueDef::inst(b, index),
     });
     f.blocks[b.0].insts.insert(
         index,

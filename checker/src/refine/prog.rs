@@ -807,6 +807,7 @@ pub fn classes(
                 let ValueDef::Inst { block, index } = func.value(tok).def else {
                     break;
                 };
+                let index = index as usize;
                 let Some(d) = calls[block.0][index].as_ref() else {
                     break;
                 };

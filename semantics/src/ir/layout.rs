@@ -131,7 +131,9 @@ impl DataLayout {
     pub fn store_size(&self, ty: &Type, m: &Module) -> Result<u64, LayoutError> {
         Ok(match ty {
             Type::Int(bits) => (*bits as u64).div_ceil(8),
-            Type::Vector { len, elem, .. } => (u64::from(*len) * self.bit_size(elem, m)?).div_ceil(8),
+            Type::Vector { len, elem, .. } => {
+                (u64::from(*len) * self.bit_size(elem, m)?).div_ceil(8)
+            }
             _ => self.alloc_size(ty, m)?,
         })
     }

@@ -805,11 +805,22 @@ pub struct Block {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueDef {
     Arg(usize),
-    /// Instruction `index` of block `block`.
+    /// Instruction `index` of block `block` (32 bits, so that a value's
+    /// record takes 64 bytes; [`ValueDef::inst`] builds one).
     Inst {
         block: BlockId,
-        index: usize,
+        index: u32,
     },
+}
+
+impl ValueDef {
+    /// Instruction `index` of block `block`.
+    pub fn inst(block: BlockId, index: usize) -> ValueDef {
+        ValueDef::Inst {
+            block,
+            index: u32::try_from(index).expect("P-PROG: a block has fewer than 2^32 instructions"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -894,7 +905,7 @@ impl Function {
     pub fn def_inst(&self, v: ValueId) -> Option<&Inst> {
         match self.values[v.0].def {
             ValueDef::Arg(_) => None,
-            ValueDef::Inst { block, index } => Some(&self.blocks[block.0].insts[index]),
+            ValueDef::Inst { block, index } => Some(&self.blocks[block.0].insts[index as usize]),
         }
     }
     /// The block's printable name: `entry`, or `%7` style numbers as LLVM

@@ -510,11 +510,7 @@ pub(super) fn gep(
             let resolved = match &ty {
                 Type::Named(_) => {
                     let (offs, _, _) = dl.struct_layout(&ty, md).map_err(err)?;
-                    let fields = match md
-                        .types
-                        .iter()
-                        .find(|t| Type::named(&t.name) == ty)
-                    {
+                    let fields = match md.types.iter().find(|t| Type::named(&t.name) == ty) {
                         Some(crate::ir::TypeDef {
                             ty: Some(Type::Struct { fields, .. }),
                             ..

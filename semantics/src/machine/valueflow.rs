@@ -221,7 +221,7 @@ pub(super) fn walk(prog: &Program, opts: &Options) -> Walk {
                 }
                 ValueDef::Arg(_) => {} // linked with the call sites' arguments
                 ValueDef::Inst { block, index } => {
-                    let inst = &f.block(block).insts[index];
+                    let inst = &f.block(block).insts[index as usize];
                     produced(&mut flow, module, opts, i, &inst.kind);
                 }
             }

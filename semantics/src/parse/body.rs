@@ -128,10 +128,7 @@ impl Parser<'_> {
             let meta = InstMeta::new(self.md_attachments()?, std::mem::take(&mut dbg_records));
             let result = match rty {
                 Some(ty) if ty != Type::Void => {
-                    let def = ValueDef::Inst {
-                        block: id,
-                        index: st.insts.len(),
-                    };
+                    let def = ValueDef::inst(id, st.insts.len());
                     Some(st.fb.def_value(self, written, ty, def, "instruction", at)?)
                 }
                 _ => {

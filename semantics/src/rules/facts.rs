@@ -170,7 +170,7 @@ impl<'a> FnFacts<'a> {
     /// Block and index of the instruction defining `v`.
     pub fn def_site(&self, v: ValueId) -> Option<(BlockId, usize)> {
         match self.func.value(v).def {
-            ValueDef::Inst { block, index } => Some((block, index)),
+            ValueDef::Inst { block, index } => Some((block, index as usize)),
             ValueDef::Arg(_) => None,
         }
     }

@@ -323,7 +323,7 @@ impl<'a> Analysis<'a> {
     pub fn is_divergent_value(&self, v: ValueId) -> bool {
         match self.func.value(v).def {
             ValueDef::Arg(i) => self.div_args[i],
-            ValueDef::Inst { block, index } => self.div_insts[block.0][index],
+            ValueDef::Inst { block, index } => self.div_insts[block.0][index as usize],
         }
     }
 
@@ -538,7 +538,10 @@ impl<'a> Analysis<'a> {
     /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
     /// containing the branch but not the exit has a divergent exit.
     fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId, branch: BlockId) {
-        let exit_depth = self.ci.innermost(exit).map_or(0, |c| self.ci.cycles[c.0].depth);
+        let exit_depth = self
+            .ci
+            .innermost(exit)
+            .map_or(0, |c| self.ci.cycles[c.0].depth);
         // The ancestor of `inner` one level below the exit's depth (LLVM
         // walks parents while deeper than the exit).
         let outer = if self.ci.cycles[inner.0].depth > exit_depth {

@@ -149,14 +149,19 @@ impl<'a> CycleFacts<'a> {
     /// The outermost ancestor of `c` (reflexive) that does not contain
     /// block `b`; `None` when `c` contains `b`.
     pub fn outermost_without(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        let common = self.ci.innermost(b).and_then(|bc| self.common_ancestor(c, bc));
+        let common = self
+            .ci
+            .innermost(b)
+            .and_then(|bc| self.common_ancestor(c, bc));
         let d = common.map_or(1, |x| self.depth(x) + 1);
         (d <= self.depth(c)).then(|| self.ancestor_at_depth(c, d))
     }
 
     /// The innermost ancestor of `c` (reflexive) that contains block `b`.
     pub fn innermost_with(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        self.ci.innermost(b).and_then(|bc| self.common_ancestor(c, bc))
+        self.ci
+            .innermost(b)
+            .and_then(|bc| self.common_ancestor(c, bc))
     }
 
     /// `Cycle::contains(Cycle)`: reflexive nesting, O(1).
@@ -166,7 +171,9 @@ impl<'a> CycleFacts<'a> {
 
     /// `Cycle::contains(Block)`, O(1).
     pub fn contains(&self, c: CycleId, b: BlockId) -> bool {
-        self.ci.innermost(b).is_some_and(|i| self.contains_cycle(c, i))
+        self.ci
+            .innermost(b)
+            .is_some_and(|i| self.contains_cycle(c, i))
     }
 
     /// `Cycle::getExitBlocks`: successors outside the cycle, in order of the
@@ -342,7 +349,8 @@ impl JoinCycles {
         let depth = ci.cycles[inner.0].depth;
         // Depth of the innermost cycle containing both the join and the
         // branch (0: none).
-        let common = ci.innermost(branch)
+        let common = ci
+            .innermost(branch)
             .and_then(|bc| facts.common_ancestor(inner, bc))
             .map_or(0, |c| ci.cycles[c.0].depth);
         // getExtDivCycle: the outermost ancestor without the branch.

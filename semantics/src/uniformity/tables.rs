@@ -136,7 +136,7 @@ pub(super) fn use_lists(f: &Function) -> UseLists {
         .iter()
         .map(|v| match v.def {
             ValueDef::Arg(_) => NONE,
-            ValueDef::Inst { block, index } => block_start[block.0] + index as u32,
+            ValueDef::Inst { block, index } => block_start[block.0] + index,
         })
         .collect();
     drop(block_start);

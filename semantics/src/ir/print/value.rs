@@ -5,7 +5,9 @@
 
 use std::fmt::Write;
 
-use super::super::{Atomic, Attr, Const, FuncType, Function, Name, Operand, Type, TypedConst, TypedOperand};
+use super::super::{
+    Atomic, Attr, Const, FuncType, Function, Name, Operand, Type, TypedConst, TypedOperand,
+};
 
 /// How the printer writes what LLVM can spell in more than one way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
