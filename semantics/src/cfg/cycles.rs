@@ -168,6 +168,7 @@ impl CycleInfo {
         // Grown by doubling: up to half would be slack (96 bytes a cycle,
         // and a cycle's block list grows as nested cycles join it).
         info.cycles.shrink_to_fit();
+        info.top_level.shrink_to_fit();
         for c in &mut info.cycles {
             c.blocks.shrink_to_fit();
             c.entries.shrink_to_fit();

@@ -80,7 +80,10 @@ impl<'a> CycleFacts<'a> {
         for (c, cy) in ci.cycles.iter().enumerate() {
             by_depth[cy.depth as usize - 1].push((pre[c], CycleId(c)));
         }
-        by_depth.iter_mut().for_each(|l| l.sort_unstable());
+        by_depth.iter_mut().for_each(|l| {
+            l.sort_unstable();
+            l.shrink_to_fit();
+        });
         CycleFacts {
             cfg,
             ci,

@@ -196,9 +196,11 @@ pub struct JoinPropagator {
     /// first (LLVM's `FreshLabels.find_last()`).
     fresh: FreshSet,
     /// Query number at which a position was last added to each result list.
-    join_stamp: Vec<u32>,
-    exit_stamp: Vec<u32>,
-    query: u32,
+    /// (Positions already added to each result list by the current query:
+    /// a bit a position, reset through the list of those added, instead of
+    /// a query stamp of 4 bytes a position each.)
+    join_added: PositionSet,
+    exit_added: PositionSet,
     /// Per cycle, computed on first use: the indices into its exit list,
     /// sorted by the depth of the exit block's innermost cycle (0 outside
     /// every cycle) then by index.
@@ -254,9 +256,8 @@ impl JoinPropagator {
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
             fresh: FreshSet::new(n),
-            join_stamp: vec![0; n],
-            exit_stamp: vec![0; n],
-            query: 0,
+            join_added: PositionSet::new(n),
+            exit_added: PositionSet::new(n),
             exits_by_depth: (0..ci.cycles.len()).map(|_| OnceCell::new()).collect(),
             picked: Vec::new(),
         }
@@ -296,16 +297,14 @@ impl JoinPropagator {
     }
 
     fn add_join(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
-        if self.join_stamp[p as usize] != self.query {
-            self.join_stamp[p as usize] = self.query;
+        if self.join_added.insert(p) {
             desc.join_blocks
                 .push(BlockId(self.block_at[p as usize] as usize));
         }
     }
 
     fn add_exit(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
-        if self.exit_stamp[p as usize] != self.query {
-            self.exit_stamp[p as usize] = self.query;
+        if self.exit_added.insert(p) {
             desc.cycle_exit_blocks
                 .push(BlockId(self.block_at[p as usize] as usize));
         }
@@ -360,7 +359,8 @@ impl JoinPropagator {
         if term_pos as usize >= self.walked {
             return desc;
         }
-        self.query += 1;
+        self.join_added.clear();
+        self.exit_added.clear();
         for p in self.touched.drain(..) {
             self.labels[p as usize] = NO_LABEL;
         }
@@ -515,6 +515,39 @@ impl ExitFilter {
 /// A set of indices below `n` as bits, with its size and an upper bound on
 /// its largest element so that `last` scans each word at most once between
 /// insertions above the bound.
+/// A set of positions that is cleared in time proportional to its size:
+/// a bit a position and the list of those in it.
+struct PositionSet {
+    bits: Vec<u64>,
+    members: Vec<u32>,
+}
+
+impl PositionSet {
+    fn new(n: usize) -> PositionSet {
+        PositionSet {
+            bits: vec![0; n.div_ceil(64)],
+            members: Vec::new(),
+        }
+    }
+
+    /// Adds `p`; false when it was in the set already.
+    fn insert(&mut self, p: u32) -> bool {
+        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
+        if self.bits[w] & bit != 0 {
+            return false;
+        }
+        self.bits[w] |= bit;
+        self.members.push(p);
+        true
+    }
+
+    fn clear(&mut self) {
+        for p in self.members.drain(..) {
+            self.bits[p as usize / 64] &= !(1u64 << (p % 64));
+        }
+    }
+}
+
 struct FreshSet {
     words: Vec<u64>,
     len: usize,
