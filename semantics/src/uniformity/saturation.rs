@@ -29,7 +29,7 @@
 //! skips such branches (the sound mode has further consequences).
 
 use super::cfg_facts::CycleFacts;
-use super::tables::PerInst;
+use super::tables::{MarkSet, PerInst};
 use crate::cfg::{Cfg, CycleId};
 use crate::ir::{BlockId, Function, InstKind};
 
@@ -65,9 +65,8 @@ pub struct Saturation {
     /// Per representative: an open block reachable from the component, or
     /// `NONE`.
     witness: Vec<u32>,
-    /// Search number at which each block was last visited.
-    stamp: Vec<u32>,
-    search: u32,
+    /// The blocks the current search visited.
+    seen: MarkSet,
     stack: Vec<BlockId>,
     visited: Vec<BlockId>,
 }
@@ -82,8 +81,7 @@ impl Saturation {
             phis: Vec::new(),
             done: Vec::new(),
             witness: Vec::new(),
-            stamp: Vec::new(),
-            search: 0,
+            seen: MarkSet::new(0),
             stack: Vec::new(),
             visited: Vec::new(),
         }
@@ -141,8 +139,7 @@ impl Saturation {
             phis,
             done: vec![false; n],
             witness: vec![NONE; n],
-            stamp: vec![0; n],
-            search: 0,
+            seen: MarkSet::new(n),
             stack: Vec::new(),
             visited: Vec::new(),
         }
@@ -178,15 +175,14 @@ impl Saturation {
         if w != NONE && !self.saturated(marks, BlockId(w as usize)) {
             return false;
         }
-        self.search += 1;
+        self.seen.clear();
         self.stack.clear();
         self.visited.clear();
         self.stack.extend_from_slice(&cfg.succs[branch.0]);
         while let Some(b) = self.stack.pop() {
-            if self.stamp[b.0] == self.search || self.done[self.rep[b.0] as usize] {
+            if self.done[self.rep[b.0] as usize] || !self.seen.insert(b.0 as u32) {
                 continue;
             }
-            self.stamp[b.0] = self.search;
             if !self.saturated(marks, b) {
                 self.witness[r] = b.0 as u32;
                 return false;

@@ -15,6 +15,7 @@
 use std::cell::OnceCell;
 
 use super::cfg_facts::CycleFacts;
+use super::tables::MarkSet;
 use crate::cfg::{Cfg, CycleId, CycleInfo};
 use crate::ir::BlockId;
 
@@ -199,8 +200,8 @@ pub struct JoinPropagator {
     /// (Positions already added to each result list by the current query:
     /// a bit a position, reset through the list of those added, instead of
     /// a query stamp of 4 bytes a position each.)
-    join_added: PositionSet,
-    exit_added: PositionSet,
+    join_added: MarkSet,
+    exit_added: MarkSet,
     /// Per cycle, computed on first use: the indices into its exit list,
     /// sorted by the depth of the exit block's innermost cycle (0 outside
     /// every cycle) then by index.
@@ -256,8 +257,8 @@ impl JoinPropagator {
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
             fresh: FreshSet::new(n),
-            join_added: PositionSet::new(n),
-            exit_added: PositionSet::new(n),
+            join_added: MarkSet::new(n),
+            exit_added: MarkSet::new(n),
             exits_by_depth: (0..ci.cycles.len()).map(|_| OnceCell::new()).collect(),
             picked: Vec::new(),
         }
@@ -515,39 +516,6 @@ impl ExitFilter {
 /// A set of indices below `n` as bits, with its size and an upper bound on
 /// its largest element so that `last` scans each word at most once between
 /// insertions above the bound.
-/// A set of positions that is cleared in time proportional to its size:
-/// a bit a position and the list of those in it.
-struct PositionSet {
-    bits: Vec<u64>,
-    members: Vec<u32>,
-}
-
-impl PositionSet {
-    fn new(n: usize) -> PositionSet {
-        PositionSet {
-            bits: vec![0; n.div_ceil(64)],
-            members: Vec::new(),
-        }
-    }
-
-    /// Adds `p`; false when it was in the set already.
-    fn insert(&mut self, p: u32) -> bool {
-        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
-        if self.bits[w] & bit != 0 {
-            return false;
-        }
-        self.bits[w] |= bit;
-        self.members.push(p);
-        true
-    }
-
-    fn clear(&mut self) {
-        for p in self.members.drain(..) {
-            self.bits[p as usize / 64] &= !(1u64 << (p % 64));
-        }
-    }
-}
-
 struct FreshSet {
     words: Vec<u64>,
     len: usize,
