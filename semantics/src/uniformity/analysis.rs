@@ -331,7 +331,7 @@ impl<'a> Analysis<'a> {
     /// divergent (rule U-FIX: data dependence).
     fn push_users(&mut self, v: ValueId) {
         for k in self.users.range(v) {
-            let u = self.users.user(k);
+            let u = self.users.user(k, &self.div_insts);
             self.mark_divergent(u, Reason::Operand(v));
         }
     }
@@ -614,7 +614,7 @@ impl<'a> Analysis<'a> {
                 };
                 let def = InstRef { block: b, index: i };
                 for k in self.users.range(v) {
-                    let u = self.users.user(k);
+                    let u = self.users.user(k, &self.div_insts);
                     if self.facts.contains(cycle, u.block) {
                         continue;
                     }
