@@ -186,9 +186,10 @@ pub struct JoinPropagator {
     /// successors of position `p`, as positions.
     succ_start: Vec<u32>,
     succ_list: Vec<u32>,
-    /// The cycle of each position that is the header of a reducible cycle.
-    /// (`NO_LABEL` for none: 4 bytes a block instead of 16.)
-    reducible_cycle: Vec<u32>,
+    /// The positions of the headers of reducible cycles, as a bit set (the
+    /// cycle is the header's innermost one: a bit a block instead of a
+    /// 4-byte cycle index).
+    reducible_header: Vec<u64>,
     /// Label of each position (`NO_LABEL` when unreached).
     labels: Vec<u32>,
     /// Positions whose label was set by the current query.
@@ -234,12 +235,12 @@ impl JoinPropagator {
         }
         let mut succ_start = Vec::with_capacity(n + 1);
         let mut succ_list = Vec::with_capacity(n * 2);
-        let mut reducible_cycle = vec![NO_LABEL; n];
+        let mut reducible_header = vec![0u64; n.div_ceil(64)];
         for (p, b) in block_at.iter().map(|&b| BlockId(b as usize)).enumerate() {
             succ_start.push(succ_list.len() as u32);
             if mpo.reducible_header[b.0] {
                 let c = ci.innermost(b).expect("a reducible header is in its cycle");
-                reducible_cycle[p] = u32::try_from(c.0).expect("fewer than 2^32 - 1 cycles");
+                reducible_header[p / 64] |= 1 << (p % 64);
                 succ_list.extend(facts.exit_blocks(c).iter().map(|e| pos[e.0]));
             } else {
                 succ_list.extend(cfg.succs[b.0].iter().map(|s| pos[s.0]));
@@ -253,7 +254,7 @@ impl JoinPropagator {
             walked,
             succ_start,
             succ_list,
-            reducible_cycle,
+            reducible_header,
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
             fresh: FreshSet::new(n),
@@ -411,8 +412,11 @@ impl JoinPropagator {
             debug_assert_ne!(label, NO_LABEL, "a block with a fresh label has a label");
             // Exits reached through a reducible header are divergent exits
             // when the branch is inside that cycle, joins otherwise.
-            let rc = self.reducible_cycle[p];
-            let as_exit = rc != NO_LABEL && facts.contains(CycleId(rc as usize), term);
+            let as_exit = self.reducible_header[p / 64] & (1 << (p % 64)) != 0 && {
+                let b = BlockId(self.block_at[p] as usize);
+                let c = ci.innermost(b).expect("a reducible header is in its cycle");
+                facts.contains(c, term)
+            };
             let (lo, hi) = (self.succ_start[p] as usize, self.succ_start[p + 1] as usize);
             for k in lo..hi {
                 let s = self.succ_list[k];
