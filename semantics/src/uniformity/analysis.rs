@@ -388,6 +388,7 @@ impl<'a> Analysis<'a> {
                 covered: &self.covered,
                 phis_tainted: &self.phis_tainted,
                 div_insts: &self.div_insts,
+                ci: self.ci,
             };
             self.saturation
                 .nothing_reachable_open(self.cfg, &marks, block)

@@ -12,7 +12,7 @@
 //! different labels is a join. A reducible cycle's header forwards its label
 //! straight to the cycle's exits, so the cycle is crossed in one step.
 
-use std::cell::OnceCell;
+use rustc_hash::FxHashMap;
 
 use super::cfg_facts::CycleFacts;
 use super::tables::MarkSet;
@@ -206,7 +206,9 @@ pub struct JoinPropagator {
     /// Per cycle, computed on first use: the indices into its exit list,
     /// sorted by the depth of the exit block's innermost cycle (0 outside
     /// every cycle) then by index.
-    exits_by_depth: Vec<OnceCell<Vec<(u32, u32)>>>,
+    /// (A map: only the irreducible cycles around divergent branches are
+    /// asked about, and a cell a cycle took 24 bytes.)
+    exits_by_depth: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Scratch list of the exit indices [`JoinPropagator::pick_exits`]
     /// picked.
     picked: Vec<u32>,
@@ -260,7 +262,7 @@ impl JoinPropagator {
             fresh: FreshSet::new(n),
             join_added: MarkSet::new(n),
             exit_added: MarkSet::new(n),
-            exits_by_depth: (0..ci.cycles.len()).map(|_| OnceCell::new()).collect(),
+            exits_by_depth: FxHashMap::default(),
             picked: Vec::new(),
         }
     }
@@ -268,7 +270,8 @@ impl JoinPropagator {
     /// The indices into the exit list of cycle `c` of the exits whose
     /// depth `filter` keeps, in list order.
     fn pick_exits(&mut self, facts: &CycleFacts, c: CycleId, filter: &ExitFilter) -> Vec<u32> {
-        let by_depth = self.exits_by_depth[c.0].get_or_init(|| {
+        let key = u32::try_from(c.0).expect("fewer than 2^32 cycles");
+        let by_depth = self.exits_by_depth.entry(key).or_insert_with(|| {
             let ci = facts.ci;
             let mut v: Vec<(u32, u32)> = facts
                 .exit_blocks(c)
