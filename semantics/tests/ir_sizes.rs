@@ -28,7 +28,7 @@ fn ir_records_stay_small() {
         ("Inst", size_of::<Inst>(), 104),
         ("Terminator", size_of::<Terminator>(), 56),
         ("Block", size_of::<Block>(), 120),
-        ("ValueInfo", size_of::<ValueInfo>(), 64),
+        ("ValueInfo", size_of::<ValueInfo>(), 56),
     ];
     let grown: Vec<String> = sizes
         .iter()
