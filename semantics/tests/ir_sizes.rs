@@ -1,7 +1,8 @@
 //! The sizes of the IR records, pinned so that they do not grow back
 //! (issue 17 item 8: memory linear in the input with a small factor; a
 //! 1,000,000-block function holds about a million of each). Rare, large
-//! payloads are boxed (`Call`, atomic orderings, constants in operands,
+//! payloads are boxed (`Call`, atomic orderings, constants in operands
+//! (shared by equal small constants of a body),
 //! metadata operands, named types, array and function types (`Type` is
 //! 16 bytes), the second and third typed operands
 //! of memory and vector instructions, a switch's type), usually-empty
