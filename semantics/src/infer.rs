@@ -78,7 +78,7 @@ fn fresh_name(f: &Function, base: &str) -> Name {
 fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Call) -> ValueId {
     for v in &mut f.values {
         if let ValueDef::Inst { block, index: i } = &mut v.def {
-            if *block == b && *i >= index {
+            if *block == b && *i as usize >= index {
                 *i += 1;
             }
         }
@@ -87,7 +87,7 @@ fn insert_token(f: &mut Function, b: BlockId, index: usize, name: Name, call: Ca
     f.values.push(ValueInfo {
         name,
         ty: Type::Token,
-        def: ValueDef::Inst { block: b, index },
+        def: ValueDef::inst(b, index),
     });
     f.blocks[b.0].insts.insert(
         index,
@@ -176,7 +176,7 @@ pub fn infer_tokens(module: &Module) -> Result<Module, InferError> {
         // takes, named by the cycle whose heart it is (None = entry).
         let owner: Vec<((BlockId, usize), Option<usize>)> = calls
             .iter()
-            .map(|(b, i)| ((*b, *i), cycles.innermost[b.0].map(|c| c.0)))
+            .map(|(b, i)| ((*b, *i), cycles.innermost(*b).map(|c| c.0)))
             .collect();
         // Step 2: entry.
         if !module.has_attr(&g.fn_attrs, "convergent") {

@@ -599,7 +599,7 @@ impl Work<'_> {
             }
         }
         let ret_ty = match &call.ty {
-            Type::Func { ret, .. } => (**ret).clone(),
+            Type::Func(f) => f.ret.clone(),
             t => t.clone(),
         };
         let res = inst.result;
@@ -889,10 +889,7 @@ fn compact(f: &mut Function, recorded: &mut [&mut Operand]) -> Result<(), String
             if let Some(r) = x.result {
                 map.insert(r, ValueId(values.len()));
                 let mut info = f.values[r.0].clone();
-                info.def = ValueDef::Inst {
-                    block: BlockId(b),
-                    index: i,
-                };
+                info.def = ValueDef::inst(BlockId(b), i);
                 values.push(info);
             }
         }

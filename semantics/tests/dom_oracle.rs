@@ -92,7 +92,7 @@ proptest! {
             }
             prop_assert_eq!(fast.is_in_tree(BlockId(b)), reaches_exit);
             // A block's immediate post-dominator is one of the blocks it reaches.
-            if let Some(p) = fast.idom[b] {
+            if let Some(p) = fast.idom(BlockId(b)) {
                 prop_assert!(seen[p.0]);
                 prop_assert!(fast.strictly_dominates(p, BlockId(b)));
             }

@@ -26,7 +26,7 @@ proptest! {
             let e = explain(&m, f, semantics::ir::ValueId(i));
             let divergent = match v.def {
                 ValueDef::Arg(a) => verdicts.divergent_arguments.iter().any(|d| d.ends_with(&format!("%{}", f.value(semantics::ir::ValueId(i)).name)) && f.params.get(a).is_some()),
-                ValueDef::Inst { block, index } => verdicts.blocks[block.0].definitions[index].divergent,
+                ValueDef::Inst { block, index } => verdicts.blocks[block.0].definitions[index as usize].divergent,
             };
             prop_assert!(e.divergent == divergent, "--explain and print<uniformity> disagree on {}", e.value);
             if divergent {
@@ -34,7 +34,7 @@ proptest! {
                 prop_assert!(last.contains("U-SOURCE"), "chain of {} does not end at a source: {:?}", e.value, e.chain);
                 prop_assert!(e.chain.len() <= f.values.len() + f.blocks.len(), "chain longer than the function");
                 if let ValueDef::Inst { block, index } = v.def {
-                    let own = &verdicts.blocks[block.0].definitions[index].text;
+                    let own = &verdicts.blocks[block.0].definitions[index as usize].text;
                     prop_assert!(e.chain[0].contains(own.as_str()), "first link {} does not name {}", e.chain[0], own);
                 }
             } else {

@@ -99,7 +99,9 @@ pub fn shape(func: &Function, threads: usize) -> Shape {
                 } else {
                     format!("irreducible cycle, entries {}", entries.join(", "))
                 },
-                own: (0..n).filter(|b| ci.innermost[*b] == Some(*c)).collect(),
+                own: (0..n)
+                    .filter(|b| ci.innermost(BlockId(*b)) == Some(*c))
+                    .collect(),
                 parent: cy.parent.map(|p| index[&p.0]),
             }
         })

@@ -118,12 +118,12 @@ fn init_bytes(
                 }));
             }
         }
-        (Const::Array(xs), Type::Array { elem, .. }) => {
+        (Const::Array(xs), Type::Array(a)) => {
             for x in xs {
-                init_bytes(dl, m, elem, &x.value, out)?;
+                init_bytes(dl, m, &a.elem, &x.value, out)?;
             }
         }
-        (Const::CString(bs), Type::Array { .. }) => out.extend(bs.iter().map(|b| Some(*b))),
+        (Const::CString(bs), Type::Array(_)) => out.extend(bs.iter().map(|b| Some(*b))),
         _ => return Err("a global initializer other than integers and arrays of them".into()),
     }
     Ok(())

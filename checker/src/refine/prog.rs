@@ -741,7 +741,7 @@ pub fn gep_steps(
             Type::Named(n) => m
                 .types
                 .iter()
-                .find(|t| *t.name == **n)
+                .find(|t| *t.name == ***n)
                 .and_then(|t| t.ty.clone())
                 .ok_or_else(|| format!("opaque type %{n}"))?,
             other => other.clone(),
@@ -759,8 +759,8 @@ pub fn gep_steps(
                 out.push(GepStep::Field(offs[f]));
                 ty = fields[f].clone();
             }
-            Type::Array { elem, .. } => {
-                ty = (**elem).clone();
+            Type::Array(a) => {
+                ty = a.elem.clone();
                 out.push(GepStep::Stride(dl.alloc_size(&ty, m).map_err(|e| e.0)?));
             }
             other => return Err(format!("indexing into {}", type_name(other))),
@@ -807,6 +807,7 @@ pub fn classes(
                 let ValueDef::Inst { block, index } = func.value(tok).def else {
                     break;
                 };
+                let index = index as usize;
                 let Some(d) = calls[block.0][index].as_ref() else {
                     break;
                 };

@@ -47,7 +47,9 @@ impl Cuts {
             .collect();
         preorder.sort_unstable();
         let preorder: Vec<usize> = preorder.into_iter().map(|(_, b)| b).collect();
-        let idom: Vec<Option<usize>> = dom.idom.iter().map(|d| d.map(|d| d.0)).collect();
+        let idom: Vec<Option<usize>> = (0..dom.len())
+            .map(|b| dom.idom(BlockId(b)).map(|d| d.0))
+            .collect();
         // Smallest and largest entry time of a successor of a block of each
         // subtree: the subtree is closed under successors iff both lie in
         // its own interval.

@@ -131,7 +131,9 @@ impl DataLayout {
     pub fn store_size(&self, ty: &Type, m: &Module) -> Result<u64, LayoutError> {
         Ok(match ty {
             Type::Int(bits) => (*bits as u64).div_ceil(8),
-            Type::Vector { len, elem, .. } => (len * self.bit_size(elem, m)?).div_ceil(8),
+            Type::Vector { len, elem, .. } => {
+                (u64::from(*len) * self.bit_size(elem, m)?).div_ceil(8)
+            }
             _ => self.alloc_size(ty, m)?,
         })
     }
@@ -159,9 +161,10 @@ impl DataLayout {
                 len,
                 scalable: false,
                 elem,
-            } => (len * self.bit_size(elem, m)?).div_ceil(8),
-            Type::Array { len, elem } => len
-                .checked_mul(self.alloc_size(elem, m)?)
+            } => (u64::from(*len) * self.bit_size(elem, m)?).div_ceil(8),
+            Type::Array(a) => a
+                .len
+                .checked_mul(self.alloc_size(&a.elem, m)?)
                 .ok_or_else(|| LayoutError("array larger than 2^64 bytes".into()))?,
             Type::Struct { .. } | Type::Named(_) => {
                 return self.struct_layout(ty, m).map(|(_, size, _)| size)
@@ -185,14 +188,14 @@ impl DataLayout {
                 scalable: false,
                 elem,
             } => {
-                let bits = len * self.bit_size(elem, m)?;
+                let bits = u64::from(*len) * self.bit_size(elem, m)?;
                 match self.vectors.get(&(bits as u32)) {
                     Some(a) => *a,
                     // Natural alignment: the size rounded up to a power of two.
                     None => bits.div_ceil(8).max(1).next_power_of_two(),
                 }
             }
-            Type::Array { elem, .. } => self.abi_align(elem, m)?,
+            Type::Array(a) => self.abi_align(&a.elem, m)?,
             Type::Struct { .. } | Type::Named(_) => self.struct_layout(ty, m)?.2,
             other => return Err(LayoutError(format!("no alignment for type {other:?}"))),
         })
@@ -208,7 +211,7 @@ impl DataLayout {
     ) -> Result<(Vec<u64>, u64, u64), LayoutError> {
         let (fields, packed) = match ty {
             Type::Struct { fields, packed } => (fields.clone(), *packed),
-            Type::Named(n) => match m.types.iter().find(|t| *t.name == **n) {
+            Type::Named(n) => match m.types.iter().find(|t| *t.name == ***n) {
                 Some(super::TypeDef { ty: Some(t), .. }) => return self.struct_layout(t, m),
                 _ => return Err(LayoutError(format!("opaque type %{n}"))),
             },

@@ -79,8 +79,11 @@ pub struct BlockId(pub usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub usize);
 
-/// First-class and other types of the subset.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// First-class and other types of the subset. 16 bytes (issue 17: a
+/// function of 1,000,000 blocks holds a type in every value and most
+/// instructions): the rare large variants are boxed ([`ArrayType`],
+/// [`FuncType`], a named type's name).
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Type {
     Void,
     /// `iN`
@@ -93,25 +96,23 @@ pub enum Type {
     Fp128,
     /// `ptr` / `ptr addrspace(N)`
     Ptr(u32),
-    /// `<N x T>` or `<vscale x N x T>`
+    /// `<N x T>` or `<vscale x N x T>` (LLVM's element count is 32 bits:
+    /// the parser rejects longer vectors, as opt does).
     Vector {
-        len: u64,
+        len: u32,
         scalable: bool,
         elem: Box<Type>,
     },
     /// `[N x T]`
-    Array {
-        len: u64,
-        elem: Box<Type>,
-    },
+    Array(Box<ArrayType>),
     /// `{ T, ... }` or `<{ T, ... }>`
     Struct {
         fields: ThinVec<Type>,
         packed: bool,
     },
-    /// `%name` referring to a `%name = type ...` definition (a boxed
-    /// `str`, so that a type takes 24 bytes).
-    Named(Box<str>),
+    /// `%name` referring to a `%name = type ...` definition (boxed twice,
+    /// so that a type takes 16 bytes; build one with [`Type::named`]).
+    Named(Box<Box<str>>),
     /// Legacy typed pointer `T addrspace(N)*`. The parser no longer makes
     /// it (it reads typed pointers as `ptr addrspace(N)`, as opt-22 does).
     TypedPtr {
@@ -119,17 +120,97 @@ pub enum Type {
         addrspace: u32,
     },
     /// `ret (params) ` function type, as in an explicit call type.
-    Func {
-        ret: Box<Type>,
-        params: ThinVec<Type>,
-        varargs: bool,
-    },
+    Func(Box<FuncType>),
     Label,
     Token,
     Metadata,
 }
 
+/// The derived form of the unboxed enum (`Array { len: 4, elem: Int(8) }`),
+/// so that messages that show a type read as they did before the boxing.
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Void => f.write_str("Void"),
+            Type::Int(n) => f.debug_tuple("Int").field(n).finish(),
+            Type::Half => f.write_str("Half"),
+            Type::BFloat => f.write_str("BFloat"),
+            Type::Float => f.write_str("Float"),
+            Type::Double => f.write_str("Double"),
+            Type::X86Fp80 => f.write_str("X86Fp80"),
+            Type::Fp128 => f.write_str("Fp128"),
+            Type::Ptr(a) => f.debug_tuple("Ptr").field(a).finish(),
+            Type::Vector {
+                len,
+                scalable,
+                elem,
+            } => f
+                .debug_struct("Vector")
+                .field("len", len)
+                .field("scalable", scalable)
+                .field("elem", elem)
+                .finish(),
+            Type::Array(a) => f
+                .debug_struct("Array")
+                .field("len", &a.len)
+                .field("elem", &a.elem)
+                .finish(),
+            Type::Struct { fields, packed } => f
+                .debug_struct("Struct")
+                .field("fields", fields)
+                .field("packed", packed)
+                .finish(),
+            Type::Named(n) => f.debug_tuple("Named").field(&**n).finish(),
+            Type::TypedPtr { pointee, addrspace } => f
+                .debug_struct("TypedPtr")
+                .field("pointee", pointee)
+                .field("addrspace", addrspace)
+                .finish(),
+            Type::Func(x) => f
+                .debug_struct("Func")
+                .field("ret", &x.ret)
+                .field("params", &x.params)
+                .field("varargs", &x.varargs)
+                .finish(),
+            Type::Label => f.write_str("Label"),
+            Type::Token => f.write_str("Token"),
+            Type::Metadata => f.write_str("Metadata"),
+        }
+    }
+}
+
+/// `[len x elem]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayType {
+    pub len: u64,
+    pub elem: Type,
+}
+
+/// `ret (params...)` or `ret (params..., ...)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FuncType {
+    pub ret: Type,
+    pub params: Vec<Type>,
+    pub varargs: bool,
+}
+
 impl Type {
+    /// `%name`.
+    pub fn named(name: &str) -> Type {
+        Type::Named(Box::new(name.into()))
+    }
+    /// `[len x elem]`.
+    pub fn array(len: u64, elem: Type) -> Type {
+        Type::Array(Box::new(ArrayType { len, elem }))
+    }
+    /// The element type of an array or vector.
+    pub fn element(&self) -> Option<&Type> {
+        match self {
+            Type::Array(a) => Some(&a.elem),
+            Type::Vector { elem, .. } => Some(elem),
+            _ => None,
+        }
+    }
     pub fn is_token(&self) -> bool {
         matches!(self, Type::Token)
     }
@@ -275,7 +356,12 @@ pub enum Operand {
     Local(ValueId),
     /// A constant, boxed so that an operand takes 16 bytes (most operands
     /// are locals; issue 17 item 8). Build one with [`Operand::constant`].
-    Const(Box<Const>),
+    ///
+    /// Shared (`Arc`): the parser gives equal small constants of a body
+    /// (integers, `null`, `undef`, ...) one allocation (issue 17: one per
+    /// use took 48 bytes with the allocator's overhead, 0.75 a block on a
+    /// 1,000,000-block function).
+    Const(std::sync::Arc<Const>),
     /// Inline metadata as a call argument (`metadata !"x"`, `metadata i32 0`),
     /// kept as raw text; only intrinsics take it. Boxed twice (rare) so
     /// that an operand takes 16 bytes.
@@ -285,7 +371,7 @@ pub enum Operand {
 impl Operand {
     /// The operand for constant `c`.
     pub fn constant(c: Const) -> Operand {
-        Operand::Const(Box::new(c))
+        Operand::Const(std::sync::Arc::new(c))
     }
     /// The integer, when the operand is an integer constant.
     pub fn as_int(&self) -> Option<i128> {
@@ -724,11 +810,22 @@ pub struct Block {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueDef {
     Arg(usize),
-    /// Instruction `index` of block `block`.
+    /// Instruction `index` of block `block` (32 bits, so that a value's
+    /// record takes 64 bytes; [`ValueDef::inst`] builds one).
     Inst {
         block: BlockId,
-        index: usize,
+        index: u32,
     },
+}
+
+impl ValueDef {
+    /// Instruction `index` of block `block`.
+    pub fn inst(block: BlockId, index: usize) -> ValueDef {
+        ValueDef::Inst {
+            block,
+            index: u32::try_from(index).expect("P-PROG: a block has fewer than 2^32 instructions"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -813,7 +910,7 @@ impl Function {
     pub fn def_inst(&self, v: ValueId) -> Option<&Inst> {
         match self.values[v.0].def {
             ValueDef::Arg(_) => None,
-            ValueDef::Inst { block, index } => Some(&self.blocks[block.0].insts[index]),
+            ValueDef::Inst { block, index } => Some(&self.blocks[block.0].insts[index as usize]),
         }
     }
     /// The block's printable name: `entry`, or `%7` style numbers as LLVM

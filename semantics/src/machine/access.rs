@@ -514,11 +514,7 @@ pub(super) fn gep(
             let resolved = match &ty {
                 Type::Named(_) => {
                     let (offs, _, _) = dl.struct_layout(&ty, md).map_err(err)?;
-                    let fields = match md
-                        .types
-                        .iter()
-                        .find(|t| Type::Named(t.name.as_str().into()) == ty)
-                    {
+                    let fields = match md.types.iter().find(|t| Type::named(&t.name) == ty) {
                         Some(crate::ir::TypeDef {
                             ty: Some(Type::Struct { fields, .. }),
                             ..
@@ -542,8 +538,8 @@ pub(super) fn gep(
                     ty = fields[f].clone();
                     continue;
                 }
-                (None, Type::Array { elem, .. } | Type::Vector { elem, .. }) => {
-                    ty = *elem;
+                (None, t @ (Type::Array(_) | Type::Vector { .. })) => {
+                    ty = t.element().expect("an array or vector").clone();
                     dl.alloc_size(&ty, md).map_err(err)? as i64
                 }
                 _ => return Err(unsupported(cx.prog, loc, "getelementptr into this type")),
@@ -663,8 +659,9 @@ fn init_bytes(
         (Const::CString(b), _) => put(&mut out, 0, b.iter().map(|x| Byte::Data(*x)).collect()),
         (
             Const::Array(items) | Const::Vector(items),
-            Type::Array { elem, .. } | Type::Vector { elem, .. },
+            t @ (Type::Array(_) | Type::Vector { .. }),
         ) => {
+            let elem = t.element().expect("an array or vector");
             let Ok(stride) = dl.alloc_size(elem, md) else {
                 return Ok(None);
             };

@@ -125,7 +125,7 @@ pub(super) fn exec_call(
     // non-convergent function does not make it wait for a set.
     let convergent = is_dynamically_convergent_call(module, call) || kind.needs_set();
     let ret_ty = match &call.ty {
-        Type::Func { ret, .. } => (**ret).clone(),
+        Type::Func(f) => f.ret.clone(),
         t => t.clone(),
     };
     let name = call.callee_name().unwrap_or("<indirect>").to_string();

@@ -449,7 +449,7 @@ fn func_info(f: &Function) -> FuncInfo {
         let mut ih = vec![false; n];
         #[allow(clippy::needless_range_loop)] // b is a block number
         for b in 0..n {
-            if h.innermost.get(b).copied().flatten().is_some() {
+            if b < h.block_count() && h.innermost(BlockId(b)).is_some() {
                 hs[b] = h
                     .cycles_containing(BlockId(b))
                     .into_iter()

@@ -326,9 +326,10 @@ fn op_results(
     let ret_bits = match &call.ty {
         crate::ir::Type::Int(b) => *b,
         // `{ i1, iN }` (llvm.amdgcn.if/else): the mask's width.
-        crate::ir::Type::Func { ret, .. } => ret
+        crate::ir::Type::Func(f) => f
+            .ret
             .int_bits()
-            .or_else(|| match &**ret {
+            .or_else(|| match &f.ret {
                 crate::ir::Type::Struct { fields, .. } => fields.last().and_then(|f| f.int_bits()),
                 _ => None,
             })
@@ -372,7 +373,7 @@ fn op_results(
                 Some(v) => v.clone(),
                 None => {
                     let ty = match &call.ty {
-                        crate::ir::Type::Func { ret, .. } => (**ret).clone(),
+                        crate::ir::Type::Func(f) => f.ret.clone(),
                         t => t.clone(),
                     };
                     // M-RENAME: restricted growth when the callee's

@@ -221,7 +221,7 @@ pub(super) fn walk(prog: &Program, opts: &Options) -> Walk {
                 }
                 ValueDef::Arg(_) => {} // linked with the call sites' arguments
                 ValueDef::Inst { block, index } => {
-                    let inst = &f.block(block).insts[index];
+                    let inst = &f.block(block).insts[index as usize];
                     produced(&mut flow, module, opts, i, &inst.kind);
                 }
             }
@@ -558,7 +558,7 @@ fn uses(
                         if let Some(r) = res {
                             let s = flow.node(Node::Res(name.to_string()));
                             let ret = match &c.ty {
-                                Type::Func { ret, .. } => (**ret).clone(),
+                                Type::Func(f) => f.ret.clone(),
                                 t => t.clone(),
                             };
                             flow.ty(s, &ret);

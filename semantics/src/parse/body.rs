@@ -1,13 +1,17 @@
 //! Function bodies: blocks and terminators of the subset (rule P-PROG),
 //! and the operand helpers the instruction parsers in `inst` share.
 
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
 use super::inst::{FLAG_WORDS, ORDERINGS};
 use super::lexer::Tok;
 use super::names::FnBuilder;
 use super::parser::Parser;
 use super::ParseError;
 use crate::ir::{
-    Atomic, Block, BlockId, Function, Inst, InstMeta, Operand, TermKind, Terminator, Type,
+    Atomic, Block, BlockId, Const, Function, Inst, InstMeta, Operand, TermKind, Terminator, Type,
     TypedOperand, ValueDef,
 };
 
@@ -39,6 +43,37 @@ pub(super) struct Body<'f> {
     /// a hole of up to three instructions per block in the heap, about
     /// 130 MB of resident memory at 1,000,000 blocks).
     insts: Vec<Inst>,
+    /// The small constants of the body read so far, each allocated once
+    /// and shared by its uses ([`Operand::Const`]; dropped with the body).
+    consts: FxHashMap<Const, Arc<Const>>,
+}
+
+impl Body<'_> {
+    /// The operand for constant `c`: an integer, a float, a global's
+    /// address, `null`, `none`, `undef`, `poison` or `zeroinitializer` is
+    /// shared with the equal ones of the body; aggregates and constant
+    /// expressions get their own.
+    fn constant(&mut self, c: Const) -> Operand {
+        let small = matches!(
+            c,
+            Const::Int { .. }
+                | Const::Float(_)
+                | Const::Global(_)
+                | Const::Null
+                | Const::None
+                | Const::Undef
+                | Const::Poison
+                | Const::ZeroInit
+        );
+        if !small {
+            return Operand::constant(c);
+        }
+        let shared = self
+            .consts
+            .entry(c)
+            .or_insert_with_key(|c| Arc::new(c.clone()));
+        Operand::Const(Arc::clone(shared))
+    }
 }
 
 impl Parser<'_> {
@@ -49,6 +84,7 @@ impl Parser<'_> {
             fb,
             f,
             insts: Vec::new(),
+            consts: FxHashMap::default(),
         };
         loop {
             if self.is_punct('}') {
@@ -128,10 +164,7 @@ impl Parser<'_> {
             let meta = InstMeta::new(self.md_attachments()?, std::mem::take(&mut dbg_records));
             let result = match rty {
                 Some(ty) if ty != Type::Void => {
-                    let def = ValueDef::Inst {
-                        block: id,
-                        index: st.insts.len(),
-                    };
+                    let def = ValueDef::inst(id, st.insts.len());
                     Some(st.fb.def_value(self, written, ty, def, "instruction", at)?)
                 }
                 _ => {
@@ -278,7 +311,10 @@ impl Parser<'_> {
                 self.bump();
                 st.fb.use_value(self, n, ty, at)
             }
-            _ => Ok(Operand::constant(self.parse_const(ty)?)),
+            _ => {
+                let c = self.parse_const(ty)?;
+                Ok(st.constant(c))
+            }
         }
     }
 

@@ -660,10 +660,10 @@ impl Parser<'_> {
         // LLParser's "invalid intrinsic signature": an intrinsic's call has
         // its signature (issue 12 item 9), reported at the callee.
         if let Some(crate::ir::Const::Global(g)) = callee.as_const() {
-            let vararg = matches!(&ty, Type::Func { varargs: true, .. });
+            let vararg = matches!(&ty, Type::Func(f) if f.varargs);
             if g.starts_with("llvm.") && !vararg {
                 let ret = match &ty {
-                    Type::Func { ret, .. } => (**ret).clone(),
+                    Type::Func(f) => f.ret.clone(),
                     t => t.clone(),
                 };
                 let tys: Vec<Type> = args.iter().map(|a| a.ty.clone()).collect();
@@ -695,7 +695,7 @@ impl Parser<'_> {
             }
         }
         let rty = match &ty {
-            Type::Func { ret, .. } => (**ret).clone(),
+            Type::Func(f) => f.ret.clone(),
             t => t.clone(),
         };
         Ok((

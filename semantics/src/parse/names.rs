@@ -5,6 +5,8 @@
 //! (LLVM 22 accepts gaps but not decreasing numbers). Forward references
 //! get placeholder ids that are patched once the body is complete.
 
+use rustc_hash::FxHashMap;
+
 use super::parser::Parser;
 use super::symtab::{hash_name, Entry, Kind, NameTable, Probe, MAX_INDEX};
 use super::types::same_type;
@@ -33,6 +35,17 @@ struct FwdRef {
     other: u32,
 }
 
+/// A block name used before its definition, as patching needs it: its
+/// name and first use are in [`FnBuilder::fwd_block_names`] until it is
+/// resolved to a block (8 bytes a reference instead of 40: every block of
+/// a long function can be used before its label, 1,000,000 of them).
+struct FwdBlock {
+    /// As [`FwdRef::resolved`].
+    resolved: u32,
+    /// As [`FwdRef::other`].
+    other: u32,
+}
+
 pub(super) struct FnBuilder {
     pub values: Vec<ValueInfo>,
     /// The blocks read so far, moved into the function by
@@ -54,7 +67,11 @@ pub(super) struct FnBuilder {
     /// Forward block references, in order of first use (a name defined as
     /// a value and then used as a block gets one too, already resolved,
     /// so that `finish` reports it in order).
-    fwd_blocks: Vec<FwdRef>,
+    fwd_blocks: Vec<FwdBlock>,
+    /// The name and first use of each forward block reference not resolved
+    /// to a block (yet), by index into `fwd_blocks`: the key of its table
+    /// entry while undefined, and what `finish` reports.
+    fwd_block_names: FxHashMap<u32, (Name, Span)>,
 }
 
 /// The result of looking a name up: its hash and where it is.
@@ -74,6 +91,7 @@ impl FnBuilder {
             fwd_vals: Vec::new(),
             fwd_uses: Vec::new(),
             fwd_blocks: Vec::new(),
+            fwd_block_names: FxHashMap::default(),
         }
     }
 
@@ -86,7 +104,7 @@ impl FnBuilder {
                 None => &self.open_name,
             },
             Kind::FwdValue => &self.fwd_vals[e.index()].name,
-            Kind::FwdBlock => &self.fwd_blocks[e.index()].name,
+            Kind::FwdBlock => &self.fwd_block_names[&(e.index() as u32)].0,
         }
     }
 
@@ -102,20 +120,38 @@ impl FnBuilder {
         match l.probe {
             Probe::Vacant { slot } => self.table.insert(slot, l.hash, def),
             Probe::Found { slot, entry } => {
-                let (list, other) = match entry.kind() {
-                    Kind::FwdValue => (&mut self.fwd_vals, &mut self.fwd_blocks),
-                    Kind::FwdBlock => (&mut self.fwd_blocks, &mut self.fwd_vals),
+                match entry.kind() {
+                    Kind::FwdValue => {
+                        let r = &mut self.fwd_vals[entry.index()];
+                        r.resolved = def.packed();
+                        let other = r.other;
+                        if other != NONE {
+                            self.resolve_fwd_block(other, def);
+                        }
+                    }
+                    Kind::FwdBlock => {
+                        let j = entry.index() as u32;
+                        let other = self.fwd_blocks[j as usize].other;
+                        self.resolve_fwd_block(j, def);
+                        if other != NONE {
+                            self.fwd_vals[other as usize].resolved = def.packed();
+                        }
+                    }
                     Kind::Value | Kind::Block => {
                         unreachable!("claim rejects a redefinition before binding")
                     }
-                };
-                let r = &mut list[entry.index()];
-                r.resolved = def.packed();
-                if r.other != NONE {
-                    other[r.other as usize].resolved = def.packed();
                 }
                 self.table.set(slot, def);
             }
+        }
+    }
+
+    /// Resolves forward block reference `j` to `def`; only an error reads
+    /// the name of a reference not resolved to a block.
+    fn resolve_fwd_block(&mut self, j: u32, def: Entry) {
+        self.fwd_blocks[j as usize].resolved = def.packed();
+        if def.kind() == Kind::Block {
+            self.fwd_block_names.remove(&j);
         }
     }
 
@@ -332,12 +368,8 @@ impl FnBuilder {
         if k > MAX_INDEX {
             return Err(p.err_at(at, "too many forward references in one function"));
         }
-        self.fwd_blocks.push(FwdRef {
-            name,
-            at,
-            resolved,
-            other,
-        });
+        self.fwd_blocks.push(FwdBlock { resolved, other });
+        self.fwd_block_names.insert(k as u32, (name, at));
         match l.probe {
             Probe::Vacant { slot } => {
                 self.table
@@ -389,19 +421,21 @@ impl FnBuilder {
             }
         }
         let mut bmap = Vec::with_capacity(self.fwd_blocks.len());
-        for r in &self.fwd_blocks {
+        for (k, r) in self.fwd_blocks.iter().enumerate() {
             match Entry::unpack(r.resolved) {
                 Some(e) if e.kind() == Kind::Block => bmap.push(BlockId(e.index())),
                 _ => {
+                    let (name, at) = &self.fwd_block_names[&(k as u32)];
                     return Err(p.err_at(
-                        r.at,
-                        format!("use of undefined label '%{}'", print_name(&r.name)),
-                    ))
+                        *at,
+                        format!("use of undefined label '%{}'", print_name(name)),
+                    ));
                 }
             }
         }
         drop(self.fwd_vals);
         drop(self.fwd_blocks);
+        drop(self.fwd_block_names);
         drop(self.table);
         if !vmap.is_empty() || !bmap.is_empty() {
             let fix_v = |o: &mut Operand| {

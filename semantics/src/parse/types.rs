@@ -95,7 +95,7 @@ impl Parser<'_> {
                 if self.type_seen.insert(name.clone()) {
                     self.type_uses.push((name.clone(), at));
                 }
-                Type::Named(name.into())
+                Type::named(&name)
             }
             Tok::Punct('[') => {
                 self.bump();
@@ -103,10 +103,7 @@ impl Parser<'_> {
                 self.expect_word("x")?;
                 let elem = self.parse_type_depth(depth + 1)?;
                 self.expect_punct(']')?;
-                Type::Array {
-                    len,
-                    elem: Box::new(elem),
-                }
+                Type::array(len, elem)
             }
             Tok::Punct('<') => {
                 self.bump();
@@ -122,7 +119,12 @@ impl Parser<'_> {
                     if scalable {
                         self.expect_word("x")?;
                     }
+                    let len_at = self.span();
                     let len: u64 = self.uint()?;
+                    // LLParser: "size too large for vector" (the element
+                    // count is 32 bits).
+                    let len = u32::try_from(len)
+                        .map_err(|_| self.err_at(len_at, "size too large for vector"))?;
                     self.expect_word("x")?;
                     let elem = self.parse_type_depth(depth + 1)?;
                     self.expect_punct('>')?;
@@ -183,11 +185,11 @@ impl Parser<'_> {
                         self.expect_punct(',')?;
                     }
                 }
-                ty = Type::Func {
-                    ret: Box::new(ty),
-                    params: params.into(),
+                ty = Type::Func(Box::new(crate::ir::FuncType {
+                    ret: ty,
+                    params,
                     varargs,
-                };
+                }));
             } else {
                 return Ok(ty);
             }
@@ -243,17 +245,17 @@ impl Parser<'_> {
             Const::None => ty == Type::Token,
             Const::Undef | Const::Poison | Const::ZeroInit => !matches!(
                 ty,
-                Type::Void | Type::Label | Type::Metadata | Type::Func { .. }
+                Type::Void | Type::Label | Type::Metadata | Type::Func(_)
             ),
             Const::Vector(items) => {
-                matches!(&ty, Type::Vector { len, scalable: false, .. } if *len == items.len() as u64)
+                matches!(&ty, Type::Vector { len, scalable: false, .. } if *len as usize == items.len())
             }
             Const::Array(items) => {
-                matches!(&ty, Type::Array { len, .. } if *len == items.len() as u64)
+                matches!(&ty, Type::Array(a) if a.len == items.len() as u64)
             }
             Const::CString(b) => matches!(
                 &ty,
-                Type::Array { len, elem } if **elem == Type::Int(8) && *len == b.len() as u64
+                Type::Array(a) if a.elem == Type::Int(8) && a.len == b.len() as u64
             ),
             Const::Struct { fields, packed } => matches!(
                 &ty,
@@ -624,7 +626,7 @@ impl Parser<'_> {
         for &i in idx {
             t = match self.resolve_named(&t)? {
                 Type::Struct { fields, .. } => fields.get(i as usize)?.clone(),
-                Type::Array { len, elem } if (i as u64) < len => *elem,
+                Type::Array(a) if (i as u64) < a.len => a.elem,
                 _ => return None,
             };
         }
@@ -661,7 +663,8 @@ impl Parser<'_> {
                         _ => return Err("invalid getelementptr indices"),
                     }
                 }
-                Some(Type::Array { elem, .. } | Type::Vector { elem, .. }) => *elem,
+                Some(Type::Array(a)) => a.elem,
+                Some(Type::Vector { elem, .. }) => *elem,
                 _ => return Err("invalid getelementptr indices"),
             };
         }
@@ -671,7 +674,7 @@ impl Parser<'_> {
     /// A named type's definition (one level), other types as they are.
     pub fn resolve_named(&self, ty: &Type) -> Option<Type> {
         match ty {
-            Type::Named(n) => self.named_types.get(&**n).cloned().flatten(),
+            Type::Named(n) => self.named_types.get(&***n).cloned().flatten(),
             t => Some(t.clone()),
         }
     }
@@ -696,9 +699,7 @@ pub fn same_type(a: &Type, b: &Type) -> bool {
                 elem: e2,
             },
         ) => l1 == l2 && s1 == s2 && same_type(e1, e2),
-        (Type::Array { len: l1, elem: e1 }, Type::Array { len: l2, elem: e2 }) => {
-            l1 == l2 && same_type(e1, e2)
-        }
+        (Type::Array(a1), Type::Array(a2)) => a1.len == a2.len && same_type(&a1.elem, &a2.elem),
         (
             Type::Struct {
                 fields: f1,
@@ -709,18 +710,9 @@ pub fn same_type(a: &Type, b: &Type) -> bool {
                 packed: p2,
             },
         ) => p1 == p2 && f1.len() == f2.len() && f1.iter().zip(f2).all(|(x, y)| same_type(x, y)),
-        (
-            Type::Func {
-                ret: r1,
-                params: p1,
-                varargs: v1,
-            },
-            Type::Func {
-                ret: r2,
-                params: p2,
-                varargs: v2,
-            },
-        ) => {
+        (Type::Func(f1), Type::Func(f2)) => {
+            let (r1, p1, v1) = (&f1.ret, &f1.params, f1.varargs);
+            let (r2, p2, v2) = (&f2.ret, &f2.params, f2.varargs);
             v1 == v2
                 && same_type(r1, r2)
                 && p1.len() == p2.len()

@@ -20,7 +20,7 @@ fn scalar(t: &Type) -> &Type {
 /// `(length, scalable)` of a vector type; `None` for a scalar.
 fn count(t: &Type) -> Option<(u64, bool)> {
     match t {
-        Type::Vector { len, scalable, .. } => Some((*len, *scalable)),
+        Type::Vector { len, scalable, .. } => Some((u64::from(*len), *scalable)),
         _ => None,
     }
 }
@@ -98,10 +98,10 @@ pub fn cast_valid(op: CastOp, from: &Type, to: &Type) -> bool {
         !matches!(
             t,
             Type::Void
-                | Type::Array { .. }
+                | Type::Array(_)
                 | Type::Struct { .. }
                 | Type::Named(_)
-                | Type::Func { .. }
+                | Type::Func(_)
                 | Type::Label
                 | Type::Metadata
         )

@@ -170,7 +170,7 @@ impl<'a> FnFacts<'a> {
     /// Block and index of the instruction defining `v`.
     pub fn def_site(&self, v: ValueId) -> Option<(BlockId, usize)> {
         match self.func.value(v).def {
-            ValueDef::Inst { block, index } => Some((block, index)),
+            ValueDef::Inst { block, index } => Some((block, index as usize)),
             ValueDef::Arg(_) => None,
         }
     }
@@ -318,8 +318,8 @@ pub fn cycles_with_unreachable(cfg: &Cfg, reachable: &[bool]) -> CycleInfo {
     }
     let shifted = CycleInfo::compute(&Cfg::from_succs(succs));
     let back = |b: &BlockId| BlockId(b.0 - 1);
-    CycleInfo {
-        cycles: shifted
+    shifted.without_first_block(
+        shifted
             .cycles
             .iter()
             .map(|c| crate::cfg::Cycle {
@@ -330,9 +330,7 @@ pub fn cycles_with_unreachable(cfg: &Cfg, reachable: &[bool]) -> CycleInfo {
                 depth: c.depth,
             })
             .collect(),
-        top_level: shifted.top_level.clone(),
-        innermost: shifted.innermost[1..].to_vec(),
-    }
+    )
 }
 
 /// The local value an operand names, if any.

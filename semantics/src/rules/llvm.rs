@@ -425,7 +425,7 @@ fn check_token(
         live.pop();
     }
     let ci = &facts.cycles;
-    let Some(mut cyc) = ci.innermost[user.0 .0] else {
+    let Some(mut cyc) = ci.innermost(user.0) else {
         return;
     };
     if def.0 == user.0 || ci.cycle(cyc).contains(def.0) {

@@ -150,6 +150,33 @@ impl<'a> Analysis<'a> {
         ci: &'a CycleInfo,
         mode: Mode,
     ) -> Analysis<'a> {
+        Analysis::build(module, func, cfg, dt, ci, mode, true)
+    }
+
+    /// [`Analysis::with_mode`] without the reasons ([`Analysis::reason`]
+    /// panics), as after [`Analysis::forget_reasons`], but without ever
+    /// allocating their table (4 bytes an instruction and terminator, at the
+    /// analysis' peak of memory on long functions).
+    pub fn with_mode_no_reasons(
+        module: &'a Module,
+        func: &'a Function,
+        cfg: &'a Cfg,
+        dt: &'a DomTree,
+        ci: &'a CycleInfo,
+        mode: Mode,
+    ) -> Analysis<'a> {
+        Analysis::build(module, func, cfg, dt, ci, mode, false)
+    }
+
+    fn build(
+        module: &'a Module,
+        func: &'a Function,
+        cfg: &'a Cfg,
+        dt: &'a DomTree,
+        ci: &'a CycleInfo,
+        mode: Mode,
+        reasons: bool,
+    ) -> Analysis<'a> {
         let facts = CycleFacts::new(cfg, ci);
         let prop = JoinPropagator::new(&facts, &ModifiedPostOrder::compute_with(&facts));
         let users = use_lists(func);
@@ -167,7 +194,11 @@ impl<'a> Analysis<'a> {
             div_args: vec![false; func.params.len()],
             div_insts,
             div_term: vec![false; func.blocks.len()],
-            why: vec![NO_REASON; slots],
+            why: if reasons {
+                vec![NO_REASON; slots]
+            } else {
+                Vec::new()
+            },
             reasons: Vec::new(),
             uniform_override: vec![false; slots],
             worklist: Vec::new(),
@@ -292,7 +323,7 @@ impl<'a> Analysis<'a> {
     pub fn is_divergent_value(&self, v: ValueId) -> bool {
         match self.func.value(v).def {
             ValueDef::Arg(i) => self.div_args[i],
-            ValueDef::Inst { block, index } => self.div_insts[block.0][index],
+            ValueDef::Inst { block, index } => self.div_insts[block.0][index as usize],
         }
     }
 
@@ -300,7 +331,7 @@ impl<'a> Analysis<'a> {
     /// divergent (rule U-FIX: data dependence).
     fn push_users(&mut self, v: ValueId) {
         for k in self.users.range(v) {
-            let u = self.users.user(k);
+            let u = self.users.user(k, &self.div_insts);
             self.mark_divergent(u, Reason::Operand(v));
         }
     }
@@ -308,12 +339,19 @@ impl<'a> Analysis<'a> {
     /// `compute`: users of the initial divergent values, then the worklist
     /// to a fixed point (rule U-FIX).
     pub fn run(&mut self) {
-        let initial: Vec<ValueId> = (0..self.func.values.len())
-            .map(ValueId)
-            .filter(|&v| self.is_divergent_value(v))
-            .collect();
-        for v in initial {
-            self.push_users(v);
+        // The values divergent before propagation, as a bit set (a list
+        // took 8 bytes a divergent value at the analysis' peak of memory).
+        let n = self.func.values.len();
+        let mut initial = vec![0u64; n.div_ceil(64)];
+        for v in 0..n {
+            if self.is_divergent_value(ValueId(v)) {
+                initial[v / 64] |= 1 << (v % 64);
+            }
+        }
+        for v in 0..n {
+            if initial[v / 64] & (1 << (v % 64)) != 0 {
+                self.push_users(ValueId(v));
+            }
         }
         while let Some((b, i)) = self.worklist.pop() {
             let r = InstRef {
@@ -350,6 +388,7 @@ impl<'a> Analysis<'a> {
                 covered: &self.covered,
                 phis_tainted: &self.phis_tainted,
                 div_insts: &self.div_insts,
+                ci: self.ci,
             };
             self.saturation
                 .nothing_reachable_open(self.cfg, &marks, block)
@@ -419,7 +458,7 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        if let Some(branch_cycle) = self.ci.innermost[block.0] {
+        if let Some(branch_cycle) = self.ci.innermost(block) {
             for &exit in &desc.cycle_exit_blocks {
                 self.propagate_cycle_exit_divergence(exit, branch_cycle, block);
             }
@@ -434,7 +473,7 @@ impl<'a> Analysis<'a> {
     /// none matter (the others' costliest part is not computed).
     fn exit_filter(&self, block: BlockId) -> ExitFilter {
         let mut filter = ExitFilter::default();
-        let inner = self.ci.innermost[block.0];
+        let inner = self.ci.innermost(block);
         let mut x = inner;
         while let Some(c) = x {
             let cy = &self.ci.cycles[c.0];
@@ -460,7 +499,7 @@ impl<'a> Analysis<'a> {
     /// region divergent.
     fn outermost_irreducible_around(&self, block: BlockId) -> Option<CycleId> {
         let mut found = None;
-        let mut x = self.ci.innermost[block.0];
+        let mut x = self.ci.innermost(block);
         while let Some(c) = x {
             if !self.ci.cycles[c.0].is_reducible() {
                 found = Some(c);
@@ -507,7 +546,10 @@ impl<'a> Analysis<'a> {
     /// Rule U-EXIT (`propagateCycleExitDivergence`): the outermost cycle
     /// containing the branch but not the exit has a divergent exit.
     fn propagate_cycle_exit_divergence(&mut self, exit: BlockId, inner: CycleId, branch: BlockId) {
-        let exit_depth = self.ci.innermost[exit.0].map_or(0, |c| self.ci.cycles[c.0].depth);
+        let exit_depth = self
+            .ci
+            .innermost(exit)
+            .map_or(0, |c| self.ci.cycles[c.0].depth);
         // The ancestor of `inner` one level below the exit's depth (LLVM
         // walks parents while deeper than the exit).
         let outer = if self.ci.cycles[inner.0].depth > exit_depth {
@@ -573,7 +615,7 @@ impl<'a> Analysis<'a> {
                 };
                 let def = InstRef { block: b, index: i };
                 for k in self.users.range(v) {
-                    let u = self.users.user(k);
+                    let u = self.users.user(k, &self.div_insts);
                     if self.facts.contains(cycle, u.block) {
                         continue;
                     }

@@ -13,6 +13,8 @@
 use std::cell::OnceCell;
 use std::collections::HashSet;
 
+use rustc_hash::FxHashMap;
+
 use crate::cfg::{Cfg, CycleId, CycleInfo, DomTree};
 use crate::ir::BlockId;
 
@@ -80,7 +82,10 @@ impl<'a> CycleFacts<'a> {
         for (c, cy) in ci.cycles.iter().enumerate() {
             by_depth[cy.depth as usize - 1].push((pre[c], CycleId(c)));
         }
-        by_depth.iter_mut().for_each(|l| l.sort_unstable());
+        by_depth.iter_mut().for_each(|l| {
+            l.sort_unstable();
+            l.shrink_to_fit();
+        });
         CycleFacts {
             cfg,
             ci,
@@ -149,14 +154,19 @@ impl<'a> CycleFacts<'a> {
     /// The outermost ancestor of `c` (reflexive) that does not contain
     /// block `b`; `None` when `c` contains `b`.
     pub fn outermost_without(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        let common = self.ci.innermost[b.0].and_then(|bc| self.common_ancestor(c, bc));
+        let common = self
+            .ci
+            .innermost(b)
+            .and_then(|bc| self.common_ancestor(c, bc));
         let d = common.map_or(1, |x| self.depth(x) + 1);
         (d <= self.depth(c)).then(|| self.ancestor_at_depth(c, d))
     }
 
     /// The innermost ancestor of `c` (reflexive) that contains block `b`.
     pub fn innermost_with(&self, c: CycleId, b: BlockId) -> Option<CycleId> {
-        self.ci.innermost[b.0].and_then(|bc| self.common_ancestor(c, bc))
+        self.ci
+            .innermost(b)
+            .and_then(|bc| self.common_ancestor(c, bc))
     }
 
     /// `Cycle::contains(Cycle)`: reflexive nesting, O(1).
@@ -166,7 +176,9 @@ impl<'a> CycleFacts<'a> {
 
     /// `Cycle::contains(Block)`, O(1).
     pub fn contains(&self, c: CycleId, b: BlockId) -> bool {
-        self.ci.innermost[b.0].is_some_and(|i| self.contains_cycle(c, i))
+        self.ci
+            .innermost(b)
+            .is_some_and(|i| self.contains_cycle(c, i))
     }
 
     /// `Cycle::getExitBlocks`: successors outside the cycle, in order of the
@@ -220,7 +232,7 @@ pub fn outermost_divergent_cycle(
     branch: BlockId,
     join: BlockId,
 ) -> Option<CycleId> {
-    let cycle = facts.ci.innermost[join.0]?;
+    let cycle = facts.ci.innermost(join)?;
     let ext = ext_div_cycle(facts, cycle, branch);
     int_div_cycle(facts, dt, cycle, branch, join).or(ext)
 }
@@ -261,9 +273,6 @@ fn int_div_cycle(
     Some(c)
 }
 
-/// No entry yet in [`JoinCycles::runs_of`].
-const NOT_COMPUTED: (u32, u32) = (u32::MAX, u32::MAX);
-
 /// [`outermost_divergent_cycle`] in O(log depth) per question: what it
 /// reads of a join (where the widening walk of `getIntDivCycle` stops from
 /// each cycle containing the join) depends on the join alone, so it is
@@ -271,9 +280,10 @@ const NOT_COMPUTED: (u32, u32) = (u32::MAX, u32::MAX);
 /// which the walk goes on (a few per join on nests of reducible cycles,
 /// whose headers dominate what they contain).
 pub struct JoinCycles {
-    /// The range of each block's runs in `runs` (`NOT_COMPUTED` before its
-    /// first question).
-    runs_of: Vec<(u32, u32)>,
+    /// The range of each join's runs in `runs`, from its first question
+    /// on (a map: only joins inside cycles are asked about, and a table
+    /// took 8 bytes a block).
+    runs_of: FxHashMap<u32, (u32, u32)>,
     /// Maximal intervals `[lo, hi]` of depths `d >= 2` such that the header
     /// of the join's ancestor cycle at depth `d - 1` does not properly
     /// dominate the join: the walk from depth `d` in such a run climbs to
@@ -282,9 +292,9 @@ pub struct JoinCycles {
 }
 
 impl JoinCycles {
-    pub fn new(blocks: usize) -> JoinCycles {
+    pub fn new(_blocks: usize) -> JoinCycles {
         JoinCycles {
-            runs_of: vec![NOT_COMPUTED; blocks],
+            runs_of: FxHashMap::default(),
             runs: Vec::new(),
         }
     }
@@ -297,36 +307,50 @@ impl JoinCycles {
         join: BlockId,
         inner: CycleId,
     ) -> &[(u32, u32)] {
-        if self.runs_of[join.0] == NOT_COMPUTED {
-            let ci = facts.ci;
-            let from = self.runs.len();
-            // Walk up from the join's cycle: `c` at depth `d`, its parent at
-            // `d - 1`; runs are found innermost first.
-            let mut c = inner;
-            let mut open: Option<u32> = None; // `hi` of the run being built
-            while let Some(p) = ci.cycles[c.0].parent {
-                let d = ci.cycles[c.0].depth;
-                let climbs = !properly_dominates(dt, ci.cycles[p.0].header(), join);
-                match (climbs, open) {
-                    (true, None) => open = Some(d),
-                    (false, Some(hi)) => {
-                        self.runs.push((d + 1, hi));
-                        open = None;
-                    }
-                    _ => {}
-                }
-                c = p;
-            }
-            if let Some(hi) = open {
-                self.runs.push((2, hi));
-            }
-            self.runs[from..].reverse();
-            let to = self.runs.len();
-            let idx = |i: usize| u32::try_from(i).expect("fewer than 2^32 runs");
-            self.runs_of[join.0] = (idx(from), idx(to));
-        }
-        let (from, to) = self.runs_of[join.0];
+        let key = u32::try_from(join.0).expect("U-FIX: a function has fewer than 2^32 blocks");
+        let (from, to) = match self.runs_of.get(&key) {
+            Some(&range) => range,
+            None => self.compute_runs(facts, dt, join, inner),
+        };
         &self.runs[from as usize..to as usize]
+    }
+
+    /// Tabulates the runs of `join` (see [`JoinCycles::runs`]).
+    fn compute_runs(
+        &mut self,
+        facts: &CycleFacts,
+        dt: &DomTree,
+        join: BlockId,
+        inner: CycleId,
+    ) -> (u32, u32) {
+        let ci = facts.ci;
+        let from = self.runs.len();
+        // Walk up from the join's cycle: `c` at depth `d`, its parent at
+        // `d - 1`; runs are found innermost first.
+        let mut c = inner;
+        let mut open: Option<u32> = None; // `hi` of the run being built
+        while let Some(p) = ci.cycles[c.0].parent {
+            let d = ci.cycles[c.0].depth;
+            let climbs = !properly_dominates(dt, ci.cycles[p.0].header(), join);
+            match (climbs, open) {
+                (true, None) => open = Some(d),
+                (false, Some(hi)) => {
+                    self.runs.push((d + 1, hi));
+                    open = None;
+                }
+                _ => {}
+            }
+            c = p;
+        }
+        if let Some(hi) = open {
+            self.runs.push((2, hi));
+        }
+        self.runs[from..].reverse();
+        let to = self.runs.len();
+        let idx = |i: usize| u32::try_from(i).expect("fewer than 2^32 runs");
+        let range = (idx(from), idx(to));
+        self.runs_of.insert(idx(join.0), range);
+        range
     }
 
     /// [`outermost_divergent_cycle`], answered from the join's runs.
@@ -338,11 +362,12 @@ impl JoinCycles {
         join: BlockId,
     ) -> Option<CycleId> {
         let ci = facts.ci;
-        let inner = ci.innermost[join.0]?;
+        let inner = ci.innermost(join)?;
         let depth = ci.cycles[inner.0].depth;
         // Depth of the innermost cycle containing both the join and the
         // branch (0: none).
-        let common = ci.innermost[branch.0]
+        let common = ci
+            .innermost(branch)
             .and_then(|bc| facts.common_ancestor(inner, bc))
             .map_or(0, |c| ci.cycles[c.0].depth);
         // getExtDivCycle: the outermost ancestor without the branch.

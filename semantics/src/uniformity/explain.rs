@@ -61,7 +61,10 @@ pub fn explain_with(m: &Module, f: &Function, v: ValueId, mode: Mode) -> Explana
     if divergent {
         let start = match f.value(v).def {
             ValueDef::Arg(i) => Link::Arg(i),
-            ValueDef::Inst { block, index } => Link::Inst(InstRef { block, index }),
+            ValueDef::Inst { block, index } => Link::Inst(InstRef {
+                block,
+                index: index as usize,
+            }),
         };
         walk(&a, f, &cfg, &ci, start, &mut chain);
     }
@@ -102,7 +105,10 @@ fn walk(a: &Analysis, f: &Function, cfg: &Cfg, ci: &CycleInfo, start: Link, out:
     };
     let def_of = |v: ValueId| match f.value(v).def {
         ValueDef::Arg(i) => Link::Arg(i),
-        ValueDef::Inst { block, index } => Link::Inst(InstRef { block, index }),
+        ValueDef::Inst { block, index } => Link::Inst(InstRef {
+            block,
+            index: index as usize,
+        }),
     };
     let mut seen: Vec<Link> = Vec::new();
     let mut cur = start;

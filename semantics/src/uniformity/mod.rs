@@ -200,8 +200,7 @@ fn analyze_parts(m: &Module, f: &Function, mode: Mode) -> (FunctionUniformity, V
     // (about 16 bytes a block).
     cfg.preds = Default::default();
     let computed = has_branch_divergence(m, f);
-    let mut a = Analysis::with_mode(m, f, &cfg, &dt, &ci, mode);
-    a.forget_reasons();
+    let mut a = Analysis::with_mode_no_reasons(m, f, &cfg, &dt, &ci, mode);
     if computed {
         a.run();
     } else {

@@ -238,7 +238,7 @@ pub fn check_soundness_with(
     let f = &m.functions[fi];
     // The analysis verdict of each observed value.
     let divergent = |v: ValueId| match f.values[v.0].def {
-        crate::ir::ValueDef::Inst { block, index } => div[block.0][index],
+        crate::ir::ValueDef::Inst { block, index } => div[block.0][index as usize],
         crate::ir::ValueDef::Arg(_) => false,
     };
     let ex = explore(&im, opts).map_err(|e| format!("explore: {e}"))?;

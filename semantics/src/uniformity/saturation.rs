@@ -29,8 +29,8 @@
 //! skips such branches (the sound mode has further consequences).
 
 use super::cfg_facts::CycleFacts;
-use super::tables::PerInst;
-use crate::cfg::{Cfg, CycleId};
+use super::tables::{MarkSet, PerInst};
+use crate::cfg::{Cfg, CycleId, CycleInfo};
 use crate::ir::{BlockId, Function, InstKind};
 
 /// No open block known.
@@ -44,16 +44,20 @@ pub struct Marks<'s> {
     pub phis_tainted: &'s [bool],
     /// Divergent instructions, per block.
     pub div_insts: &'s PerInst<bool>,
+    /// The function's cycles (each block's innermost cycle).
+    pub ci: &'s CycleInfo,
 }
 
 /// The static part of the saturation test, and what the searches found.
 pub struct Saturation {
-    /// Representative of each block's strongly connected component: the
-    /// header of its top-level cycle, or the block itself.
-    rep: Vec<u32>,
-    /// The outermost irreducible cycle containing each block.
-    /// (`NONE` for none: 4 bytes a block instead of 16.)
-    outer_irreducible: Vec<u32>,
+    /// Per cycle, the representative of the strongly connected component
+    /// of its blocks: the header of its top-level ancestor (a block outside
+    /// every cycle is its own). Per cycle rather than per block: 4 bytes a
+    /// cycle instead of a block.
+    rep_of_cycle: Vec<u32>,
+    /// Per cycle, its outermost irreducible ancestor (reflexive; `NONE`
+    /// for none): the one of each block's innermost cycle.
+    outer_of_cycle: Vec<u32>,
     /// `phis[phi_start[b]..phi_start[b + 1]]`: the indices of the phis of
     /// block `b` that a join would taint (rule U-PHI) and that are not
     /// always uniform.
@@ -65,9 +69,8 @@ pub struct Saturation {
     /// Per representative: an open block reachable from the component, or
     /// `NONE`.
     witness: Vec<u32>,
-    /// Search number at which each block was last visited.
-    stamp: Vec<u32>,
-    search: u32,
+    /// The blocks the current search visited.
+    seen: MarkSet,
     stack: Vec<BlockId>,
     visited: Vec<BlockId>,
 }
@@ -76,14 +79,13 @@ impl Saturation {
     /// Knows nothing (a placeholder until [`Saturation::new`]).
     pub fn empty() -> Saturation {
         Saturation {
-            rep: Vec::new(),
-            outer_irreducible: Vec::new(),
+            rep_of_cycle: Vec::new(),
+            outer_of_cycle: Vec::new(),
             phi_start: vec![0],
             phis: Vec::new(),
             done: Vec::new(),
             witness: Vec::new(),
-            stamp: Vec::new(),
-            search: 0,
+            seen: MarkSet::new(0),
             stack: Vec::new(),
             visited: Vec::new(),
         }
@@ -108,21 +110,16 @@ impl Saturation {
             outer_of_cycle[c.0] = above.or((!cy.is_reducible()).then_some(c));
             stack.extend(cy.children.iter().copied());
         }
-        let mut rep = Vec::with_capacity(n);
-        let mut outer_irreducible = Vec::with_capacity(n);
-        for b in 0..n {
-            match ci.innermost[b] {
-                Some(c) => {
-                    let top = facts.ancestor_at_depth(c, 1);
-                    rep.push(ci.cycles[top.0].header().0 as u32);
-                    outer_irreducible.push(outer_of_cycle[c.0].map_or(NONE, |x| x.0 as u32));
-                }
-                None => {
-                    rep.push(b as u32);
-                    outer_irreducible.push(NONE);
-                }
-            }
-        }
+        let rep_of_cycle: Vec<u32> = (0..ci.cycles.len())
+            .map(|c| {
+                let top = facts.ancestor_at_depth(CycleId(c), 1);
+                ci.cycles[top.0].header().0 as u32
+            })
+            .collect();
+        let outer_of_cycle: Vec<u32> = outer_of_cycle
+            .iter()
+            .map(|o| o.map_or(NONE, |x| x.0 as u32))
+            .collect();
         let mut phi_start = Vec::with_capacity(n + 1);
         let mut phis = Vec::new();
         for (b, block) in func.blocks.iter().enumerate() {
@@ -135,22 +132,32 @@ impl Saturation {
         }
         phi_start.push(phis.len() as u32);
         Saturation {
-            rep,
-            outer_irreducible,
+            rep_of_cycle,
+            outer_of_cycle,
             phi_start,
             phis,
             done: vec![false; n],
             witness: vec![NONE; n],
-            stamp: vec![0; n],
-            search: 0,
+            seen: MarkSet::new(n),
             stack: Vec::new(),
             visited: Vec::new(),
         }
     }
 
     /// Whether a join at `b` can change nothing any more.
+    /// The representative of `b`'s strongly connected component.
+    fn rep(&self, ci: &CycleInfo, b: BlockId) -> usize {
+        match ci.innermost(b) {
+            Some(c) => self.rep_of_cycle[c.0] as usize,
+            None => b.0,
+        }
+    }
+
     fn saturated(&self, marks: &Marks, b: BlockId) -> bool {
-        let c = self.outer_irreducible[b.0];
+        let c = marks
+            .ci
+            .innermost(b)
+            .map_or(NONE, |c| self.outer_of_cycle[c.0]);
         if c != NONE && !marks.covered[c as usize] {
             return false;
         }
@@ -170,7 +177,7 @@ impl Saturation {
     /// saturated (a component's `done` covers its own blocks too, so it is
     /// set only for components whose blocks were checked).
     pub fn nothing_reachable_open(&mut self, cfg: &Cfg, marks: &Marks, branch: BlockId) -> bool {
-        let r = self.rep[branch.0] as usize;
+        let r = self.rep(marks.ci, branch);
         if self.done[r] {
             return true;
         }
@@ -178,15 +185,14 @@ impl Saturation {
         if w != NONE && !self.saturated(marks, BlockId(w as usize)) {
             return false;
         }
-        self.search += 1;
+        self.seen.clear();
         self.stack.clear();
         self.visited.clear();
         self.stack.extend_from_slice(&cfg.succs[branch.0]);
         while let Some(b) = self.stack.pop() {
-            if self.stamp[b.0] == self.search || self.done[self.rep[b.0] as usize] {
+            if self.done[self.rep(marks.ci, b)] || !self.seen.insert(b.0 as u32) {
                 continue;
             }
-            self.stamp[b.0] = self.search;
             if !self.saturated(marks, b) {
                 self.witness[r] = b.0 as u32;
                 return false;
@@ -197,7 +203,8 @@ impl Saturation {
         // Everything reachable from each visited block was visited (or is
         // known saturated), and is saturated.
         for &b in &self.visited {
-            self.done[self.rep[b.0] as usize] = true;
+            let r = self.rep(marks.ci, b);
+            self.done[r] = true;
         }
         self.witness[r] = NONE;
         true

@@ -12,9 +12,10 @@
 //! different labels is a join. A reducible cycle's header forwards its label
 //! straight to the cycle's exits, so the cycle is crossed in one step.
 
-use std::cell::OnceCell;
+use rustc_hash::FxHashMap;
 
 use super::cfg_facts::CycleFacts;
+use super::tables::MarkSet;
 use crate::cfg::{Cfg, CycleId, CycleInfo};
 use crate::ir::BlockId;
 
@@ -84,7 +85,7 @@ impl ModifiedPostOrder {
                 stack.pop();
                 continue;
             }
-            let nested = ci.innermost[next.0];
+            let nested = ci.innermost(next);
             let is_nested = nested != cycle
                 && nested.is_some()
                 && cycle.is_none_or(|c| {
@@ -185,9 +186,10 @@ pub struct JoinPropagator {
     /// successors of position `p`, as positions.
     succ_start: Vec<u32>,
     succ_list: Vec<u32>,
-    /// The cycle of each position that is the header of a reducible cycle.
-    /// (`NO_LABEL` for none: 4 bytes a block instead of 16.)
-    reducible_cycle: Vec<u32>,
+    /// The positions of the headers of reducible cycles, as a bit set (the
+    /// cycle is the header's innermost one: a bit a block instead of a
+    /// 4-byte cycle index).
+    reducible_header: Vec<u64>,
     /// Label of each position (`NO_LABEL` when unreached).
     labels: Vec<u32>,
     /// Positions whose label was set by the current query.
@@ -196,13 +198,17 @@ pub struct JoinPropagator {
     /// first (LLVM's `FreshLabels.find_last()`).
     fresh: FreshSet,
     /// Query number at which a position was last added to each result list.
-    join_stamp: Vec<u32>,
-    exit_stamp: Vec<u32>,
-    query: u32,
+    /// (Positions already added to each result list by the current query:
+    /// a bit a position, reset through the list of those added, instead of
+    /// a query stamp of 4 bytes a position each.)
+    join_added: MarkSet,
+    exit_added: MarkSet,
     /// Per cycle, computed on first use: the indices into its exit list,
     /// sorted by the depth of the exit block's innermost cycle (0 outside
     /// every cycle) then by index.
-    exits_by_depth: Vec<OnceCell<Vec<(u32, u32)>>>,
+    /// (A map: only the irreducible cycles around divergent branches are
+    /// asked about, and a cell a cycle took 24 bytes.)
+    exits_by_depth: FxHashMap<u32, Vec<(u32, u32)>>,
     /// Scratch list of the exit indices [`JoinPropagator::pick_exits`]
     /// picked.
     picked: Vec<u32>,
@@ -231,12 +237,12 @@ impl JoinPropagator {
         }
         let mut succ_start = Vec::with_capacity(n + 1);
         let mut succ_list = Vec::with_capacity(n * 2);
-        let mut reducible_cycle = vec![NO_LABEL; n];
+        let mut reducible_header = vec![0u64; n.div_ceil(64)];
         for (p, b) in block_at.iter().map(|&b| BlockId(b as usize)).enumerate() {
             succ_start.push(succ_list.len() as u32);
             if mpo.reducible_header[b.0] {
-                let c = ci.innermost[b.0].expect("a reducible header is in its cycle");
-                reducible_cycle[p] = u32::try_from(c.0).expect("fewer than 2^32 - 1 cycles");
+                let c = ci.innermost(b).expect("a reducible header is in its cycle");
+                reducible_header[p / 64] |= 1 << (p % 64);
                 succ_list.extend(facts.exit_blocks(c).iter().map(|e| pos[e.0]));
             } else {
                 succ_list.extend(cfg.succs[b.0].iter().map(|s| pos[s.0]));
@@ -250,14 +256,13 @@ impl JoinPropagator {
             walked,
             succ_start,
             succ_list,
-            reducible_cycle,
+            reducible_header,
             labels: vec![NO_LABEL; n],
             touched: Vec::new(),
             fresh: FreshSet::new(n),
-            join_stamp: vec![0; n],
-            exit_stamp: vec![0; n],
-            query: 0,
-            exits_by_depth: (0..ci.cycles.len()).map(|_| OnceCell::new()).collect(),
+            join_added: MarkSet::new(n),
+            exit_added: MarkSet::new(n),
+            exits_by_depth: FxHashMap::default(),
             picked: Vec::new(),
         }
     }
@@ -265,14 +270,15 @@ impl JoinPropagator {
     /// The indices into the exit list of cycle `c` of the exits whose
     /// depth `filter` keeps, in list order.
     fn pick_exits(&mut self, facts: &CycleFacts, c: CycleId, filter: &ExitFilter) -> Vec<u32> {
-        let by_depth = self.exits_by_depth[c.0].get_or_init(|| {
+        let key = u32::try_from(c.0).expect("fewer than 2^32 cycles");
+        let by_depth = self.exits_by_depth.entry(key).or_insert_with(|| {
             let ci = facts.ci;
             let mut v: Vec<(u32, u32)> = facts
                 .exit_blocks(c)
                 .iter()
                 .enumerate()
                 .map(|(k, e)| {
-                    let d = ci.innermost[e.0].map_or(0, |x| ci.cycles[x.0].depth);
+                    let d = ci.innermost(*e).map_or(0, |x| ci.cycles[x.0].depth);
                     (d, k as u32)
                 })
                 .collect();
@@ -296,16 +302,14 @@ impl JoinPropagator {
     }
 
     fn add_join(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
-        if self.join_stamp[p as usize] != self.query {
-            self.join_stamp[p as usize] = self.query;
+        if self.join_added.insert(p) {
             desc.join_blocks
                 .push(BlockId(self.block_at[p as usize] as usize));
         }
     }
 
     fn add_exit(&mut self, desc: &mut DivergenceDescriptor, p: u32) {
-        if self.exit_stamp[p as usize] != self.query {
-            self.exit_stamp[p as usize] = self.query;
+        if self.exit_added.insert(p) {
             desc.cycle_exit_blocks
                 .push(BlockId(self.block_at[p as usize] as usize));
         }
@@ -360,12 +364,13 @@ impl JoinPropagator {
         if term_pos as usize >= self.walked {
             return desc;
         }
-        self.query += 1;
+        self.join_added.clear();
+        self.exit_added.clear();
         for p in self.touched.drain(..) {
             self.labels[p as usize] = NO_LABEL;
         }
         self.fresh.clear();
-        let term_cycle = ci.innermost[term.0];
+        let term_cycle = ci.innermost(term);
 
         // The largest ancestor cycle of the branch's cycle that is
         // irreducible and has no reducible ancestor: propagation continues
@@ -410,8 +415,11 @@ impl JoinPropagator {
             debug_assert_ne!(label, NO_LABEL, "a block with a fresh label has a label");
             // Exits reached through a reducible header are divergent exits
             // when the branch is inside that cycle, joins otherwise.
-            let rc = self.reducible_cycle[p];
-            let as_exit = rc != NO_LABEL && facts.contains(CycleId(rc as usize), term);
+            let as_exit = self.reducible_header[p / 64] & (1 << (p % 64)) != 0 && {
+                let b = BlockId(self.block_at[p] as usize);
+                let c = ci.innermost(b).expect("a reducible header is in its cycle");
+                facts.contains(c, term)
+            };
             let (lo, hi) = (self.succ_start[p] as usize, self.succ_start[p + 1] as usize);
             for k in lo..hi {
                 let s = self.succ_list[k];

@@ -61,6 +61,23 @@ impl<T> PerInst<T> {
     pub fn first_of(&self, b: usize) -> usize {
         self.start[b] as usize
     }
+    /// The (block, index) at textual position `slot`, where each block's
+    /// terminator counts one after its instructions (the inverse of
+    /// `first_of(b) + b + i`; `i` is the block's instruction count for its
+    /// terminator). O(log blocks).
+    pub fn locate(&self, slot: usize) -> (usize, usize) {
+        // The last block whose first position is at most `slot`.
+        let (mut lo, mut hi) = (0usize, self.len());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.start[mid] as usize + mid <= slot {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo, slot - self.start[lo] as usize - lo)
+    }
 }
 
 /// No blocks.
@@ -91,11 +108,12 @@ fn offset(n: usize) -> u32 {
 }
 
 /// Users of every value in one list (compressed rows): the users of
-/// value `v` are `list[start[v]..start[v + 1]]`, each as (block,
-/// instruction index).
+/// value `v` are `list[start[v]..start[v + 1]]`, each as its textual
+/// position (4 bytes a use instead of 8 for (block, index); decoded with
+/// [`PerInst::locate`]).
 pub(super) struct UseLists {
     start: Vec<u32>,
-    list: Vec<(u32, u32)>,
+    list: Vec<u32>,
 }
 
 impl UseLists {
@@ -103,12 +121,13 @@ impl UseLists {
     pub(super) fn range(&self, v: ValueId) -> std::ops::Range<usize> {
         self.start[v.0] as usize..self.start[v.0 + 1] as usize
     }
-    /// The user at position `k`.
-    pub(super) fn user(&self, k: usize) -> InstRef {
-        let (b, i) = self.list[k];
+    /// The user at position `k`; `layout` is any per-instruction table of
+    /// the function (it knows where each block starts).
+    pub(super) fn user<T>(&self, k: usize, layout: &PerInst<T>) -> InstRef {
+        let (b, i) = layout.locate(self.list[k] as usize);
         InstRef {
-            block: BlockId(b as usize),
-            index: i as usize,
+            block: BlockId(b),
+            index: i,
         }
     }
 }
@@ -136,12 +155,12 @@ pub(super) fn use_lists(f: &Function) -> UseLists {
         .iter()
         .map(|v| match v.def {
             ValueDef::Arg(_) => NONE,
-            ValueDef::Inst { block, index } => block_start[block.0] + index as u32,
+            ValueDef::Inst { block, index } => block_start[block.0] + index,
         })
         .collect();
     drop(block_start);
     // Each use of `v` at position `p`: written before the definition or not.
-    let for_each_use = |visit: &mut dyn FnMut(usize, InstRef, bool)| {
+    let for_each_use = |visit: &mut dyn FnMut(usize, u32, bool)| {
         let mut p = 0u32;
         for b in f.block_ids() {
             for i in 0..=f.block(b).insts.len() {
@@ -149,7 +168,7 @@ pub(super) fn use_lists(f: &Function) -> UseLists {
                 for_each_operand(f, r, |op| {
                     if let Some(v) = op.as_local() {
                         let d = def_pos[v.0];
-                        visit(v.0, r, d != NONE && p <= d);
+                        visit(v.0, p, d != NONE && p <= d);
                     }
                 });
                 p += 1;
@@ -181,9 +200,8 @@ pub(super) fn use_lists(f: &Function) -> UseLists {
     let mut next_after: Vec<u32> = (0..n).map(|v| start[v] + after[v]).collect();
     drop(after);
     let mut next_before = next_after.clone();
-    let mut list = vec![(0u32, 0u32); total as usize];
-    for_each_use(&mut |v, r, is_before| {
-        let u = (r.block.0 as u32, r.index as u32);
+    let mut list = vec![0u32; total as usize];
+    for_each_use(&mut |v, u, is_before| {
         if is_before {
             list[next_before[v] as usize] = u;
             next_before[v] += 1;
@@ -193,4 +211,38 @@ pub(super) fn use_lists(f: &Function) -> UseLists {
         }
     });
     UseLists { start, list }
+}
+
+/// A set of indices below `n` that is cleared in time proportional to its
+/// size: a bit an index and the list of those in it (a search stamp took
+/// 4 bytes an index: issue 17, a function of 1,000,000 blocks).
+pub(super) struct MarkSet {
+    bits: Vec<u64>,
+    members: Vec<u32>,
+}
+
+impl MarkSet {
+    pub(super) fn new(n: usize) -> MarkSet {
+        MarkSet {
+            bits: vec![0; n.div_ceil(64)],
+            members: Vec::new(),
+        }
+    }
+
+    /// Adds `p`; false when it was in the set already.
+    pub(super) fn insert(&mut self, p: u32) -> bool {
+        let (w, bit) = (p as usize / 64, 1u64 << (p % 64));
+        if self.bits[w] & bit != 0 {
+            return false;
+        }
+        self.bits[w] |= bit;
+        self.members.push(p);
+        true
+    }
+
+    pub(super) fn clear(&mut self) {
+        for p in self.members.drain(..) {
+            self.bits[p as usize / 64] &= !(1u64 << (p % 64));
+        }
+    }
 }

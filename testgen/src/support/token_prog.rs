@@ -370,10 +370,7 @@ impl TokenProg {
             values.push(ValueInfo {
                 name: Name::Named(format!("{name}.t{t}").into()),
                 ty: Type::Token,
-                def: ValueDef::Inst {
-                    block: BlockId(b),
-                    index: i,
-                },
+                def: ValueDef::inst(BlockId(b), i),
             });
         }
         let tok = |t: usize| ValueId(first_token_value + t);

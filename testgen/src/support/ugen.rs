@@ -127,10 +127,7 @@ pub fn build(u: &UFunc) -> Function {
             values.push(ValueInfo {
                 name: Name::Named(format!("v{dst}").into()),
                 ty,
-                def: ValueDef::Inst {
-                    block: BlockId(bi),
-                    index: ii,
-                },
+                def: ValueDef::inst(BlockId(bi), ii),
             });
         }
     }

@@ -22,7 +22,7 @@ pub(super) fn key_widths(p: &Prepared, v: ValueId, depth: usize, anchor_w: u32) 
     let ValueDef::Inst { block, index } = p.func.value(v).def else {
         return Vec::new();
     };
-    match p.call(block.0, index) {
+    match p.call(block.0, index as usize) {
         Some(c) => match c.sem {
             CallSem::Anchor => vec![anchor_w],
             CallSem::Loop if depth < 64 => {

@@ -262,7 +262,13 @@ fn relevant(f: &Function, b: usize) -> Vec<ValueId> {
     let mut def: HashMap<ValueId, InstRef> = HashMap::default();
     for (vi, info) in f.values.iter().enumerate() {
         if let ValueDef::Inst { block, index } = info.def {
-            def.insert(ValueId(vi), InstRef { block, index });
+            def.insert(
+                ValueId(vi),
+                InstRef {
+                    block,
+                    index: index as usize,
+                },
+            );
         }
     }
     while let Some(v) = work.pop() {

@@ -5,7 +5,9 @@
 
 use std::fmt::Write;
 
-use super::super::{Atomic, Attr, Const, Function, Name, Operand, Type, TypedConst, TypedOperand};
+use super::super::{
+    Atomic, Attr, Const, FuncType, Function, Name, Operand, Type, TypedConst, TypedOperand,
+};
 
 /// How the printer writes what LLVM can spell in more than one way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,9 +145,9 @@ pub(super) fn write_type(o: &mut String, t: &Type, style: Style) {
             write_type(o, elem, style);
             o.push('>');
         }
-        Type::Array { len, elem } => {
-            let _ = write!(o, "[{len} x ");
-            write_type(o, elem, style);
+        Type::Array(a) => {
+            let _ = write!(o, "[{} x ", a.len);
+            write_type(o, &a.elem, style);
             o.push(']');
         }
         Type::Struct { fields, packed } => {
@@ -174,11 +176,12 @@ pub(super) fn write_type(o: &mut String, t: &Type, style: Style) {
             }
             o.push('*');
         }
-        Type::Func {
-            ret,
-            params,
-            varargs,
-        } => {
+        Type::Func(f) => {
+            let FuncType {
+                ret,
+                params,
+                varargs,
+            } = &**f;
             write_type(o, ret, style);
             o.push_str(" (");
             list(o, params);
@@ -442,10 +445,10 @@ pub fn abi_align(t: &Type) -> u64 {
             _ => 8,
         },
         Type::Vector { len, elem, .. } => {
-            let bytes = len * type_store_size(elem);
+            let bytes = u64::from(*len) * type_store_size(elem);
             bytes.max(1).next_power_of_two()
         }
-        Type::Array { elem, .. } => abi_align(elem),
+        Type::Array(a) => abi_align(&a.elem),
         Type::Struct { fields, packed } => {
             if *packed {
                 1
