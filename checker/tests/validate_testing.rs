@@ -131,9 +131,11 @@ fn talking(f: &str) -> String {
 /// Through `validate`'s adapter. Stores through a kernel buffer are in the
 /// encoding now (R-MEM-SMT, issue 12 item 3): the correct sinking is
 /// proved within the bounds and the wrong one is a replayed
-/// counterexample. When threads communicate through the buffer the
-/// encoder answers unsupported and testing decides: the counterexample is
-/// found, and with no difference the verdict stays unsupported.
+/// counterexample. Threads that exchange slots across an aligned barrier
+/// are in the encoding too (R-MEM-SYNC-SMT). When threads communicate
+/// through the buffer without a barrier between (a race) the encoder
+/// answers unsupported and testing decides: the counterexample is found,
+/// and with no difference the verdict stays unsupported.
 #[test]
 fn adapter_reports_testing_results() {
     let src = parse(&format!("{HEAD}{SRC}"));
@@ -162,6 +164,19 @@ fn adapter_reports_testing_results() {
         threads: vec![2, 3],
         ..opts()
     };
+    let r = check_function(&pair(&src, &sunk), "k", &two, true, None);
+    assert_eq!(r.verdict, FnVerdict::Refines, "{}", r.reason);
+    let r = check_function(&pair(&src, &wrong), "k", &two, true, None);
+    assert_eq!(r.verdict, FnVerdict::Counterexample, "{}", r.reason);
+    assert!(!r.reason.contains("interpreter testing"), "{}", r.reason);
+
+    // Without the barrier the exchange races: outside the encoding.
+    let racing = |f: String| f.replace("  call void @llvm.amdgcn.s.barrier()\n", "");
+    let src = parse(&racing(talking(&format!("{HEAD}{SRC}"))));
+    let (sunk, wrong) = (
+        parse(&racing(talking(&format!("{HEAD}{SUNK}")))),
+        parse(&racing(talking(&format!("{HEAD}{SUNK_WRONG}")))),
+    );
     let r = check_function(&pair(&src, &sunk), "k", &two, true, None);
     assert_eq!(r.verdict, FnVerdict::Unsupported, "{}", r.reason);
     assert!(
