@@ -28,7 +28,10 @@ declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare i32 @llvm.amdgcn.mbcnt.lo(i32, i32)
 declare i32 @llvm.amdgcn.mbcnt.hi(i32, i32)
-declare i1 @llvm.amdgcn.inverse.ballot.i64(i64) convergent";
+declare i1 @llvm.amdgcn.inverse.ballot.i64(i64) convergent
+declare i32 @_Z13sub_group_alli(i32) convergent
+declare i32 @_Z13sub_group_anyi(i32) convergent
+declare i32 @llvm.amdgcn.wwm.i32(i32) convergent";
 
 fn both(src: &str, tgt: &str) -> String {
     let (src, tgt) = (format!("{src}\n{DECLS}"), format!("{tgt}\n{DECLS}"));
@@ -177,6 +180,26 @@ fn mbcnt_and_inverse_ballot_read_the_lane() {
     let none = "  %f = call i1 @llvm.amdgcn.inverse.ballot.i64(i64 0)\n  %r = zext i1 %f to i32";
     assert_eq!(both(&k(none), &k(zero)), "refines");
     assert_eq!(both(&k(inv), &k(zero)), "counterexample");
+}
+
+/// OpenCL's `sub_group_all(int)` votes on nonzero `int`s (the
+/// interpreter's `truth`), so normalising the argument to 0/1 changes
+/// nothing and `any` differs; `llvm.amdgcn.wwm` passes its operand
+/// through (R-LANE-SMT).
+#[test]
+fn int_votes_and_pass_through() {
+    let all = "  %r = call i32 @_Z13sub_group_alli(i32 %x)";
+    let norm = "  %nz = icmp ne i32 %x, 0
+  %n = zext i1 %nz to i32
+  %r = call i32 @_Z13sub_group_alli(i32 %n)";
+    assert_eq!(both(&divergent(all), &divergent(norm)), "refines");
+    let any = "  %r = call i32 @_Z13sub_group_anyi(i32 %x)";
+    assert_eq!(both(&k(all), &k(any)), "counterexample");
+    let wwm = "  %r = call i32 @llvm.amdgcn.wwm.i32(i32 %x)";
+    let plain = "  %r = add i32 %x, 0";
+    assert_eq!(both(&k(wwm), &k(plain)), "refines");
+    let off = "  %r = add i32 %x, 1";
+    assert_eq!(both(&k(wwm), &k(off)), "counterexample");
 }
 
 proptest::proptest! {

@@ -237,7 +237,9 @@ pub fn classify_call(m: &Module, call: &Call, oob_ub: bool) -> Result<CallInfo, 
                 },
             },
         },
-        Some(op @ (Op::Mbcnt { .. } | Op::InverseBallot { .. })) => CallSem::Lane(op),
+        Some(op @ (Op::Mbcnt { .. } | Op::InverseBallot { .. } | Op::PassThrough { .. })) => {
+            CallSem::Lane(op)
+        }
         Some(op) if set_op_encoded(op) => CallSem::Set {
             op,
             oob_ub: matches!(op, Op::Shuffle { .. } | Op::Broadcast { .. })
@@ -417,9 +419,8 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
         }
         CallSem::Set { op, .. } => match *op {
             Op::Ballot { arg: a } => int_ok(res) && arg(a as usize) == Some(&Type::Int(1)),
-            Op::Vote { arg: a, .. } => {
-                *res == Type::Int(1) && arg(a as usize) == Some(&Type::Int(1))
-            }
+            // OpenCL's `sub_group_all(int)`: any integer, nonzero is true.
+            Op::Vote { arg: a, .. } => int_ok(res) && arg(a as usize).is_some_and(int_ok),
             Op::First { arg: a } | Op::Reduce { arg: a, .. } => {
                 int_ok(res) && arg(a as usize) == Some(res)
             }
@@ -443,6 +444,9 @@ pub(crate) fn call_types(sem: &CallSem, c: &Call) -> Option<String> {
         CallSem::Lane(Op::InverseBallot { arg: a }) => {
             *res == Type::Int(1) && arg(*a as usize).is_some_and(int_ok)
         }
+        // Any type: the operand unchanged (`llvm.amdgcn.wwm`,
+        // `addrspacecast.nonnull`), as `machine::collective::per_thread`.
+        CallSem::Lane(Op::PassThrough { arg: a }) => arg(*a as usize) == Some(res),
         CallSem::Lane(_) => false,
         // The interpreter computes these on floats of one format (on
         // vectors of them lane by lane).

@@ -246,8 +246,13 @@ impl Builder<'_, '_> {
     /// `machine::collective::per_thread`: `mbcnt.lo(mask, acc)` is `acc`
     /// plus the bits of `mask` below the lane (at most 32), `mbcnt.hi` the
     /// bits below `lane - 32`; `inverse.ballot(mask)` is bit `lane` of
-    /// `mask` (0 past its width). Poison when an operand read is.
+    /// `mask` (0 past its width); a pass-through (`llvm.amdgcn.wwm`,
+    /// `addrspacecast.nonnull`) its operand. Poison when an operand read
+    /// is.
     fn lane_op(&mut self, th: &ThreadSt, op: Op, args: &[V]) -> V {
+        if let Op::PassThrough { arg } = op {
+            return args[arg as usize].clone();
+        }
         let lane = self.launch.tid(self.t, th.t, 64);
         match op {
             Op::Mbcnt { hi } => {

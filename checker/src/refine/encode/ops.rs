@@ -310,18 +310,24 @@ impl Builder<'_, '_> {
         let fls = self.t.fls();
         let mut poison = fls;
         let mut bits = Vec::new();
+        // The argument at its own width (`i1`, or OpenCL's `int`): nonzero
+        // is true, as the interpreter's `truth`.
+        let mut set_of = Vec::new();
         for (u, (is, _)) in mem.iter().enumerate() {
-            let (b, p) = self.member_arg(mem, u, a, 1);
+            let (b, p) = self.member_arg_any(mem, u, a);
             let pm = self.t.and(&[*is, p]);
             poison = self.t.or(&[poison, pm]);
+            let bw = self.width_of(&V::Int { bits: b, poison: p }).unwrap_or(1);
+            let z = self.bv(bw, 0);
+            let zero = self.t.eq(b, z);
+            set_of.push(self.t.not(zero));
             bits.push(b);
         }
-        let one = self.bv(1, 1);
         let holds = match vote {
             Vote::All | Vote::Any => {
                 let mut acc = if vote == Vote::All { self.t.tru() } else { fls };
                 for (u, (is, _)) in mem.iter().enumerate() {
-                    let set = self.t.eq(bits[u], one);
+                    let set = set_of[u];
                     acc = if vote == Vote::All {
                         let out = self.t.not(*is);
                         let ok = self.t.or(&[out, set]);
