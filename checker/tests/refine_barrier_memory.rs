@@ -12,7 +12,7 @@
 
 mod common;
 
-use checker::agree::{agreement_memory, MemAgree};
+use checker::agree::MemAgree;
 use common::Got;
 
 const DECL: &str = "declare i32 @tid() nounwind readnone\n\
@@ -23,8 +23,18 @@ fn check(src: &str, tgt: &str, threads: Vec<usize>) -> Got {
 }
 
 fn agree(src: &str, tgt: &str) -> MemAgree {
-    let with = |t: &str| format!("{t}\n{DECL}");
-    agreement_memory(&with(src), &with(tgt)).unwrap_or_else(|e| panic!("{e}"))
+    common::agree_memory(src, tgt, DECL)
+}
+
+/// `kernel` with the load of the neighbour's slot hoisted above the store
+/// and the barrier.
+fn hoist(kernel: &str) -> String {
+    let h = kernel.replace(
+        "  store i32 %v, ptr %p\n  call void @barrier()\n  %u = xor i32 %t, 1\n  %q = getelementptr inbounds i32, ptr %out, i32 %u\n  %y = load i32, ptr %q\n",
+        "  %u = xor i32 %t, 1\n  %q = getelementptr inbounds i32, ptr %out, i32 %u\n  %y = load i32, ptr %q\n  store i32 %v, ptr %p\n  call void @barrier()\n",
+    );
+    assert_ne!(h, kernel, "the exchange's lines moved");
+    h
 }
 
 /// `out[t] = x + 1; barrier; out[4 + t] = out[t ^ 1]`.
@@ -63,22 +73,8 @@ fn exchange_across_a_barrier_is_checked() {
 /// (a race): outside the encoding, never "refines".
 #[test]
 fn load_hoisted_above_its_barrier_is_not_refines() {
-    let hoisted = "define void @k(ptr %in, ptr %out, i32 %x) {
-entry:
-  %t = call i32 @tid()
-  %p = getelementptr inbounds i32, ptr %out, i32 %t
-  %v = add i32 %x, 1
-  %u = xor i32 %t, 1
-  %q = getelementptr inbounds i32, ptr %out, i32 %u
-  %y = load i32, ptr %q
-  store i32 %v, ptr %p
-  call void @barrier()
-  %s = add i32 %t, 4
-  %r = getelementptr inbounds i32, ptr %out, i32 %s
-  store i32 %y, ptr %r
-  ret void
-}";
-    match check(EXCHANGE, hoisted, vec![1, 2]) {
+    let hoisted = hoist(EXCHANGE);
+    match check(EXCHANGE, &hoisted, vec![1, 2]) {
         Got::Unsupported(why) => assert!(why.contains("communicate"), "{why}"),
         other => panic!("{other:?}"),
     }
@@ -129,10 +125,7 @@ fn hoisted_load_is_found_by_interpreter_testing() {
                 .replace("call void @barrier()", "call void @llvm.amdgcn.s.barrier()")
         )
     };
-    let hoisted = EXCHANGE.replace(
-        "  store i32 %v, ptr %p\n  call void @barrier()\n  %u = xor i32 %t, 1\n  %q = getelementptr inbounds i32, ptr %out, i32 %u\n  %y = load i32, ptr %q\n",
-        "  %u = xor i32 %t, 1\n  %q = getelementptr inbounds i32, ptr %out, i32 %u\n  %y = load i32, ptr %q\n  store i32 %v, ptr %p\n  call void @barrier()\n",
-    );
+    let hoisted = hoist(EXCHANGE);
     assert_ne!(hoisted, EXCHANGE);
     let src = semantics::parse_module("src.ll", &amd(EXCHANGE)).expect("parses");
     let tgt = semantics::parse_module("tgt.ll", &amd(&hoisted)).expect("parses");

@@ -13,7 +13,7 @@
 
 mod common;
 
-use checker::agree::{agreement_memory, MemAgree};
+use checker::agree::MemAgree;
 use common::Got;
 
 const DECL: &str = "declare i32 @tid() nounwind readnone\n\
@@ -25,8 +25,7 @@ fn check(src: &str, tgt: &str, threads: Vec<usize>) -> Got {
 
 /// The interpreter and the checker on the pair (M-AGREE).
 fn agree(src: &str, tgt: &str) -> MemAgree {
-    let with = |t: &str| format!("{t}\n{DECL}");
-    agreement_memory(&with(src), &with(tgt)).unwrap_or_else(|e| panic!("{e}"))
+    common::agree_memory(src, tgt, DECL)
 }
 
 /// `out[i+1] = out[i] + 1` for i in 0..3, in every thread: each thread

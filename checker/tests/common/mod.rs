@@ -111,6 +111,15 @@ pub enum Got {
 /// interpreter on both sides; an unknown verdict or an error fails the
 /// test.
 #[allow(dead_code)] // used by the memory crates only
+/// M-AGREE on a memory pair: the interpreter's verdict and the checker's
+/// (`checker::agree::agreement_memory`), each program with `decls`
+/// appended; an error fails the test.
+pub fn agree_memory(src: &str, tgt: &str, decls: &str) -> checker::agree::MemAgree {
+    let with = |t: &str| format!("{t}\n{decls}");
+    checker::agree::agreement_memory(&with(src), &with(tgt)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[allow(dead_code)] // used by the memory crates only
 pub fn check_memory(src: &str, tgt: &str, decls: &str, threads: Vec<usize>) -> Got {
     use checker::refine::{check_pair, Options};
     let parse = |text: &str| {
