@@ -274,14 +274,10 @@ impl Builder<'_, '_> {
                 let one = self.bv(64, 1);
                 let sh = self.t.bv_shl(one, below);
                 let low = self.t.bv_sub(sh, one);
-                let m64 = self.t.zero_ext(32, m);
-                let kept = self.t.bv_and(m64, low);
-                let mut count = self.bv(32, 0);
-                for k in 0..32 {
-                    let b = self.t.extract(k, k, kept);
-                    let b = self.t.zero_ext(31, b);
-                    count = self.t.bv_add(count, b);
-                }
+                // below <= 32, so the mask of the lanes below fits 32 bits.
+                let low = self.t.extract(31, 0, low);
+                let kept = self.t.bv_and(m, low);
+                let count = self.ctpop(kept, 32);
                 let bits = self.t.bv_add(acc, count);
                 let poison = self.t.or(&[mp, ap]);
                 V::Int { bits, poison }

@@ -77,6 +77,15 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Whether a member's argument (at its own width) is true: nonzero,
+    /// as the interpreter's `truth`.
+    fn nonzero(&mut self, b: TermId) -> TermId {
+        let bw = self.t.sort(b).bv_width().unwrap_or(1);
+        let z = self.bv(bw, 0);
+        let zero = self.t.eq(b, z);
+        self.t.not(zero)
+    }
+
     /// Bit `u` of an `i{w}` mask when `c` holds (lanes past `w` are
     /// dropped, as the interpreter's mask of `w` bits).
     fn lane_bit(&mut self, w: u32, u: usize, c: TermId) -> TermId {
@@ -214,10 +223,7 @@ impl Builder<'_, '_> {
         let mut poison = fls;
         for (u, (is, _)) in mem.iter().enumerate() {
             let (b, p) = self.member_arg_any(mem, u, a);
-            let bw = self.width_of(&V::Int { bits: b, poison: p }).unwrap_or(1);
-            let z = self.bv(bw, 0);
-            let zero = self.t.eq(b, z);
-            let nz = self.t.not(zero);
+            let nz = self.nonzero(b);
             let c = self.t.and(&[*is, nz]);
             let one = self.bv(w, 1);
             let zw = self.bv(w, 0);
@@ -317,10 +323,7 @@ impl Builder<'_, '_> {
             let (b, p) = self.member_arg_any(mem, u, a);
             let pm = self.t.and(&[*is, p]);
             poison = self.t.or(&[poison, pm]);
-            let bw = self.width_of(&V::Int { bits: b, poison: p }).unwrap_or(1);
-            let z = self.bv(bw, 0);
-            let zero = self.t.eq(b, z);
-            set_of.push(self.t.not(zero));
+            set_of.push(self.nonzero(b));
             bits.push(b);
         }
         let holds = match vote {

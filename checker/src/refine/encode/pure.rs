@@ -147,7 +147,7 @@ impl Builder<'_, '_> {
     }
 
     /// `llvm.ctpop` of a `w`-bit term.
-    fn ctpop(&mut self, a: TermId, w: u32) -> TermId {
+    pub(super) fn ctpop(&mut self, a: TermId, w: u32) -> TermId {
         if w >= 8 && w.is_power_of_two() && w <= 64 {
             // SWAR population count (cheap to bit-blast, unlike a sum of w
             // extended bits).
