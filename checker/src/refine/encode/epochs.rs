@@ -157,9 +157,13 @@ impl Builder<'_, '_> {
     /// `G`'s definitions (into `enc.defs`), and for executions whose
     /// barriers are aligned the conflict condition and the final contents
     /// of the observed objects (module documentation).
-    pub(super) fn final_memory_epochs(&mut self, enc: &mut Enc, views: &[ThreadMem]) -> EpochParts {
+    pub(super) fn final_memory_epochs(
+        &mut self,
+        enc: &mut Enc,
+        views: &[ThreadMem],
+        init: &[Vec<MByte>],
+    ) -> EpochParts {
         let objs = self.p.mem.objects.clone();
-        let init = self.mem_start();
         let n = views.len();
         let tru = self.t.tru();
         // Every thread's segments, its end last.

@@ -368,13 +368,14 @@ impl Builder<'_, '_> {
             return;
         }
         // R-MEM-SYNC-SMT: communication across aligned barriers.
-        let epochs = (!self.epochs.is_empty()).then(|| self.final_memory_epochs(enc, &views));
+        let init = self.mem_start();
+        let epochs =
+            (!self.epochs.is_empty()).then(|| self.final_memory_epochs(enc, &views, &init));
         let p = self.p;
         let has_sync = p.func.blocks.iter().flat_map(|b| &b.insts).any(|i| {
             matches!(&i.kind, semantics::ir::InstKind::Call(c)
                 if semantics::machine::access::synchronizes(p.module, c))
         });
-        let init = self.mem_start();
         let mut conflicts = Vec::new();
         for (j, o) in objs.iter().enumerate() {
             if !o.shared() {
