@@ -341,3 +341,38 @@ fn anchor_all_lets_either_thread_run_ahead() {
     );
     assert_eq!((ahead1, ahead0), (Answer::Sometimes, Answer::Sometimes));
 }
+
+/// `run`'s streamed outputs (render::write_json, render::write_text) are
+/// the text of the whole values (`to_string_pretty` of render::json with
+/// the extra fields, render::text), key order and the place of
+/// "executions" included, on examples whose fields sort before and after it.
+#[test]
+fn streamed_outputs_equal_the_whole_values() {
+    for (file, n) in [
+        ("cl21-maximal-convergence.ll", 2),
+        ("cl05-exit-loop-token.ll", 3),
+        ("cl22-nested-irreducible.ll", 2),
+        ("cl09-heart-in-if.ll", 3),
+    ] {
+        let (m, ex) = run(file, &threads(n));
+        let mut extra = serde_json::Map::new();
+        extra.insert("aaa_first".into(), serde_json::json!(1));
+        extra.insert("interrupted".into(), serde_json::json!(false));
+        extra.insert("zzz_last".into(), serde_json::json!([2]));
+        let mut whole = render::json(&m, &ex);
+        for (k, v) in &extra {
+            whole[k] = v.clone();
+        }
+        let mut streamed = Vec::new();
+        render::write_json(&m, &ex, extra, &mut streamed).expect("write to a vector");
+        let want = serde_json::to_string_pretty(&whole).expect("json") + "\n";
+        assert_eq!(String::from_utf8(streamed).expect("utf-8"), want, "{file}");
+        let mut text = Vec::new();
+        render::write_text(&m, &ex, &mut text).expect("write to a vector");
+        assert_eq!(
+            String::from_utf8(text).expect("utf-8"),
+            render::text(&m, &ex),
+            "{file}"
+        );
+    }
+}

@@ -19,7 +19,7 @@ use semantics::machine::{
     ShuffleOob, Uncontrolled, DEFAULT_MAX_EXECUTIONS, DEFAULT_MAX_STEPS,
 };
 
-use crate::cli::{emit, emitln, load_module, CliError, Exit};
+use crate::cli::{emit, emit_with, emitln, load_module, CliError, Exit};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum EnvArg {
@@ -601,12 +601,15 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     if let Some(cond) = cond {
         let (answer, witness) = query::answer(&module, &cond, &ex);
         if args.json {
-            let mut j = render::json(&module, &ex);
-            j["exists"] = serde_json::json!({"answer": answer.to_string(), "witness": witness});
-            j["unknown_calls"] = unknown_json.clone();
-            j["interrupted"] = serde_json::json!(stopped);
-            j["time_limit_reached"] = serde_json::json!(timed_out);
-            emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
+            let mut extra = serde_json::Map::new();
+            extra.insert(
+                "exists".into(),
+                serde_json::json!({"answer": answer.to_string(), "witness": witness}),
+            );
+            extra.insert("unknown_calls".into(), unknown_json.clone());
+            extra.insert("interrupted".into(), serde_json::json!(stopped));
+            extra.insert("time_limit_reached".into(), serde_json::json!(timed_out));
+            emit_with(|out| render::write_json(&module, &ex, extra, out))?;
         } else {
             if partial {
                 emitln(&banner)?;
@@ -642,16 +645,16 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         });
     }
     if args.json {
-        let mut j = render::json(&module, &ex);
-        j["interrupted"] = serde_json::json!(stopped);
-        j["time_limit_reached"] = serde_json::json!(timed_out);
-        j["unknown_calls"] = unknown_json;
-        emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
+        let mut extra = serde_json::Map::new();
+        extra.insert("interrupted".into(), serde_json::json!(stopped));
+        extra.insert("time_limit_reached".into(), serde_json::json!(timed_out));
+        extra.insert("unknown_calls".into(), unknown_json);
+        emit_with(|out| render::write_json(&module, &ex, extra, out))?;
     } else {
         if partial {
             emitln(&banner)?;
         }
-        emit(&render::text(&module, &ex))?;
+        emit_with(|out| render::write_text(&module, &ex, out))?;
         if let Some(l) = &unknown_line {
             emitln(l)?;
         }

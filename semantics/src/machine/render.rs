@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::ir::{Module, TermKind};
 
-use super::launch::{Execution, Exploration, VisitRef};
+use super::launch::{Behaviour, Execution, Exploration, VisitRef};
 use super::state::{Observation, ThreadEnd};
 use super::Outcome;
 
@@ -248,41 +248,57 @@ pub fn outcome_text(module: &Module, outcome: &Outcome) -> String {
 
 /// The default text output: each distinct behaviour's table, then counts.
 pub fn text(module: &Module, ex: &Exploration) -> String {
-    let mut s = String::new();
+    let mut out = Vec::new();
+    // Writing to a vector cannot fail.
+    let _ = write_text(module, ex, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`text`] written behaviour by behaviour, so that a long listing (cut
+/// executions of a loop at `--max-steps`: megabytes per behaviour) is never
+/// held whole in memory.
+pub fn write_text(
+    module: &Module,
+    ex: &Exploration,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     for (i, b) in ex.behaviours.iter().enumerate() {
-        let e = &b.execution;
+        w.write_all(behaviour_text(module, ex, i, b).as_bytes())?;
+    }
+    w.write_all(counts(ex).as_bytes())?;
+    w.write_all(hierarchies(module, ex).as_bytes())
+}
+
+/// One behaviour of [`text`] (its number is `i + 1`).
+fn behaviour_text(module: &Module, ex: &Exploration, i: usize, b: &Behaviour) -> String {
+    let mut s = String::new();
+    let e = &b.execution;
+    let _ = writeln!(
+        s,
+        "behaviour {} ({} execution{}): {}",
+        i + 1,
+        b.count,
+        if b.count == 1 { "" } else { "s" },
+        outcome_text(module, &e.outcome)
+    );
+    for (name, vals) in &e.inputs {
+        let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+        let _ = writeln!(s, "  %{name} = [{}]", vs.join(", "));
+    }
+    s += &table(module, &ex.kernel, e);
+    s += &events(module, &ex.kernel, e);
+    // R-MEM: the final contents of the observed objects.
+    for (name, bytes) in e.memory.iter().filter(|(n, _)| super::memory::shown(n)) {
         let _ = writeln!(
             s,
-            "behaviour {} ({} execution{}): {}",
-            i + 1,
-            b.count,
-            if b.count == 1 { "" } else { "s" },
-            outcome_text(module, &e.outcome)
+            "  memory {name} = [{}]",
+            super::memory::words(bytes).join(", ")
         );
-        for (name, vals) in &e.inputs {
-            let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(s, "  %{name} = [{}]", vs.join(", "));
-        }
-        s += &table(module, &ex.kernel, e);
-        s += &events(module, &ex.kernel, e);
-        // R-MEM: the final contents of the observed objects.
-        for (name, bytes) in e.memory.iter().filter(|(n, _)| super::memory::shown(n)) {
-            let _ = writeln!(
-                s,
-                "  memory {name} = [{}]",
-                super::memory::words(bytes).join(", ")
-            );
-        }
-        s += "\n";
     }
-    s += &counts(ex);
-    s += &hierarchies(module, ex);
+    s += "\n";
     s
 }
 
-/// D-HIER: the number of cycle hierarchies per function with cycles, and
-/// the blocks whose converged-with relation differs between hierarchies in
-/// the explored executions (not m-converged).
 pub fn hierarchies(module: &Module, ex: &Exploration) -> String {
     if ex.hierarchies.iter().all(|(_, n)| *n <= 1) {
         return String::new();
@@ -350,79 +366,148 @@ pub fn counts(ex: &Exploration) -> String {
 
 /// JSON: `{"executions": [{"traces", "converged", "events", ...}], ...}`.
 pub fn json(module: &Module, ex: &Exploration) -> Value {
-    let execs: Vec<Value> = ex
+    let mut j = json_summary(module, ex);
+    let execs = ex
         .behaviours
         .iter()
-        .map(|b| {
-            let e = &b.execution;
-            let traces: Vec<Vec<String>> = e
-                .threads
-                .iter()
-                .map(|th| {
-                    th.trace
-                        .iter()
-                        .map(|v| block_label(module, &ex.kernel, v.func, v.block))
-                        .collect()
-                })
-                .collect();
-            let sets = e.event_sets();
-            let mut events = Vec::new();
-            for (t, th) in e.threads.iter().enumerate() {
-                for (ev, set) in th.events.iter().zip(&sets[t]) {
-                    events.push(json!({
-                        "thread": t,
-                        "position": ev.pos,
-                        "callee": ev.callee,
-                        "args": ev.args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
-                        "set": set.iter().map(|(u, p)| [*u, *p]).collect::<Vec<_>>(),
-                        "result": ev.result.as_ref().map(|r| r.to_string()),
-                    }));
+        .map(|b| json_behaviour(module, ex, b))
+        .collect();
+    j.insert("executions".into(), Value::Array(execs));
+    Value::Object(j)
+}
+
+/// [`json`] with the `extra` fields added, pretty-printed to `w` one
+/// behaviour at a time: the same text as `to_string_pretty` of the whole
+/// value (keys in order, "executions" among them), without ever holding the
+/// JSON value of every behaviour (before, the tree of 2,401 cut loop
+/// executions at 2 threads took 9.8 GB and 38 s after `--time-limit`).
+pub fn write_json(
+    module: &Module,
+    ex: &Exploration,
+    extra: serde_json::Map<String, Value>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut fields = json_summary(module, ex);
+    fields.extend(extra);
+    let streamed = Streamed { module, ex, fields };
+    serde_json::to_writer_pretty(&mut *w, &streamed).map_err(std::io::Error::from)?;
+    w.write_all(b"\n")
+}
+
+/// The top-level object of [`write_json`]: the summary's fields in key
+/// order, with "executions" serialized behaviour by behaviour in its place.
+struct Streamed<'a> {
+    module: &'a Module,
+    ex: &'a Exploration,
+    fields: serde_json::Map<String, Value>,
+}
+
+impl serde::Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        struct Execs<'a>(&'a Module, &'a Exploration);
+        impl serde::Serialize for Execs<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.1.behaviours.len()))?;
+                for b in &self.1.behaviours {
+                    seq.serialize_element(&json_behaviour(self.0, self.1, b))?;
                 }
+                seq.end()
             }
-            let ends: Vec<Value> = e
-                .threads
+        }
+        const EXECS: &str = "executions";
+        let mut map = s.serialize_map(Some(self.fields.len() + 1))?;
+        let mut placed = false;
+        for (k, v) in &self.fields {
+            if !placed && k.as_str() > EXECS {
+                map.serialize_entry(EXECS, &Execs(self.module, self.ex))?;
+                placed = true;
+            }
+            map.serialize_entry(k, v)?;
+        }
+        if !placed {
+            map.serialize_entry(EXECS, &Execs(self.module, self.ex))?;
+        }
+        map.end()
+    }
+}
+
+/// One element of [`json`]'s "executions": a distinct behaviour.
+pub fn json_behaviour(module: &Module, ex: &Exploration, b: &Behaviour) -> Value {
+    let e = &b.execution;
+    let traces: Vec<Vec<String>> = e
+        .threads
+        .iter()
+        .map(|th| {
+            th.trace
                 .iter()
-                .map(|th| match &th.end {
-                    Some(ThreadEnd::Returned(v)) => json!({"returned": v.to_string()}),
-                    Some(ThreadEnd::Ub { why, .. }) => json!({"ub": why}),
-                    Some(ThreadEnd::Cut) => json!("cut"),
-                    None => Value::Null,
-                })
-                .collect();
-            let observations: Vec<Vec<String>> = e
-                .threads
+                .map(|v| block_label(module, &ex.kernel, v.func, v.block))
+                .collect()
+        })
+        .collect();
+    let sets = e.event_sets();
+    let mut events = Vec::new();
+    for (t, th) in e.threads.iter().enumerate() {
+        for (ev, set) in th.events.iter().zip(&sets[t]) {
+            events.push(json!({
+                "thread": t,
+                "position": ev.pos,
+                "callee": ev.callee,
+                "args": ev.args.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+                "set": set.iter().map(|(u, p)| [*u, *p]).collect::<Vec<_>>(),
+                "result": ev.result.as_ref().map(|r| r.to_string()),
+            }));
+        }
+    }
+    let ends: Vec<Value> = e
+        .threads
+        .iter()
+        .map(|th| match &th.end {
+            Some(ThreadEnd::Returned(v)) => json!({"returned": v.to_string()}),
+            Some(ThreadEnd::Ub { why, .. }) => json!({"ub": why}),
+            Some(ThreadEnd::Cut) => json!("cut"),
+            None => Value::Null,
+        })
+        .collect();
+    let observations: Vec<Vec<String>> = e
+        .threads
+        .iter()
+        .map(|th| {
+            th.observations
                 .iter()
-                .map(|th| {
-                    th.observations
-                        .iter()
-                        .map(|o| match o {
-                            Observation::Store { obj, off, value } => {
-                                format!("store obj{obj}+{off} = {value}")
-                            }
-                            Observation::Call { callee, args, result } => {
-                                let a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
-                                format!("call @{callee}({}) = {result}", a.join(", "))
-                            }
-                        })
-                        .collect()
+                .map(|o| match o {
+                    Observation::Store { obj, off, value } => {
+                        format!("store obj{obj}+{off} = {value}")
+                    }
+                    Observation::Call {
+                        callee,
+                        args,
+                        result,
+                    } => {
+                        let a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+                        format!("call @{callee}({}) = {result}", a.join(", "))
+                    }
                 })
-                .collect();
-            json!({
-                "count": b.count,
-                "outcome": outcome_text(module, &e.outcome),
-                "inputs": e.inputs.iter().map(|(n, v)| (n.clone(), v.iter().map(|x| x.to_string()).collect::<Vec<_>>())).collect::<std::collections::BTreeMap<_, _>>(),
-                "traces": traces,
-                "converged": e.visit_classes().iter().map(|c| c.iter().map(|(t, p)| [*t, *p]).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                "events": events,
-                "ends": ends,
-                "observations": observations,
-                "memory": e.memory.iter().filter(|(n, _)| super::memory::shown(n)).map(|(n, b)| (n.clone(), super::memory::words(b))).collect::<std::collections::BTreeMap<_, _>>(),
-            })
+                .collect()
         })
         .collect();
     json!({
+        "count": b.count,
+        "outcome": outcome_text(module, &e.outcome),
+        "inputs": e.inputs.iter().map(|(n, v)| (n.clone(), v.iter().map(|x| x.to_string()).collect::<Vec<_>>())).collect::<std::collections::BTreeMap<_, _>>(),
+        "traces": traces,
+        "converged": e.visit_classes().iter().map(|c| c.iter().map(|(t, p)| [*t, *p]).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "events": events,
+        "ends": ends,
+        "observations": observations,
+        "memory": e.memory.iter().filter(|(n, _)| super::memory::shown(n)).map(|(n, b)| (n.clone(), super::memory::words(b))).collect::<std::collections::BTreeMap<_, _>>(),
+    })
+}
+
+/// The fields of [`json`] other than "executions".
+pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String, Value> {
+    let Value::Object(m) = json!({
         "kernel": ex.kernel,
-        "executions": execs,
         "explored": ex.explored,
         "distinct": ex.behaviours.len(),
         "cut": ex.cut,
@@ -439,5 +524,8 @@ pub fn json(module: &Module, ex: &Exploration) -> Value {
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
         "not_m_converged": super::dmax::not_m_converged(ex).into_iter().map(|(f, b)| json!({"function": module.functions[f].name, "block": module.functions[f].block_name(b)})).collect::<Vec<_>>(),
-    })
+    }) else {
+        unreachable!("json! of an object literal is an object")
+    };
+    m
 }
