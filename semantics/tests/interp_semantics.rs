@@ -355,6 +355,17 @@ fn launch_errors_are_typed() {
         explore(&module(two), &n(1)),
         Err(RunError::BadLaunch(_))
     ));
+    // P-LAUNCH: among several definitions, the only one with a kernel
+    // calling convention runs (clang's OpenCL output: the kernel and its
+    // `__clang_ocl_kern_imp_` body); two kernels still need --entry.
+    let kernel_and_body = "define amdgpu_kernel void @k() {\nentry:\n  call void @body()\n  ret void\n}\ndefine void @body() {\nentry:\n  ret void\n}\n";
+    let ex = explore(&module(kernel_and_body), &n(1)).expect("the kernel is found");
+    assert_eq!(ex.kernel, "k");
+    let two_kernels = "define amdgpu_kernel void @k() {\nentry:\n  ret void\n}\ndefine spir_kernel void @j() {\nentry:\n  ret void\n}\n";
+    assert!(matches!(
+        explore(&module(two_kernels), &n(1)),
+        Err(RunError::BadLaunch(why)) if why.contains("not exactly one kernel")
+    ));
     let mut o = n(1);
     o.args.insert("nope".into(), ArgValues::Uniform(1));
     let one = "define void @a(i32 %x) {\nentry:\n  ret void\n}\n";

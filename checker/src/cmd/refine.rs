@@ -75,7 +75,8 @@ pub struct Args {
     /// The target (transformed) program (.ll; `-`: standard input).
     pub tgt: PathBuf,
     /// The kernel to launch (without `@`); default: the only function
-    /// defined in the source.
+    /// defined in the source, else its only one with a kernel calling
+    /// convention.
     #[arg(long)]
     pub kernel: Option<String>,
     /// Bounds and modes (R-BOUND), the same flags as `validate`'s.
@@ -307,17 +308,10 @@ pub fn kernel_name(m: &Module, given: &Option<String>) -> Result<String, CliErro
     if let Some(k) = given {
         return Ok(crate::cli::function_name(k).to_string());
     }
-    let defs: Vec<&str> = m
-        .functions
-        .iter()
-        .filter(|f| f.has_body())
-        .map(|f| f.name.as_str())
-        .collect();
-    match defs.as_slice() {
-        [one] => Ok(one.to_string()),
-        _ => Err(invalid(format!(
-            "the source defines {} functions; name the kernel with --kernel",
-            defs.len()
+    match m.default_entry() {
+        Ok(k) => Ok(m.functions[k].name.clone()),
+        Err(n) => Err(invalid(format!(
+            "the source defines {n} functions and not exactly one kernel; name the kernel with --kernel"
         ))),
     }
 }

@@ -101,7 +101,8 @@ pub struct Args {
     #[arg(long)]
     pub races: bool,
     /// The kernel, with or without `@` (default: the module's only
-    /// definition). `--entry` is an old spelling of this flag.
+    /// definition, else its only one with a kernel calling convention).
+    /// `--entry` is an old spelling of this flag.
     #[arg(long, alias = "entry", value_name = "NAME")]
     pub kernel: Option<String>,
     /// Per-thread instruction bound (at least 1); executions exceeding it

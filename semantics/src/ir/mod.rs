@@ -972,6 +972,35 @@ impl Module {
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
     }
+
+    /// The function a launch runs when none is named (P-LAUNCH): the
+    /// module's only definition, else its only definition with a kernel
+    /// calling convention (`amdgpu_kernel`, `spir_kernel`, `ptx_kernel`):
+    /// clang-22's OpenCL output defines each kernel twice, the kernel and
+    /// the `__clang_ocl_kern_imp_` body it calls. `Err(n)`: the module has
+    /// n definitions and none is singled out.
+    pub fn default_entry(&self) -> Result<usize, usize> {
+        let defs: Vec<usize> = (0..self.functions.len())
+            .filter(|&i| self.functions[i].has_body())
+            .collect();
+        if let [one] = defs[..] {
+            return Ok(one);
+        }
+        let kernels: Vec<usize> = defs
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.functions[i]
+                    .cconv
+                    .as_deref()
+                    .is_some_and(|c| c.ends_with("_kernel"))
+            })
+            .collect();
+        match kernels[..] {
+            [one] => Ok(one),
+            _ => Err(defs.len()),
+        }
+    }
     pub fn attr_group(&self, id: u32) -> Option<&AttrGroup> {
         self.attr_groups.iter().find(|g| g.id == id)
     }

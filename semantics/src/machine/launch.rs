@@ -217,25 +217,19 @@ pub struct Exploration {
     pub hierarchies: Vec<(String, usize)>,
 }
 
-/// Finds the kernel: `opts.entry` or the only definition.
+/// Finds the kernel: `opts.entry`, or [`Module::default_entry`] (the only
+/// definition, or the only kernel among several).
 pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
-    let defs: Vec<usize> = (0..module.functions.len())
-        .filter(|i| module.functions[*i].has_body())
-        .collect();
     match &opts.entry {
-        Some(name) => defs
-            .iter()
-            .copied()
-            .find(|i| &module.functions[*i].name == name)
+        Some(name) => (0..module.functions.len())
+            .find(|&i| module.functions[i].has_body() && &module.functions[i].name == name)
             .ok_or_else(|| RunError::BadLaunch(format!("no function definition named @{name}"))),
-        None if defs.len() == 1 => Ok(defs[0]),
-        None if defs.is_empty() => {
-            Err(RunError::BadLaunch("the module defines no function".into()))
-        }
-        None => Err(RunError::BadLaunch(format!(
-            "the module defines {} functions; name the kernel with --entry",
-            defs.len()
-        ))),
+        None => module.default_entry().map_err(|n| match n {
+            0 => RunError::BadLaunch("the module defines no function".into()),
+            n => RunError::BadLaunch(format!(
+                "the module defines {n} functions and not exactly one kernel; name the kernel with --entry"
+            )),
+        }),
     }
 }
 
