@@ -49,14 +49,16 @@ bench-claims: build
 	@test -n "$(OLD)" || { echo "make bench-claims OLD=path/to/old/convcheck"; exit 2; }
 	@scripts/bench-claims.sh "$(OLD)" target/release/convcheck
 
-# The interpreter at scale (issue 18): every example `run` accepts at
+# The interpreter at scale (issue 18): every example `run` accepts, and the
+# clang-22 -O2 builds of examples/kernels (target/kernels), at
 # INTERP_THREADS threads, each run stopped after LIMIT seconds; one line
 # per launch (executions explored, merged, distinct behaviours, complete?,
 # wall and CPU seconds) and a summary per thread count; about 25 minutes
 # on 2 shared cores. scripts/interp-table.py turns runs into the README table.
 INTERP_THREADS ?= 3 4 8
 bench-interp: build
-	LIMIT=$${LIMIT:-10} scripts/interp-counts.sh target/release/convcheck $(INTERP_THREADS)
+	scripts/build-kernels.sh target/kernels 2
+	KERNELS=target/kernels LIMIT=$${LIMIT:-10} scripts/interp-counts.sh target/release/convcheck $(INTERP_THREADS)
 
 # MC-05 and MC-06 for `convcheck uniformity --sound` on
 # CONVCHECK_SOUND_PROGRAMS generated programs (default 10,000; minutes).

@@ -5,7 +5,9 @@
 # Default domain {0,1,2}, --anchor all. Each run stops itself after $LIMIT
 # seconds (`run --time-limit`, so a stopped run still reports its partial
 # counts, marked INCOMPLETE); `timeout` is only a backstop. $FILES chooses
-# the examples, $EXTRA adds options (e.g. EXTRA=--no-reduce).
+# the examples, $EXTRA adds options (e.g. EXTRA=--no-reduce). $KERNELS, a
+# directory of clang-22 builds of examples/kernels (scripts/build-kernels.sh
+# DIR 2), adds its `*.O2.ll` files (the kernel is found without --kernel).
 # One line per launch: "threads file explored merged distinct complete secs
 # rc=N cpu=SECS" (secs: wall clock; cpu: user + system seconds of the run,
 # the figure that stays meaningful when other jobs load the machine); the
@@ -15,7 +17,9 @@ BIN=${1:?binary}; shift
 LIMIT=${LIMIT:-30}
 for t in "$@"; do
   n=0; ok=0; fast=0; fastcpu=0
-  for f in ${FILES:-examples/*.ll examples/interp/*.ll examples/refine/*.ll}; do
+  files=${FILES:-examples/*.ll examples/interp/*.ll examples/refine/*.ll}
+  if [ -n "${KERNELS:-}" ]; then files="$files $KERNELS/*.O2.ll"; fi
+  for f in $files; do
     case "$f" in
       *cl04*) entry="--entry append" ;;
       *cl06*) entry="--entry main" ;;
