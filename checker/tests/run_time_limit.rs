@@ -136,3 +136,41 @@ fn large_launch_states_its_size_before_starting() {
     );
     assert!(!run(&["--arg", "x=1"]).contains("note:"));
 }
+
+/// `run --summary` prints the counts without the behaviours: the same
+/// counts line as the full listing, and with --json the same fields but
+/// "executions".
+#[test]
+fn summary_prints_the_counts_without_the_behaviours() {
+    let file = format!(
+        "{}/../examples/interp/cl21-scaled.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+            .args(["run", &file, "--threads", "3"])
+            .args(extra)
+            .output()
+            .expect("convcheck runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let full = run(&[]);
+    let summary = run(&["--summary"]);
+    assert!(full.contains("behaviour 1 "), "{full}");
+    assert!(!summary.contains("behaviour 1 "), "{summary}");
+    assert!(
+        summary.starts_with("executions explored: 18, distinct behaviours: 18,"),
+        "{summary}"
+    );
+    assert!(
+        full.ends_with(&summary),
+        "the summary is the listing's tail:\n{summary}"
+    );
+    let mut full: serde_json::Value = serde_json::from_str(&run(&["--json"])).expect("json");
+    let summary: serde_json::Value =
+        serde_json::from_str(&run(&["--json", "--summary"])).expect("json");
+    assert_eq!(full["executions"].as_array().map(Vec::len), Some(18));
+    full.as_object_mut().expect("object").remove("executions");
+    assert_eq!(full, summary);
+}

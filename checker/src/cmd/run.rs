@@ -100,6 +100,11 @@ pub struct Args {
     /// execution with undefined behaviour naming both accesses.
     #[arg(long)]
     pub races: bool,
+    /// Print only the counts (executions, distinct behaviours, complete or
+    /// not, reductions, modes), not the behaviours: for launches with
+    /// thousands of them. With --json, "executions" is left out.
+    #[arg(long)]
+    pub summary: bool,
     /// The kernel, with or without `@` (default: the module's only
     /// definition, else its only one with a kernel calling convention).
     /// `--entry` is an old spelling of this flag.
@@ -650,12 +655,22 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         extra.insert("interrupted".into(), serde_json::json!(stopped));
         extra.insert("time_limit_reached".into(), serde_json::json!(timed_out));
         extra.insert("unknown_calls".into(), unknown_json);
-        emit_with(|out| render::write_json(&module, &ex, extra, out))?;
+        if args.summary {
+            let mut j = render::json_summary(&module, &ex);
+            j.extend(extra);
+            emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
+        } else {
+            emit_with(|out| render::write_json(&module, &ex, extra, out))?;
+        }
     } else {
         if partial {
             emitln(&banner)?;
         }
-        emit_with(|out| render::write_text(&module, &ex, out))?;
+        if args.summary {
+            emit(&(render::counts(&ex) + &render::hierarchies(&module, &ex)))?;
+        } else {
+            emit_with(|out| render::write_text(&module, &ex, out))?;
+        }
         if let Some(l) = &unknown_line {
             emitln(l)?;
         }

@@ -93,7 +93,16 @@ fn block_label(module: &Module, kernel: &str, func: usize, block: crate::ir::Blo
 
 /// The printed name of every visit: `labels[t][p]` (see module doc).
 pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String>> {
-    let cols = columns(exec);
+    labels_in(module, kernel, exec, &columns(exec))
+}
+
+/// [`labels`] given the execution's [`columns`].
+fn labels_in(
+    module: &Module,
+    kernel: &str,
+    exec: &Execution,
+    cols: &[Vec<usize>],
+) -> Vec<Vec<String>> {
     let mut order: Vec<(usize, usize, usize)> = Vec::new();
     for (t, th) in exec.threads.iter().enumerate() {
         for (p, &c) in cols[t].iter().enumerate().take(th.trace.len()) {
@@ -134,7 +143,12 @@ pub fn labels(module: &Module, kernel: &str, exec: &Execution) -> Vec<Vec<String
 /// The per-thread table of one execution (CU layout).
 pub fn table(module: &Module, kernel: &str, exec: &Execution) -> String {
     let cols = columns(exec);
-    let labels = labels(module, kernel, exec);
+    let labels = labels_in(module, kernel, exec, &cols);
+    table_in(exec, &cols, &labels)
+}
+
+/// [`table`] given the execution's [`columns`] and [`labels`].
+fn table_in(exec: &Execution, cols: &[Vec<usize>], labels: &[Vec<String>]) -> String {
     let ncols = cols.iter().flatten().copied().max().map_or(0, |m| m + 1);
     let mut grid: Vec<Vec<String>> = vec![vec![String::new(); ncols]; exec.threads.len()];
     for (t, row) in cols.iter().enumerate() {
@@ -181,7 +195,11 @@ pub const INLINE_SET: usize = 8;
 /// members are listed once, after the calls, so that the text stays
 /// linear in threads × calls.
 pub fn events(module: &Module, kernel: &str, exec: &Execution) -> String {
-    let labels = labels(module, kernel, exec);
+    events_in(exec, &labels(module, kernel, exec))
+}
+
+/// [`events`] given the execution's [`labels`].
+fn events_in(exec: &Execution, labels: &[Vec<String>]) -> String {
     let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::new();
     for (t, th) in exec.threads.iter().enumerate() {
         for e in &th.events {
@@ -285,8 +303,11 @@ fn behaviour_text(module: &Module, ex: &Exploration, i: usize, b: &Behaviour) ->
         let vs: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
         let _ = writeln!(s, "  %{name} = [{}]", vs.join(", "));
     }
-    s += &table(module, &ex.kernel, e);
-    s += &events(module, &ex.kernel, e);
+    // The columns and labels once, for the table and the calls.
+    let cols = columns(e);
+    let labels = labels_in(module, &ex.kernel, e, &cols);
+    s += &table_in(e, &cols, &labels);
+    s += &events_in(e, &labels);
     // R-MEM: the final contents of the observed objects.
     for (name, bytes) in e.memory.iter().filter(|(n, _)| super::memory::shown(n)) {
         let _ = writeln!(
