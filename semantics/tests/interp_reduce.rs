@@ -356,7 +356,8 @@ fn symmetry_keeps_subgroups() {
 /// (M-RENAME); the same 484 behaviours; the plain search stops at
 /// 100,000); 461 reach their end unmerged since states are compared at
 /// every scheduling point and at the end, with dead values left out
-/// (M-LIVE).
+/// (M-LIVE); 183 since past calls' arguments and the results of sets with
+/// an ended thread left the fingerprint (`digest::event`, `reduce::conv`).
 #[test]
 fn state_symmetry_renames_unknown_convergent_results() {
     let text = "target triple = \"amdgcn-amd-amdhsa\"\n\
@@ -384,7 +385,7 @@ fn state_symmetry_renames_unknown_convergent_results() {
     assert!(ex.complete);
     assert_eq!(
         (ex.behaviours.len(), ex.explored),
-        (484, 461),
+        (484, 183),
         "behaviours unchanged; executions with the renamed result table and values"
     );
 }

@@ -357,12 +357,15 @@ fn compute(
     f.finish()
 }
 
+/// A recorded convergent call without its arguments: they are not part of
+/// a behaviour (R-BEHAV, `Execution::behaviour_digest`: callee, result and
+/// communicating set), and no later step reads a past call's arguments
+/// (what a later call of an unknown convergent function reads is the table
+/// of results, `Machine::conv`, fingerprinted apart). States that differ
+/// only there have the same continuations and show the same behaviours.
 fn event(e: &super::state::CallEvent, names: &mut Names) -> u128 {
     let mut f = Fp::new();
     f.add(&(e.loc, &e.callee, e.pos, names.key(e.key)));
-    for (k, a) in e.args.iter().enumerate() {
-        f.add(&names.val_at(At::Arg(e.loc, k), a));
-    }
     f.add(&e.result.as_ref().map(|r| names.val_at(At::Res(e.loc), r)));
     f.finish()
 }
@@ -536,11 +539,10 @@ pub(super) fn relabel(
             Status::Done(ThreadEnd::Returned(v)) => note(r.ret, v),
             _ => {}
         }
+        // A past call's arguments are not fingerprinted (see `event`):
+        // numbering them would only tell renamings apart.
         for e in th.events.iter() {
-            if let Some((args, res)) = site(&e.loc) {
-                for (a, c) in e.args.iter().zip(args) {
-                    note(*c, a);
-                }
+            if let Some((_, res)) = site(&e.loc) {
                 if let Some(v) = &e.result {
                     note(*res, v);
                 }
