@@ -3,7 +3,9 @@
 //! the set.
 //!
 //! Which set fires next: a set is *safe* when no thread outside it can
-//! still reach its instruction ([`Program::may_reach`]); firing a safe set
+//! still reach its instruction ([`Program::may_reach`]) or, in the reduced
+//! search, hold its key (one below an anchor instance the thread is not
+//! in, see `is_safe`); firing a safe set
 //! can never be invalidated by a late arrival, and since a set's key and
 //! members are then fixed, firing it first loses no behaviour. Only when no
 //! safe set exists does the chooser pick among all waiting sets; a thread
@@ -149,7 +151,7 @@ pub fn run_execution(
         if cands.is_empty() {
             return Ok(ExecEnd::Done);
         }
-        let safe = cands.iter().position(|c| is_safe(prog, m, c));
+        let safe = cands.iter().position(|c| is_safe(prog, m, c, opts.reduce));
         let branches = cands.len() > 1
             || matches!(&cands[0], Candidate::Anchor { members } if members.len() > 1);
         if safe.is_none() && branches {
@@ -187,9 +189,28 @@ fn candidates(m: &Machine) -> Vec<Candidate> {
 }
 
 /// M-OPER: no thread outside the set can still reach the instruction.
-fn is_safe(prog: &Program, m: &Machine, c: &Candidate) -> bool {
-    let Candidate::Key { loc, members, .. } = c else {
+///
+/// With `by_token` (the reduced search), neither can a thread that cannot
+/// hold the instance's key: a key derived from an anchor instance the
+/// scheduler formed (D-ANCHOR `all`, [`KeyNode::Fresh`]) is reached only
+/// by members of that instance. A thread gets a key below an anchor
+/// instance only from a token, call context or block visit below it, and
+/// the first of these only by being in the set the anchor fired with
+/// (`used_keys`); an instance that has fired admits no late member. So
+/// the set's members are as fixed as when no other thread can reach the
+/// instruction, and firing it first loses no behaviour for the same
+/// reason. (cl04-caller-merge.src at 4 threads: a group's ballot and
+/// broadcast no longer wait for, and interleave with, the anchor choices
+/// of threads outside the group.) The plain search (`--no-reduce`, the
+/// oracle of `interp_reduce.rs`) keeps the reachability test alone.
+fn is_safe(prog: &Program, m: &Machine, c: &Candidate, by_token: bool) -> bool {
+    let Candidate::Key { key, loc, members } = c else {
         return false;
+    };
+    let anchors = if by_token {
+        fresh_ancestors(m, *key)
+    } else {
+        Vec::new()
     };
     m.threads.iter().enumerate().all(|(t, th)| {
         if members.contains(&t) {
@@ -198,6 +219,9 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate) -> bool {
         let Status::Waiting(p) = &th.status else {
             return true;
         };
+        if anchors.iter().any(|a| !th.used_keys.contains(a)) {
+            return true;
+        }
         let mut at: Vec<Loc> = Vec::new();
         for (i, fr) in th.frames.iter().enumerate().rev() {
             let index = if i + 1 == th.frames.len() {
@@ -213,6 +237,22 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate) -> bool {
         }
         !prog.may_reach(&at, *loc)
     })
+}
+
+/// The anchor instances formed by the scheduler ([`KeyNode::Fresh`]) that
+/// `k` derives from, through its chain of parents.
+fn fresh_ancestors(m: &Machine, mut k: KeyId) -> Vec<KeyId> {
+    let mut out = Vec::new();
+    loop {
+        match m.keys.node(k) {
+            KeyNode::Block { parent, .. } | KeyNode::Inst { parent, .. } => k = parent,
+            KeyNode::Fresh { .. } => {
+                out.push(k);
+                return out;
+            }
+            KeyNode::Group(_) | KeyNode::Thread(_) => return out,
+        }
+    }
 }
 
 fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, c: &Candidate) {
