@@ -196,7 +196,7 @@
 //! and the argument above must add "and no thread outside the set accesses
 //! memory the members access".
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -212,7 +212,7 @@ use xxhash_rust::xxh3::xxh3_128;
 /// (memoization), and whether states equal up to renaming threads count as
 /// one (state symmetry, `class` non-empty).
 pub struct States {
-    seen: HashSet<u128>,
+    seen: rustc_hash::FxHashSet<u128>,
     /// Per thread, the class of threads it may be renamed into (launch
     /// group and subgroup); empty when state symmetry is off.
     class: Vec<u32>,
@@ -282,7 +282,7 @@ impl States {
             Vec::new()
         };
         States {
-            seen: HashSet::new(),
+            seen: Default::default(),
             class,
             values: values.has_opaque().then(|| values.clone()),
             renamed: Renamed::default(),
@@ -539,7 +539,7 @@ impl<'a> Names<'a> {
                     .and_then(|(a, _)| a.get(k).copied().flatten()),
                 At::Res(loc) => r.sites.get(&loc).and_then(|(_, res)| *res),
                 At::Ret => r.ret,
-                At::Slot(callee, k) => r.slots.get(&(callee.to_string(), k)).copied(),
+                At::Slot(callee, k) => r.slot(callee, k),
                 At::Result(callee) => r.results.get(callee).copied(),
             };
             if let Some(c) = r.opaque(class) {
