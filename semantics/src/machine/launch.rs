@@ -461,10 +461,25 @@ fn search(
     // running (counted here, so that the time limit is checked).
     let mut skipped: u64 = 0;
     let mut launched: Option<Inputs> = None;
+    // The machine before the launch, copied for every launch: its empty
+    // persistent maps are then shared, not allocated (and freed) anew for
+    // each of the launches, most of which are not canonical or merge at
+    // their first scheduling point; a map is copied when first written.
+    let blank = Machine {
+        threads: super::state::Threads::new(),
+        mem: Default::default(),
+        next_input: 0,
+        keys: Keys::default(),
+        fired: super::state::Fired::new(),
+        memo: super::state::HashMap::default(),
+        conv: super::state::HashMap::default(),
+        hierarchy: Vec::new(),
+        used: Vec::new(),
+    };
     loop {
         let restored = match (checkpoints.backtrack(&mut chooser), &launched) {
             (Some(m), Some(inputs)) => Some((m, inputs.clone())),
-            _ => launch(prog, opts, &mut chooser, plan.as_ref())?,
+            _ => launch(prog, opts, &mut chooser, plan.as_ref(), &blank)?,
         };
         let Some((mut m, inputs)) = restored else {
             // Not canonical: the chooser advances past this prefix (no
@@ -542,6 +557,7 @@ fn launch(
     opts: &Options,
     chooser: &mut Chooser,
     plan: Option<&super::orbit::Launches>,
+    blank: &Machine,
 ) -> Result<Option<(Machine, Inputs)>, RunError> {
     let sym = prog.renaming.blind_only();
     let module = prog.module;
@@ -554,15 +570,8 @@ fn launch(
         })
         .collect();
     let mut m = Machine {
-        threads: super::state::Threads::new(),
-        mem: Default::default(),
-        next_input: 0,
-        keys: Keys::default(),
-        fired: super::state::Fired::new(),
-        memo: super::state::HashMap::default(),
-        conv: super::state::HashMap::default(),
         hierarchy,
-        used: Vec::new(),
+        ..blank.clone()
     };
     let mut cx = Ctx {
         prog,

@@ -390,7 +390,49 @@ impl Fp {
     }
 }
 
+impl Fp {
+    /// Appends a fixed-size write: a store into the inline buffer, not a
+    /// call of `memcpy` with a variable length (integers are most of what
+    /// fingerprints hash, and those calls were a tenth of a memoized
+    /// search). The same bytes as [`Hasher::write`].
+    #[inline]
+    fn push<const N: usize>(&mut self, bytes: [u8; N]) {
+        if self.rest.is_empty() && self.len + N <= FP_INLINE {
+            self.head[self.len..self.len + N].copy_from_slice(&bytes);
+            self.len += N;
+        } else {
+            self.write(&bytes);
+        }
+    }
+}
+
+/// The integer writes of `Hasher` write the integer's native-endian bytes
+/// (their default definitions), through [`Fp::push`].
 impl Hasher for Fp {
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.push(i.to_ne_bytes());
+    }
     fn write(&mut self, bytes: &[u8]) {
         if self.rest.is_empty() && self.len + bytes.len() <= FP_INLINE {
             self.head[self.len..self.len + bytes.len()].copy_from_slice(bytes);
