@@ -50,9 +50,9 @@ pub fn check_order(exec: &Execution) -> Result<(), String> {
     check_relation(exec, &calls)
 }
 
-/// The static instance of a dynamic one: a block (function, block index)
-/// or a call's location. Compared as values and printed only in a
-/// contradiction's message (`block F:B`, `call Loc { .. }`), so that a
+/// The static instance of a dynamic one (D-INST, D-CW, D-ORDER): a block
+/// (function, block index) or a call's location. Compared as values and
+/// printed only in a contradiction's message (`block F:B`, `call Loc { .. }`), so that a
 /// finished execution's check formats nothing (it formatted one string per
 /// visit and per call, a tenth of the cost of the check).
 #[derive(Clone, Copy, PartialEq, Eq)]

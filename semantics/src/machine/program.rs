@@ -368,7 +368,8 @@ impl<'m> Program<'m> {
     }
 
     /// [`classify`] and [`is_dynamically_convergent_call`] of the call
-    /// `call` at `loc`, computed once per call site: both read only the
+    /// `call` at `loc` (what the call does, C-OPS, P-INPUT; whether it
+    /// waits for a set, C-CONV, M-OPER), computed once per call site: both read only the
     /// module, by the callee's name (a scan of the functions, the
     /// intrinsic table, attribute groups), and were a tenth of the
     /// instructions of a search that makes many calls

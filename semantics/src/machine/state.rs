@@ -162,18 +162,22 @@ pub struct Frame {
     pub ret_to: Option<ValueId>,
 }
 
-/// A small persistent map of a thread's state: pairs sorted by key, in
-/// one vector shared copy-on-write (copying a thread copies a pointer; the
+/// A small persistent map of a thread's state: pairs sorted by key, in one
+/// vector shared copy-on-write (copying a thread copies a pointer; the
 /// first write after a copy copies the pairs). A thread's maps are short
-/// (its frame's values, its headers' last instances, its `loop` counts
-/// and its convergent calls' keys, all within `--max-steps`, default
-/// 1,000, instructions), so a copy is a short `memcpy`, lookups are binary
-/// searches, and iterating is a scan. (Held in `im` hash maps, every write
-/// after a copy copied a node of 32 slots, and creating, hashing,
-/// iterating and dropping their nodes were a tenth of the instructions of
-/// a memoized search.) Iteration is in key order; every reader is
-/// indifferent to the order (fingerprints sum over the entries,
-/// [`super::digest`]).
+/// (its frame's values, its headers' last instances of D-MAX-ITER, its
+/// D-LOOP counts and its convergent calls' keys of D-INST, all within
+/// `--max-steps`, default 1,000, instructions), so a copy is a short
+/// `memcpy`, lookups are binary searches, and iterating is a scan. (Held in
+/// `im` hash maps, every write after a copy copied a node of 32 slots, and
+/// creating, hashing, iterating and dropping their nodes were a tenth of
+/// the instructions of a memoized search.) The cost moves to large maps:
+/// the first write after a copy copies every pair (once per thread and
+/// scheduling point at which a saved state shares the thread, not once per
+/// write), so a frame holding many thousands of values (`--max-steps`
+/// raised far past its default) pays that copy where a hash map copied one
+/// path of nodes. Iteration is in key order; every reader is indifferent to
+/// the order (fingerprints sum over the entries, [`super::digest`]).
 #[derive(Clone, Debug)]
 pub struct VecMap<K, V>(Arc<Vec<(K, V)>>);
 
