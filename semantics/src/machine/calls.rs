@@ -6,7 +6,7 @@ use crate::intrinsics::Op;
 use crate::ir::{Call, Operand, Type, ValueId};
 
 use super::collective::per_thread;
-use super::program::{classify, is_dynamically_convergent_call, CalleeKind};
+use super::program::CalleeKind;
 use super::state::{
     CallEvent, Frame, KeyId, KeyNode, Loc, Machine, Observation, Pending, Status, ThreadState,
 };
@@ -60,8 +60,8 @@ pub(super) fn exec_call(
     res: Option<ValueId>,
     call: &Call,
 ) -> R<Flow> {
-    let module = cx.prog.module;
-    let kind = classify(module, call);
+    let facts = cx.prog.call(loc, call);
+    let kind = facts.kind;
     let mut args = Vec::with_capacity(call.args.len() + 1);
     // P-INPUT / C-OPS (issue 12 item 6): an indirect call is a call of an
     // unknown function (`classify`) with the callee pointer as its first
@@ -123,7 +123,7 @@ pub(super) fn exec_call(
     // (maximally converged, D-MAX-ITER) set like a convergent call.
     // D-CALL-NC: a call site's `convergent` or bundle on a call of a
     // non-convergent function does not make it wait for a set.
-    let convergent = is_dynamically_convergent_call(module, call) || kind.needs_set();
+    let convergent = facts.convergent || kind.needs_set();
     let ret_ty = match &call.ty {
         Type::Func(f) => f.ret.clone(),
         t => t.clone(),
@@ -154,7 +154,7 @@ pub(super) fn exec_call(
                 let anchor_all = kind == CalleeKind::Anchor && cx.opts.anchor == AnchorMode::All;
                 // D-INST first: a thread meeting its own fired instance again
                 // is a contradiction of the rules, not an impossible schedule.
-                if !anchor_all && th.used_keys.contains(&key) {
+                if !anchor_all && th.used_keys.contains_key(&key) {
                     record_event(th, loc, &name, key, args.clone(), None)?;
                 }
                 if !anchor_all && m.fired.contains(&key) {
@@ -193,7 +193,7 @@ pub(super) fn exec_call(
         }
         CalleeKind::Defined(g) => {
             let callee = cx.prog.func(g);
-            let mut values = im::HashMap::new();
+            let mut values = super::state::Values::new();
             for (p, a) in callee.params.iter().zip(args) {
                 if let Some(v) = p.value {
                     values.insert(v, a);
@@ -209,7 +209,7 @@ pub(super) fn exec_call(
                 values,
                 ctx: key,
                 block_key: key,
-                last_header: im::HashMap::new(),
+                last_header: super::state::VecMap::new(),
                 ret_to: res,
             });
             enter_block(m, th, cx, None)?;
@@ -377,7 +377,7 @@ fn record_event(
     args: Vec<Val>,
     result: Option<Val>,
 ) -> R<()> {
-    if th.used_keys.contains(&key) {
+    if th.used_keys.contains_key(&key) {
         return Err(Stop::Contradiction {
             rule: "D-INST",
             detail: format!(
@@ -386,7 +386,7 @@ fn record_event(
             ),
         });
     }
-    th.used_keys.insert(key);
+    th.used_keys.insert(key, ());
     th.events.push_back(CallEvent {
         loc,
         callee: callee.to_string(),

@@ -172,13 +172,6 @@ impl DigestCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .forget_wholes();
     }
-
-    /// A cache for a changed copy of the thread: the chains only.
-    pub fn histories(&self) -> DigestCache {
-        let mut c = *self.lock();
-        c.forget_wholes();
-        DigestCache(Mutex::new(c))
-    }
 }
 
 impl Clone for DigestCache {
@@ -343,7 +336,7 @@ fn compute(
         .map(|((loc, key), n)| item(&(loc, names.key(*key), n)))
         .fold(0u128, u128::wrapping_add);
     f.add(&loops);
-    let used = names.key_set(th.used_keys.iter());
+    let used = names.key_set(th.used_keys.keys());
     f.add(&used);
     let resume = th.resume.as_ref().map(|r| {
         (
@@ -556,7 +549,7 @@ pub(super) fn relabel(
             } = o
             {
                 for (k, a) in args.iter().enumerate() {
-                    note(r.slots.get(&(callee.clone(), k)).copied(), a);
+                    note(r.slot(callee, k), a);
                 }
                 note(r.results.get(callee.as_str()).copied(), result);
             }

@@ -2,9 +2,9 @@
 //! every execution through the [`Chooser`] and collects the distinct
 //! behaviours (R-BEHAV).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
-use im::{HashMap as IMap, HashSet as ISet, Vector};
+use im::Vector;
 
 use crate::ir::{BlockId, Module, Type};
 
@@ -62,7 +62,7 @@ impl Execution {
     /// Converged-with classes of block visits (D-CW), each sorted, in order
     /// of their first member.
     pub fn visit_classes(&self) -> Vec<Vec<VisitRef>> {
-        let mut by_key: HashMap<super::KeyId, usize> = HashMap::new();
+        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
         let mut classes: Vec<Vec<VisitRef>> = Vec::new();
         for (t, th) in self.threads.iter().enumerate() {
             for (p, v) in th.trace.iter().enumerate() {
@@ -80,7 +80,7 @@ impl Execution {
     /// The communicating set of each convergent call (as visit positions),
     /// per thread and event index.
     pub fn event_sets(&self) -> Vec<Vec<Vec<VisitRef>>> {
-        let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::new();
+        let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::default();
         for (t, th) in self.threads.iter().enumerate() {
             for e in &th.events {
                 by_key.entry(e.key).or_default().push((t, e.pos));
@@ -100,7 +100,7 @@ impl Execution {
         // Each call's communicating set, named by its first member (thread
         // order): the same partition of the calls as the sets themselves,
         // in text linear in the number of calls.
-        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
         for (t, th) in self.threads.iter().enumerate() {
             for e in &th.events {
                 first.entry(e.key).or_insert((t, e.pos));
@@ -147,7 +147,7 @@ impl Execution {
         let mut f = super::reduce::Fp::new();
         f.add(&self.outcome);
         f.add(&self.visit_classes());
-        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::new();
+        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
         for (t, th) in self.threads.iter().enumerate() {
             for e in &th.events {
                 first.entry(e.key).or_insert((t, e.pos));
@@ -436,7 +436,7 @@ fn search(
     let plan = (renaming.any() && !renaming.blind_only())
         .then(|| super::orbit::Launches::new(renaming, opts, coords(prog, opts)));
     let mut chooser = Chooser::new(opts.chooser);
-    let mut index: HashMap<u128, usize> = HashMap::new();
+    let mut index: HashMap<u128, usize> = HashMap::default();
     // State symmetry: memoization up to renaming threads, for blind
     // thread renamings (`reduce`).
     // M-LIVE: dead frame values left out of the fingerprints.
@@ -455,10 +455,25 @@ fn search(
     // running (counted here, so that the time limit is checked).
     let mut skipped: u64 = 0;
     let mut launched: Option<Inputs> = None;
+    // The machine before the launch, copied for every launch: its empty
+    // persistent maps are then shared, not allocated (and freed) anew for
+    // each of the launches, most of which are not canonical or merge at
+    // their first scheduling point; a map is copied when first written.
+    let blank = Machine {
+        threads: super::state::Threads::new(),
+        mem: Default::default(),
+        next_input: 0,
+        keys: Keys::default(),
+        fired: super::state::Fired::new(),
+        memo: super::state::HashMap::default(),
+        conv: super::state::HashMap::default(),
+        hierarchy: Vec::new(),
+        used: Vec::new(),
+    };
     loop {
         let restored = match (checkpoints.backtrack(&mut chooser), &launched) {
             (Some(m), Some(inputs)) => Some((m, inputs.clone())),
-            _ => launch(prog, opts, &mut chooser, plan.as_ref())?,
+            _ => launch(prog, opts, &mut chooser, plan.as_ref(), &blank)?,
         };
         let Some((mut m, inputs)) = restored else {
             // Not canonical: the chooser advances past this prefix (no
@@ -536,6 +551,7 @@ fn launch(
     opts: &Options,
     chooser: &mut Chooser,
     plan: Option<&super::orbit::Launches>,
+    blank: &Machine,
 ) -> Result<Option<(Machine, Inputs)>, RunError> {
     let sym = prog.renaming.blind_only();
     let module = prog.module;
@@ -548,15 +564,8 @@ fn launch(
         })
         .collect();
     let mut m = Machine {
-        threads: super::state::Threads::new(),
-        mem: Default::default(),
-        next_input: 0,
-        keys: Keys::default(),
-        fired: super::state::Fired::new(),
-        memo: IMap::new(),
-        conv: IMap::new(),
         hierarchy,
-        used: Vec::new(),
+        ..blank.clone()
     };
     let mut cx = Ctx {
         prog,
@@ -697,7 +706,7 @@ fn launch(
     for (t, args) in per_thread.into_iter().enumerate() {
         let group = opts.group_of(t as u32);
         let ctx = m.keys.intern(KeyNode::Group(group));
-        let mut values = IMap::new();
+        let mut values = super::state::Values::new();
         for (p, a) in kf.params.iter().filter(|p| p.value.is_some()).zip(args) {
             values.insert(p.value.expect("filtered"), a);
         }
@@ -711,7 +720,7 @@ fn launch(
                 values,
                 ctx,
                 block_key: ctx,
-                last_header: IMap::new(),
+                last_header: super::state::VecMap::new(),
                 ret_to: None,
             }),
             status: Status::Running,
@@ -719,8 +728,8 @@ fn launch(
             events: super::state::Events::new(),
             observations: Vector::new(),
             steps: 0,
-            loop_counts: IMap::new(),
-            used_keys: ISet::new(),
+            loop_counts: super::state::VecMap::new(),
+            used_keys: super::state::VecMap::new(),
             seq: 0,
             resume: None,
             allocas: 0,

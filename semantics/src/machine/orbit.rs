@@ -457,7 +457,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
             } = o
             {
                 for (k, a) in args.iter_mut().enumerate() {
-                    *a = g.apply(r, r.slots.get(&(callee.clone(), k)).copied(), a);
+                    *a = g.apply(r, r.slot(callee, k), a);
                 }
                 *result = g.apply(r, r.results.get(callee.as_str()).copied(), result);
             }
@@ -562,7 +562,7 @@ fn shown_values(e: &Execution, r: &Renaming) -> BTreeSet<(usize, usize)> {
             } = o
             {
                 for (k, a) in args.iter().enumerate() {
-                    note(r.slots.get(&(callee.clone(), k)).copied(), a);
+                    note(r.slot(callee, k), a);
                 }
                 note(r.results.get(callee.as_str()).copied(), result);
             }

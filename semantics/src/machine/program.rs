@@ -315,6 +315,19 @@ pub struct Program<'m> {
     /// The renamings the enumeration uses (M-RENAME): none until the
     /// driver analyses the launch ([`super::renaming::analyse`]).
     pub renaming: super::renaming::Renaming,
+    /// Per call site met so far, what [`classify`] and
+    /// [`is_dynamically_convergent_call`] say of it ([`Program::call`]).
+    calls: std::cell::RefCell<rustc_hash::FxHashMap<Loc, CallFacts>>,
+}
+
+/// The static facts of one call site, functions of the module and the
+/// call alone ([`Program::call`]).
+#[derive(Clone, Debug)]
+pub struct CallFacts {
+    /// [`classify`].
+    pub kind: CalleeKind,
+    /// [`is_dynamically_convergent_call`].
+    pub convergent: bool,
 }
 
 impl<'m> Program<'m> {
@@ -350,7 +363,27 @@ impl<'m> Program<'m> {
             globals,
             layout: crate::ir::layout::DataLayout::of_module(module),
             renaming: super::renaming::Renaming::none("not analysed", 0),
+            calls: Default::default(),
         }
+    }
+
+    /// [`classify`] and [`is_dynamically_convergent_call`] of the call
+    /// `call` at `loc` (what the call does, C-OPS, P-INPUT; whether it
+    /// waits for a set, C-CONV, M-OPER), computed once per call site: both read only the
+    /// module, by the callee's name (a scan of the functions, the
+    /// intrinsic table, attribute groups), and were a tenth of the
+    /// instructions of a search that makes many calls
+    /// (cl04-caller-merge.src at 4 threads).
+    pub fn call(&self, loc: Loc, call: &Call) -> CallFacts {
+        if let Some(f) = self.calls.borrow().get(&loc) {
+            return f.clone();
+        }
+        let facts = CallFacts {
+            kind: classify(self.module, call),
+            convergent: is_dynamically_convergent_call(self.module, call),
+        };
+        self.calls.borrow_mut().insert(loc, facts.clone());
+        facts
     }
 
     pub fn func(&self, f: usize) -> &'m Function {

@@ -215,7 +215,7 @@
 //! and the argument above must add "and no thread outside the set accesses
 //! memory the members access".
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -231,7 +231,7 @@ use xxhash_rust::xxh3::xxh3_128;
 /// (memoization), and whether states equal up to renaming threads count as
 /// one (state symmetry, `class` non-empty).
 pub struct States {
-    seen: HashSet<u128>,
+    seen: rustc_hash::FxHashSet<u128>,
     /// Per thread, the class of threads it may be renamed into (launch
     /// group and subgroup); empty when state symmetry is off.
     class: Vec<u32>,
@@ -301,7 +301,7 @@ impl States {
             Vec::new()
         };
         States {
-            seen: HashSet::new(),
+            seen: Default::default(),
             class,
             values: values.has_opaque().then(|| values.clone()),
             renamed: Renamed::default(),
@@ -409,7 +409,49 @@ impl Fp {
     }
 }
 
+impl Fp {
+    /// Appends a fixed-size write: a store into the inline buffer, not a
+    /// call of `memcpy` with a variable length (integers are most of what
+    /// fingerprints hash, and those calls were a tenth of a memoized
+    /// search). The same bytes as [`Hasher::write`].
+    #[inline]
+    fn push<const N: usize>(&mut self, bytes: [u8; N]) {
+        if self.rest.is_empty() && self.len + N <= FP_INLINE {
+            self.head[self.len..self.len + N].copy_from_slice(&bytes);
+            self.len += N;
+        } else {
+            self.write(&bytes);
+        }
+    }
+}
+
+/// The integer writes of `Hasher` write the integer's native-endian bytes
+/// (their default definitions), through [`Fp::push`].
 impl Hasher for Fp {
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_u128(&mut self, i: u128) {
+        self.push(i.to_ne_bytes());
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.push(i.to_ne_bytes());
+    }
     fn write(&mut self, bytes: &[u8]) {
         if self.rest.is_empty() && self.len + bytes.len() <= FP_INLINE {
             self.head[self.len..self.len + bytes.len()].copy_from_slice(bytes);
@@ -558,7 +600,7 @@ impl<'a> Names<'a> {
                     .and_then(|(a, _)| a.get(k).copied().flatten()),
                 At::Res(loc) => r.sites.get(&loc).and_then(|(_, res)| *res),
                 At::Ret => r.ret,
-                At::Slot(callee, k) => r.slots.get(&(callee.to_string(), k)).copied(),
+                At::Slot(callee, k) => r.slot(callee, k),
                 At::Result(callee) => r.results.get(callee).copied(),
             };
             if let Some(c) = r.opaque(class) {

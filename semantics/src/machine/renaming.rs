@@ -53,6 +53,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use crate::ir::ValueId;
 
 use super::program::Program;
@@ -115,18 +117,20 @@ pub struct Renaming {
     /// Class of each kernel parameter by name (the launch's inputs).
     pub inputs: BTreeMap<String, usize>,
     /// Class of the results of each unknown callee.
-    pub results: HashMap<String, usize>,
-    /// Class of argument `k` of each unknown callee (observations).
-    pub slots: HashMap<(String, usize), usize>,
+    pub results: FxHashMap<String, usize>,
+    /// Class of argument `k` of each unknown callee (observations), by
+    /// callee then `k` ([`Renaming::slot`]; looked up by `&str` in every
+    /// fingerprint, so not keyed by an owned `(String, usize)`).
+    pub slots: FxHashMap<String, FxHashMap<usize, usize>>,
     /// Per call site: classes of the arguments as an event records them,
     /// and of the result.
-    pub sites: HashMap<Loc, (Vec<Option<usize>>, Option<usize>)>,
+    pub sites: FxHashMap<Loc, (Vec<Option<usize>>, Option<usize>)>,
     /// Class of the kernel's return value (`ThreadEnd::Returned`).
     pub ret: Option<usize>,
     /// Class of each SSA value (function, value) in an opaque class: the
     /// values memoization renames in frames (value symmetry,
     /// [`super::reduce`]).
-    pub values: HashMap<(usize, ValueId), usize>,
+    pub values: FxHashMap<(usize, ValueId), usize>,
     /// Threads of the launch.
     pub n: u32,
 }
@@ -139,13 +143,19 @@ impl Renaming {
             classes: Vec::new(),
             params: Vec::new(),
             inputs: BTreeMap::new(),
-            results: HashMap::new(),
-            slots: HashMap::new(),
-            sites: HashMap::new(),
+            results: FxHashMap::default(),
+            slots: FxHashMap::default(),
+            sites: FxHashMap::default(),
             ret: None,
-            values: HashMap::new(),
+            values: FxHashMap::default(),
             n,
         }
+    }
+
+    /// The class of argument `k` of the unknown callee `callee`
+    /// (observations, the table of results), if any.
+    pub fn slot(&self, callee: &str, k: usize) -> Option<usize> {
+        self.slots.get(callee).and_then(|s| s.get(&k)).copied()
     }
 
     /// Whether some renaming other than the identity is admissible.
@@ -223,10 +233,11 @@ impl Renaming {
         self.results
             .values_mut()
             .for_each(|c| *c = new[*c].expect("kept"));
-        self.slots.retain(|_, c| new[*c].is_some());
-        self.slots
-            .values_mut()
-            .for_each(|c| *c = new[*c].expect("kept"));
+        for slots in self.slots.values_mut() {
+            slots.retain(|_, c| new[*c].is_some());
+            slots.values_mut().for_each(|c| *c = new[*c].expect("kept"));
+        }
+        self.slots.retain(|_, slots| !slots.is_empty());
         for (args, res) in self.sites.values_mut() {
             args.iter_mut().for_each(map);
             map(res);
@@ -432,7 +443,7 @@ pub fn analyse(prog: &Program, opts: &Options) -> Renaming {
         match &node {
             Node::Arg(callee, k) => {
                 if let Some(c) = node_class(&mut flow, &node) {
-                    out.slots.insert((callee.clone(), *k), c);
+                    out.slots.entry(callee.clone()).or_default().insert(*k, c);
                 }
             }
             Node::Res(callee) => {

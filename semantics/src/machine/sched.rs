@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use super::chooser::{Chooser, ChooserMode};
 use super::collective::{set_results, Member};
-use super::program::{classify, CalleeKind, Program};
+use super::program::{CalleeKind, Program};
 use super::state::{KeyId, KeyNode, Loc, Machine, Pending, Resume, Status, ThreadEnd};
 use super::step::{run_thread, Ctx, Stop};
 use super::value::Val;
@@ -272,7 +272,7 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
             }
             let needs_set = match &inst.kind {
                 crate::ir::InstKind::Call(c) => {
-                    classify(prog.module, c).needs_set() && c.ty != crate::ir::Type::Void
+                    prog.call(*loc, c).kind.needs_set() && c.ty != crate::ir::Type::Void
                 }
                 _ => false,
             };
@@ -321,7 +321,7 @@ fn fire(prog: &Program, opts: &Options, chooser: &mut Chooser, m: &mut Machine, 
                     if let Some(e) = th.events.get_mut(ev) {
                         e.key = k;
                     }
-                    th.used_keys.insert(k);
+                    th.used_keys.insert(k, ());
                 }
                 resume(m, t, k, Ok(None));
             }
@@ -387,7 +387,7 @@ fn op_results(
         })
         .collect();
     let same = |v: Val| vec![Ok(v); members.len()];
-    if let CalleeKind::Builtin(op) = classify(prog.module, call) {
+    if let CalleeKind::Builtin(op) = prog.call(loc, call).kind {
         let set: Vec<Member> = args
             .iter()
             .map(|(tid, a)| Member {

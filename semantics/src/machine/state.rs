@@ -11,7 +11,21 @@
 use std::ops::{Index, IndexMut};
 use std::sync::Arc;
 
-use im::{HashMap, HashSet, Vector};
+use im::Vector;
+
+/// The hasher of the machine's persistent maps and sets: FxHash
+/// (`rustc-hash`), a few instructions per key, the same in every run. Their
+/// keys are small integers and tuples of them (value ids, blocks, key ids,
+/// locations). The default, SipHash under a random key, was a tenth of the
+/// instructions of a memoized search (cl28-texture2d-sink-else.src at 4
+/// threads). Nothing reads these maps in their iteration order where it
+/// could show: fingerprints sum over them ([`super::reduce`]), and the
+/// order was already random from one run to the next.
+pub type Fx = rustc_hash::FxBuildHasher;
+/// A persistent map hashed by [`Fx`].
+pub type HashMap<K, V> = im::HashMap<K, V, Fx>;
+/// A persistent set hashed by [`Fx`].
+pub type HashSet<K> = im::HashSet<K, Fx>;
 
 use crate::ir::{BlockId, ValueId};
 
@@ -133,7 +147,7 @@ pub struct Frame {
     /// (`insts.len()` = the terminator).
     pub index: usize,
     /// SSA values defined so far in this activation.
-    pub values: HashMap<ValueId, Val>,
+    pub values: Values,
     /// Invocation context for D-MAX: the launch group for the kernel, the
     /// key of the call-site instance for a callee (D-ENTRY-CALL, D-MAX
     /// "inside a called function").
@@ -143,10 +157,78 @@ pub struct Frame {
     /// Most recent instance of each cycle header in this activation:
     /// (thread-local sequence number, key). D-MAX-ITER picks, among the
     /// headers of the cycles containing a block, the most recent one.
-    pub last_header: HashMap<BlockId, (u64, KeyId)>,
+    pub last_header: VecMap<BlockId, (u64, KeyId)>,
     /// Where the caller stores the returned value.
     pub ret_to: Option<ValueId>,
 }
+
+/// A small persistent map of a thread's state: pairs sorted by key, in one
+/// vector shared copy-on-write (copying a thread copies a pointer; the
+/// first write after a copy copies the pairs). A thread's maps are short
+/// (its frame's values, its headers' last instances of D-MAX-ITER, its
+/// D-LOOP counts and its convergent calls' keys of D-INST, all within
+/// `--max-steps`, default 1,000, instructions), so a copy is a short
+/// `memcpy`, lookups are binary searches, and iterating is a scan. (Held in
+/// `im` hash maps, every write after a copy copied a node of 32 slots, and
+/// creating, hashing, iterating and dropping their nodes were a tenth of
+/// the instructions of a memoized search.) The cost moves to large maps:
+/// the first write after a copy copies every pair (once per thread and
+/// scheduling point at which a saved state shares the thread, not once per
+/// write), so a frame holding many thousands of values (`--max-steps`
+/// raised far past its default) pays that copy where a hash map copied one
+/// path of nodes. Iteration is in key order; every reader is indifferent to
+/// the order (fingerprints sum over the entries, [`super::digest`]).
+#[derive(Clone, Debug)]
+pub struct VecMap<K, V>(Arc<Vec<(K, V)>>);
+
+impl<K, V> Default for VecMap<K, V> {
+    fn default() -> Self {
+        VecMap(Arc::new(Vec::new()))
+    }
+}
+
+impl<K: Ord + Copy, V: Clone> VecMap<K, V> {
+    pub fn new() -> Self {
+        VecMap::default()
+    }
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.0
+            .binary_search_by_key(k, |(x, _)| *x)
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+    pub fn contains_key(&self, k: &K) -> bool {
+        self.0.binary_search_by_key(k, |(x, _)| *x).is_ok()
+    }
+    /// Sets `k` to `v`; the previous value, if any.
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        let pairs = Arc::make_mut(&mut self.0);
+        match pairs.binary_search_by_key(&k, |(x, _)| *x) {
+            Ok(i) => Some(std::mem::replace(&mut pairs[i].1, v)),
+            Err(i) => {
+                pairs.insert(i, (k, v));
+                None
+            }
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The entries in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    /// The keys in order.
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.0.iter().map(|(k, _)| k)
+    }
+}
+
+/// The SSA values defined in a frame ([`VecMap`]).
+pub type Values = VecMap<ValueId, Val>;
 
 /// A visit of a block by a thread: one entry of the thread's trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -253,10 +335,10 @@ pub struct ThreadState {
     /// Instructions executed (compared with `max_steps`).
     pub steps: u64,
     /// D-LOOP: executions of each `loop` intrinsic per token value.
-    pub loop_counts: HashMap<(Loc, KeyId), u32>,
+    pub loop_counts: VecMap<(Loc, KeyId), u32>,
     /// Keys of this thread's convergent-call instances (D-INST: a thread
     /// never has two converged instances).
-    pub used_keys: HashSet<KeyId>,
+    pub used_keys: VecMap<KeyId, ()>,
     /// Thread-local counter ordering header visits (D-MAX-ITER).
     pub seq: u64,
     /// Set by the scheduler when this thread's set fired (M-OPER).
@@ -395,13 +477,6 @@ impl Threads {
         &self,
     ) -> impl DoubleEndedIterator<Item = &ThreadState> + ExactSizeIterator + Clone + '_ {
         self.0.iter().map(|s| &s.th)
-    }
-    /// Puts `th` in place of thread `t`, a changed copy of it
-    /// ([`super::step::run_thread`] runs a copy): the new slot keeps the
-    /// chained digests of the histories, which only grow.
-    pub fn replace(&mut self, t: usize, th: ThreadState) {
-        let cache = self.0[t].cache.histories();
-        self.0[t] = Arc::new(Slot { th, cache });
     }
     /// The same threads without any digest (the check of
     /// [`super::reduce::check_digests`]).

@@ -142,7 +142,9 @@
 //! dropping the largest value classes. The counts line says which
 //! renamings were used (JSON `launch_symmetry.group`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 
 use crate::ir::{InstKind, Type};
 
@@ -482,7 +484,7 @@ pub(super) fn close_under(
     cap: usize,
     mut images_of: impl FnMut(&Execution, &mut dyn FnMut(Execution) -> bool),
 ) -> (Vec<Behaviour>, Closure) {
-    let mut seen: HashSet<u128> = HashSet::new();
+    let mut seen: FxHashSet<u128> = FxHashSet::default();
     let mut out = Vec::new();
     for b in behaviours {
         if seen.insert(b.execution.behaviour_digest()) {
@@ -491,7 +493,7 @@ pub(super) fn close_under(
     }
     // Keys already produced by an orbit: a behaviour among them has the
     // same orbit, which need not be enumerated again.
-    let mut in_orbit: HashSet<u128> = HashSet::new();
+    let mut in_orbit: FxHashSet<u128> = FxHashSet::default();
     let mut images = Vec::new();
     let mut end = Closure::Complete;
     let mut tried: u64 = 0;
