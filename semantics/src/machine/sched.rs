@@ -219,7 +219,7 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate, by_token: bool) -> bool {
         let Status::Waiting(p) = &th.status else {
             return true;
         };
-        if anchors.iter().any(|a| !th.used_keys.contains(a)) {
+        if anchors.iter().any(|a| !th.used_keys.contains_key(a)) {
             return true;
         }
         let mut at: Vec<Loc> = Vec::new();
