@@ -65,9 +65,13 @@ fn cl09_op1_converged_op2_never_converged() {
     // also compared at every scheduling point and at the end (M-LIVE's
     // round, h-por), 3 executions reach their end unmerged, one doomed
     // schedule is merged before it is pruned (5 pruned, 29 merged).
+    // Since a set below an anchor instance is safe once every thread that
+    // can hold its key is in it (`sched::is_safe`), a loop or op.1 set of
+    // one thread no longer waits for the other's anchor choices: 4 pruned,
+    // 4 merged.
     assert_eq!(
         (ex.explored, ex.pruned, ex.merged, ex.behaviours.len()),
-        (3, 5, 29, 3),
+        (3, 4, 4, 3),
         "{text}"
     );
     let plain = explore(
