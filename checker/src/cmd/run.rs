@@ -667,7 +667,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
             emitln(&banner)?;
         }
         if args.summary {
-            emit(&(render::counts(&ex) + &render::hierarchies(&module, &ex)))?;
+            emit(&render::summary(&module, &ex))?;
         } else {
             emit_with(|out| render::write_text(&module, &ex, out))?;
         }

@@ -283,8 +283,13 @@ pub fn write_text(
     for (i, b) in ex.behaviours.iter().enumerate() {
         w.write_all(behaviour_text(module, ex, i, b).as_bytes())?;
     }
-    w.write_all(counts(ex).as_bytes())?;
-    w.write_all(hierarchies(module, ex).as_bytes())
+    w.write_all(summary(module, ex).as_bytes())
+}
+
+/// The end of [`text`] after the behaviours: the counts and the cycle
+/// hierarchies (what `run --summary` prints).
+pub fn summary(module: &Module, ex: &Exploration) -> String {
+    counts(ex) + &hierarchies(module, ex)
 }
 
 /// One behaviour of [`text`] (its number is `i + 1`).
