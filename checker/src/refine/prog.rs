@@ -628,11 +628,7 @@ pub fn prepare_inlined<'m>(
             .flatten()
             .flatten()
             .any(|c| c.sem == CallSem::Anchor);
-    let kernel_cc = func
-        .cconv
-        .as_deref()
-        .is_some_and(|c| c.ends_with("_kernel") || c == "ptx_kernel")
-        || nvvm_annotated_kernel(m, kernel);
+    let kernel_cc = func.has_kernel_cc() || nvvm_annotated_kernel(m, kernel);
     let uniform_param = func
         .params
         .iter()

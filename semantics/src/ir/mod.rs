@@ -897,6 +897,13 @@ impl Function {
     pub fn has_body(&self) -> bool {
         self.is_definition && self.unsupported.is_none()
     }
+    /// A kernel calling convention (`amdgpu_kernel`, `spir_kernel`,
+    /// `ptx_kernel`): the entry of a launch, whose arguments are uniform.
+    pub fn has_kernel_cc(&self) -> bool {
+        self.cconv
+            .as_deref()
+            .is_some_and(|c| c.ends_with("_kernel"))
+    }
     pub fn block(&self, b: BlockId) -> &Block {
         &self.blocks[b.0]
     }
@@ -989,12 +996,7 @@ impl Module {
         let kernels: Vec<usize> = defs
             .iter()
             .copied()
-            .filter(|&i| {
-                self.functions[i]
-                    .cconv
-                    .as_deref()
-                    .is_some_and(|c| c.ends_with("_kernel"))
-            })
+            .filter(|&i| self.functions[i].has_kernel_cc())
             .collect();
         match kernels[..] {
             [one] => Ok(one),

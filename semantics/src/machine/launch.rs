@@ -592,7 +592,7 @@ fn launch(
             )));
         }
     }
-    let kernel_cc = kf.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
+    let kernel_cc = kf.has_kernel_cc();
     let n = opts.threads as usize;
     let mut per_thread: Vec<Vec<Val>> = vec![Vec::new(); n];
     let mut inputs = Vec::new();
@@ -755,7 +755,7 @@ fn launch(
 fn coords(prog: &Program, opts: &Options) -> Vec<super::orbit::Coord> {
     let module = prog.module;
     let kf = prog.func(prog.kernel);
-    let kernel_cc = kf.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
+    let kernel_cc = kf.has_kernel_cc();
     kf.params
         .iter()
         .enumerate()

@@ -73,7 +73,7 @@ pub struct MConvCounts {
 /// exhaustive exploration of at most `max_executions` executions of at
 /// most `max_steps` instructions per thread.
 pub fn launch(f: &Function, threads: u32, max_steps: u64, max_executions: u64) -> Options {
-    let kernel = f.cconv.as_deref().is_some_and(|c| c.ends_with("_kernel"));
+    let kernel = f.has_kernel_cc();
     let mut args = BTreeMap::new();
     for (i, p) in f.params.iter().enumerate() {
         let (Some(v), Type::Int(_)) = (p.value, &p.ty) else {
