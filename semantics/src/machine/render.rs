@@ -325,6 +325,9 @@ fn behaviour_text(module: &Module, ex: &Exploration, i: usize, b: &Behaviour) ->
     s
 }
 
+/// D-HIER: the number of cycle hierarchies per function with cycles, and
+/// the blocks whose converged-with relation differs between hierarchies in
+/// the explored executions (not m-converged).
 pub fn hierarchies(module: &Module, ex: &Exploration) -> String {
     if ex.hierarchies.iter().all(|(_, n)| *n <= 1) {
         return String::new();
