@@ -207,11 +207,7 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate, by_token: bool) -> bool {
     let Candidate::Key { key, loc, members } = c else {
         return false;
     };
-    let anchors = if by_token {
-        fresh_ancestors(m, *key)
-    } else {
-        Vec::new()
-    };
+    let anchor = by_token.then(|| fresh_ancestor(m, *key)).flatten();
     m.threads.iter().enumerate().all(|(t, th)| {
         if members.contains(&t) {
             return true;
@@ -219,7 +215,7 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate, by_token: bool) -> bool {
         let Status::Waiting(p) = &th.status else {
             return true;
         };
-        if anchors.iter().any(|a| !th.used_keys.contains_key(a)) {
+        if anchor.is_some_and(|a| !th.used_keys.contains_key(&a)) {
             return true;
         }
         let mut at: Vec<Loc> = Vec::new();
@@ -239,18 +235,15 @@ fn is_safe(prog: &Program, m: &Machine, c: &Candidate, by_token: bool) -> bool {
     })
 }
 
-/// The anchor instances formed by the scheduler ([`KeyNode::Fresh`]) that
-/// `k` derives from, through its chain of parents.
-fn fresh_ancestors(m: &Machine, mut k: KeyId) -> Vec<KeyId> {
-    let mut out = Vec::new();
+/// The nearest anchor instance formed by the scheduler ([`KeyNode::Fresh`],
+/// which has no parent) that `k` derives from through its chain of
+/// parents, if any.
+fn fresh_ancestor(m: &Machine, mut k: KeyId) -> Option<KeyId> {
     loop {
         match m.keys.node(k) {
             KeyNode::Block { parent, .. } | KeyNode::Inst { parent, .. } => k = parent,
-            KeyNode::Fresh { .. } => {
-                out.push(k);
-                return out;
-            }
-            KeyNode::Group(_) | KeyNode::Thread(_) => return out,
+            KeyNode::Fresh { .. } => return Some(k),
+            KeyNode::Group(_) | KeyNode::Thread(_) => return None,
         }
     }
 }
