@@ -714,3 +714,51 @@ fn liveness_equals_plain_on_dead_value_kernels() {
     assert!(t.symmetric < t.compared, "some without thread renaming");
     assert!(t.reduced * 4 < t.plain, "{} vs {}", t.reduced, t.plain);
 }
+
+/// `Options::max_merged`: executions abandoned at an explored state have a
+/// budget of their own, apart from `max_executions` (which counts
+/// executions run to their end or pruned), and an incomplete search names
+/// the budget that stopped it (`Exploration::limit`). cl20-entry-sink.src
+/// at 3 threads explores 8 executions and merges 382.
+#[test]
+fn merged_executions_have_their_own_budget() {
+    use semantics::machine::launch::Limit;
+    let path = format!(
+        "{}/../examples/refine/cl20-entry-sink.src.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    let m = parse_module(&path, &text).expect("parses");
+    let run = |max_executions: u64, max_merged: Option<u64>| {
+        let o = Options {
+            threads: 3,
+            max_executions,
+            max_merged,
+            ..Options::default()
+        };
+        explore(&m, &o).expect("runs")
+    };
+    let full = run(1_000, None);
+    assert!(full.complete && full.limit.is_none());
+    assert_eq!((full.explored, full.merged), (8, 382));
+    // More merges than the execution budget, each budget respected: complete.
+    let tight = run(10, Some(400));
+    assert!(
+        tight.complete,
+        "8 executions and 382 merges fit budgets of 10 and 400"
+    );
+    assert_eq!(keys(&tight), keys(&full));
+    // The merge budget stops it.
+    let merges = run(10, Some(100));
+    assert!(!merges.complete);
+    assert_eq!(merges.limit, Some(Limit::Merged(100)));
+    assert_eq!(merges.merged, 100);
+    // The default merge budget is ten times the execution budget.
+    let default = run(10, None);
+    assert_eq!(default.limit, Some(Limit::Merged(100)));
+    // The execution budget stops it.
+    let execs = run(5, Some(1_000));
+    assert!(!execs.complete);
+    assert_eq!(execs.limit, Some(Limit::Executions(5)));
+    assert_eq!(execs.explored + execs.pruned, 5);
+}

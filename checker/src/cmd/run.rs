@@ -144,9 +144,15 @@ pub struct Args {
     /// Executions to run in random mode (at least 1; needs --random).
     #[arg(long, default_value_t = 1000, requires = "random")]
     pub runs: u64,
-    /// Stop after this many executions (at least 1).
+    /// Stop after this many executions run to their end or pruned (at
+    /// least 1).
     #[arg(long, default_value_t = DEFAULT_MAX_EXECUTIONS)]
     pub max_executions: u64,
+    /// Stop after this many executions abandoned at a state already
+    /// explored (memoization; each is a prefix of an execution, usually
+    /// the launch and a few steps) [default: 10 x --max-executions].
+    #[arg(long, value_name = "N")]
+    pub max_merged: Option<u64>,
     /// Answer Always / Sometimes / Never for CONDITION over all executions,
     /// with a witness (syntax below).
     #[arg(long, value_name = "CONDITION")]
@@ -339,6 +345,7 @@ fn check_counts(args: &Args) -> Result<(), CliError> {
     for (name, v) in [
         ("--max-steps", args.max_steps),
         ("--max-executions", args.max_executions),
+        ("--max-merged", args.max_merged.unwrap_or(1)),
         ("--runs", args.runs),
     ] {
         if v == 0 {
@@ -463,6 +470,7 @@ fn options_without_args(args: &Args) -> Result<Options, CliError> {
             None => ChooserMode::Exhaustive,
         },
         max_executions: args.max_executions,
+        max_merged: args.max_merged,
         reduce: !args.no_reduce,
         buffer_bytes: args.buffer_bytes,
         buffers: parse_buffers(&args.buffers)?,

@@ -62,19 +62,7 @@ impl Execution {
     /// Converged-with classes of block visits (D-CW), each sorted, in order
     /// of their first member.
     pub fn visit_classes(&self) -> Vec<Vec<VisitRef>> {
-        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
-        let mut classes: Vec<Vec<VisitRef>> = Vec::new();
-        for (t, th) in self.threads.iter().enumerate() {
-            for (p, v) in th.trace.iter().enumerate() {
-                let i = *by_key.entry(v.key).or_insert_with(|| {
-                    classes.push(Vec::new());
-                    classes.len() - 1
-                });
-                classes[i].push((t, p));
-            }
-        }
-        classes.sort();
-        classes
+        visit_classes_of(&self.threads.iter().collect::<Vec<_>>())
     }
 
     /// The communicating set of each convergent call (as visit positions),
@@ -144,34 +132,65 @@ impl Execution {
     /// execution's key was a fifth of the instructions of
     /// cl28-texture2d-sink-else.src at 4 threads).
     pub fn behaviour_digest(&self) -> u128 {
-        let mut f = super::reduce::Fp::new();
-        f.add(&self.outcome);
-        f.add(&self.visit_classes());
-        let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
-        for (t, th) in self.threads.iter().enumerate() {
-            for e in &th.events {
-                first.entry(e.key).or_insert((t, e.pos));
-            }
-        }
-        for th in &self.threads {
-            f.add(&th.trace.len());
-            for v in &th.trace {
-                f.add(&(v.func, v.block));
-            }
-            f.add(&th.events.len());
-            for e in &th.events {
-                let r = match &e.result {
-                    Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
-                    r => r.clone(),
-                };
-                f.add(&(e.callee.as_str(), r, first[&e.key]));
-            }
-            f.add(&th.observations);
-            f.add(&th.end);
-        }
-        f.add(&self.memory);
-        f.finish()
+        let threads: Vec<&ThreadRecord> = self.threads.iter().collect();
+        digest_of(&self.outcome, &threads, &self.memory)
     }
+}
+
+/// [`Execution::visit_classes`] of the thread records `threads`, in that
+/// order.
+fn visit_classes_of(threads: &[&ThreadRecord]) -> Vec<Vec<VisitRef>> {
+    let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
+    let mut classes: Vec<Vec<VisitRef>> = Vec::new();
+    for (t, th) in threads.iter().enumerate() {
+        for (p, v) in th.trace.iter().enumerate() {
+            let i = *by_key.entry(v.key).or_insert_with(|| {
+                classes.push(Vec::new());
+                classes.len() - 1
+            });
+            classes[i].push((t, p));
+        }
+    }
+    classes.sort();
+    classes
+}
+
+/// [`Execution::behaviour_digest`] of an execution with this outcome,
+/// these thread records in this order and this memory: the closure under
+/// renaming ([`super::symmetry::renamed_digest`]) digests a renamed
+/// execution through it without building it.
+pub(super) fn digest_of(
+    outcome: &Outcome,
+    threads: &[&ThreadRecord],
+    memory: &[(String, Vec<Byte>)],
+) -> u128 {
+    let mut f = super::reduce::Fp::new();
+    f.add(outcome);
+    f.add(&visit_classes_of(threads));
+    let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
+    for (t, th) in threads.iter().enumerate() {
+        for e in &th.events {
+            first.entry(e.key).or_insert((t, e.pos));
+        }
+    }
+    for th in threads {
+        f.add(&th.trace.len());
+        for v in &th.trace {
+            f.add(&(v.func, v.block));
+        }
+        f.add(&th.events.len());
+        for e in &th.events {
+            let r = match &e.result {
+                Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                r => r.clone(),
+            };
+            f.add(&(e.callee.as_str(), r, first[&e.key]));
+        }
+        f.add(&th.observations);
+        f.add(&th.end);
+    }
+    f.add(&memory);
+    f.finish()
 }
 
 /// A distinct behaviour and how many executions showed it.
@@ -209,12 +228,43 @@ pub struct Exploration {
     /// Whether every choice was explored (exhaustive mode, within the
     /// execution budget).
     pub complete: bool,
+    /// What stopped the search before every choice was explored (`None`
+    /// when it ran out of choices; the closure under renaming has its own
+    /// `closure_capped`).
+    pub limit: Option<Limit>,
     /// The input domain, as printed with every result (R-BOUND).
     pub domain: String,
     /// Name of the kernel.
     pub kernel: String,
     /// Number of cycle hierarchies per defined function that has cycles.
     pub hierarchies: Vec<(String, usize)>,
+}
+
+/// Why a search stopped before exploring every choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `--max-executions`: executions run to their end or pruned.
+    Executions(u64),
+    /// `--max-merged`: executions abandoned at a state already explored.
+    Merged(u64),
+    /// The caller's progress callback said stop (time limit, Ctrl-C).
+    Stopped,
+    /// Random mode draws some executions, it does not enumerate them.
+    Random,
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::Executions(n) => write!(f, "execution budget reached (--max-executions {n})"),
+            Limit::Merged(n) => write!(
+                f,
+                "budget of executions merged at explored states reached (--max-merged {n})"
+            ),
+            Limit::Stopped => write!(f, "stopped (time limit or interrupt)"),
+            Limit::Random => write!(f, "random mode"),
+        }
+    }
 }
 
 /// Finds the kernel: `opts.entry`, or [`Module::default_entry`] (the only
@@ -331,6 +381,7 @@ pub fn explore_with(
         ub: 0,
         contradictions: 0,
         complete: true,
+        limit: None,
         domain: format!(
             "i1 inputs over {{false, true}}; other integer inputs over {:?}",
             opts.int_domain
@@ -378,6 +429,7 @@ pub fn explore_with(
                 ub: 0,
                 contradictions: 0,
                 complete: true,
+                limit: None,
                 ..fresh
             };
             prog.renaming = prog
@@ -402,6 +454,9 @@ pub fn explore_with(
         };
         ex.behaviours = closed;
         ex.complete &= end == super::symmetry::Closure::Complete;
+        if end == super::symmetry::Closure::Stopped {
+            ex.limit.get_or_insert(Limit::Stopped);
+        }
         if let super::symmetry::Closure::Capped(n) = end {
             ex.closure_capped = Some(n);
         }
@@ -414,6 +469,7 @@ pub fn explore_with(
     }
     if !matches!(opts.chooser, super::ChooserMode::Exhaustive) {
         ex.complete = false;
+        ex.limit = Some(Limit::Random);
     }
     Ok(ex)
 }
@@ -484,6 +540,7 @@ fn search(
             }
             if skipped.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
                 ex.complete = false;
+                ex.limit = Some(Limit::Stopped);
                 break;
             }
             continue;
@@ -530,10 +587,17 @@ fn search(
         }
         if !progress(ex.explored, ex.pruned) {
             ex.complete = false;
+            ex.limit = Some(Limit::Stopped);
             break;
         }
-        if ex.explored + ex.pruned + ex.merged >= opts.max_executions {
+        if ex.explored + ex.pruned >= opts.max_executions {
             ex.complete = false;
+            ex.limit = Some(Limit::Executions(opts.max_executions));
+            break;
+        }
+        if ex.merged >= opts.merge_budget() {
+            ex.complete = false;
+            ex.limit = Some(Limit::Merged(opts.merge_budget()));
             break;
         }
     }

@@ -522,7 +522,8 @@ pub fn close(
                 _ => Box::new(std::iter::once((0..r.n as usize).collect())),
             };
             for perm in arrangements {
-                if !emit(super::symmetry::renamed(&valued, &perm)) {
+                let key = super::symmetry::renamed_digest(&valued, &perm);
+                if !emit(key, &mut || super::symmetry::renamed(&valued, &perm)) {
                     return;
                 }
             }

@@ -365,7 +365,11 @@ pub fn counts(ex: &Exploration) -> String {
         ex.contradictions,
         ex.pruned,
         if ex.reduced { format!(", merged (state already explored): {}", ex.merged) } else { String::new() },
-        if ex.complete { "" } else { " (INCOMPLETE: budget, random mode or interrupted)" },
+        match (ex.complete, ex.limit) {
+            (true, _) => String::new(),
+            (false, Some(l)) => format!(" (INCOMPLETE: {l})"),
+            (false, None) => " (INCOMPLETE)".into(),
+        },
         ex.domain,
         if ex.reduced {
             format!(
@@ -550,6 +554,7 @@ pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String
             Err(why) => json!({"used": false, "why": why}),
         },
         "complete": ex.complete,
+        "incomplete_because": ex.limit.map(|l| l.to_string()),
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
         "not_m_converged": super::dmax::not_m_converged(ex).into_iter().map(|(f, b)| json!({"function": module.functions[f].name, "block": module.functions[f].block_name(b)})).collect::<Vec<_>>(),

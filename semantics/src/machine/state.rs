@@ -290,7 +290,7 @@ pub enum Status {
 }
 
 /// A convergent call as the thread saw it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallEvent {
     pub loc: Loc,
     /// Callee name.
