@@ -132,8 +132,7 @@ impl Execution {
     /// execution's key was a fifth of the instructions of
     /// cl28-texture2d-sink-else.src at 4 threads).
     pub fn behaviour_digest(&self) -> u128 {
-        let threads: Vec<&ThreadRecord> = self.threads.iter().collect();
-        digest_of(&self.outcome, &threads, &self.memory)
+        DigestParts::new(self).digest(&self.outcome, None)
     }
 }
 
@@ -155,42 +154,125 @@ fn visit_classes_of(threads: &[&ThreadRecord]) -> Vec<Vec<VisitRef>> {
     classes
 }
 
-/// [`Execution::behaviour_digest`] of an execution with this outcome,
-/// these thread records in this order and this memory: the closure under
-/// renaming ([`super::symmetry::renamed_digest`]) digests a renamed
-/// execution through it without building it.
-pub(super) fn digest_of(
-    outcome: &Outcome,
-    threads: &[&ThreadRecord],
-    memory: &[(String, Vec<Byte>)],
-) -> u128 {
-    let mut f = super::reduce::Fp::new();
-    f.add(outcome);
-    f.add(&visit_classes_of(threads));
-    let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
-    for (t, th) in threads.iter().enumerate() {
-        for e in &th.events {
-            first.entry(e.key).or_insert((t, e.pos));
+/// The parts of an execution's behaviour digest that do not depend on the
+/// order of its threads, computed once so that the closure under renaming
+/// ([`super::symmetry::renamed_digest`]) digests each image of the
+/// execution, its thread records in another order, without building it.
+///
+/// The digest: the outcome; the converged-with classes of block visits as
+/// (least member, member) pairs in order (each class sorted, classes in
+/// order of their least member: the same partition as
+/// [`Execution::visit_classes`]); per thread in order, a digest of what
+/// the thread alone shows (path, convergent calls with their results,
+/// token results as one value, observations, end) and then, per call,
+/// its set named by its least (thread, visit position) member; the
+/// memory.
+pub struct DigestParts<'a> {
+    e: &'a Execution,
+    /// Per thread: the digest of its own record.
+    threads: Vec<u128>,
+    /// Converged-with classes of block visits, members as (thread, position).
+    visits: Vec<Vec<VisitRef>>,
+    /// Communicating sets of the calls, members as (thread, position).
+    sets: Vec<Vec<VisitRef>>,
+    /// Per thread, per call: its index in `sets`.
+    set_of: Vec<Vec<usize>>,
+}
+
+impl<'a> DigestParts<'a> {
+    pub fn new(e: &'a Execution) -> DigestParts<'a> {
+        let records: Vec<&ThreadRecord> = e.threads.iter().collect();
+        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
+        let mut sets: Vec<Vec<VisitRef>> = Vec::new();
+        let set_of = e
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| {
+                th.events
+                    .iter()
+                    .map(|ev| {
+                        let i = *by_key.entry(ev.key).or_insert_with(|| {
+                            sets.push(Vec::new());
+                            sets.len() - 1
+                        });
+                        sets[i].push((t, ev.pos));
+                        i
+                    })
+                    .collect()
+            })
+            .collect();
+        let threads = e
+            .threads
+            .iter()
+            .map(|th| {
+                let mut f = super::reduce::Fp::new();
+                f.add(&th.trace.len());
+                for v in &th.trace {
+                    f.add(&(v.func, v.block));
+                }
+                f.add(&th.events.len());
+                for ev in &th.events {
+                    let r = match &ev.result {
+                        Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                        r => r.clone(),
+                    };
+                    f.add(&(ev.callee.as_str(), r));
+                }
+                f.add(&th.observations);
+                f.add(&th.end);
+                f.finish()
+            })
+            .collect();
+        DigestParts {
+            e,
+            threads,
+            visits: visit_classes_of(&records),
+            sets,
+            set_of,
         }
     }
-    for th in threads {
-        f.add(&th.trace.len());
-        for v in &th.trace {
-            f.add(&(v.func, v.block));
+
+    /// The digest of the execution with this outcome and its threads in
+    /// the order `inv` (position `j` holds thread `inv[j]`; `None`: their
+    /// own order).
+    pub fn digest(&self, outcome: &Outcome, inv: Option<&[usize]>) -> u128 {
+        let n = self.threads.len();
+        let mut perm: Vec<usize> = (0..n).collect();
+        if let Some(inv) = inv {
+            for (j, t) in inv.iter().enumerate() {
+                perm[*t] = j;
+            }
         }
-        f.add(&th.events.len());
-        for e in &th.events {
-            let r = match &e.result {
-                Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
-                r => r.clone(),
-            };
-            f.add(&(e.callee.as_str(), r, first[&e.key]));
+        let at = |(t, p): VisitRef| (perm[t], p);
+        let mut f = super::reduce::Fp::new();
+        f.add(outcome);
+        let mut pairs: Vec<(VisitRef, VisitRef)> = Vec::new();
+        for class in &self.visits {
+            let start = pairs.len();
+            let least = class.iter().map(|v| at(*v)).min().unwrap_or_default();
+            pairs.extend(class.iter().map(|v| (least, at(*v))));
+            pairs[start..].sort_unstable();
         }
-        f.add(&th.observations);
-        f.add(&th.end);
+        if inv.is_some() {
+            pairs.sort_unstable();
+        }
+        f.add(&pairs);
+        let least: Vec<VisitRef> = self
+            .sets
+            .iter()
+            .map(|s| s.iter().map(|v| at(*v)).min().unwrap_or_default())
+            .collect();
+        for j in 0..n {
+            let t = inv.map_or(j, |inv| inv[j]);
+            f.add(&self.threads[t]);
+            for s in &self.set_of[t] {
+                f.add(&least[*s]);
+            }
+        }
+        f.add(&self.e.memory);
+        f.finish()
     }
-    f.add(&memory);
-    f.finish()
 }
 
 /// A distinct behaviour and how many executions showed it.

@@ -521,8 +521,9 @@ pub fn close(
                 Threads::Blind => Box::new(super::symmetry::arrangements(x, opts)),
                 _ => Box::new(std::iter::once((0..r.n as usize).collect())),
             };
+            let parts = super::launch::DigestParts::new(&valued);
             for perm in arrangements {
-                let key = super::symmetry::renamed_digest(&valued, &perm);
+                let key = super::symmetry::renamed_digest(&parts, &valued, &perm);
                 if !emit(key, &mut || super::symmetry::renamed(&valued, &perm)) {
                     return;
                 }

@@ -148,7 +148,7 @@ use rustc_hash::FxHashSet;
 
 use crate::ir::{InstKind, Type};
 
-use super::launch::{Behaviour, Execution, ThreadRecord};
+use super::launch::{Behaviour, DigestParts, Execution, ThreadRecord};
 use super::program::Program;
 use super::state::ThreadEnd;
 use super::value::{int, Val};
@@ -308,12 +308,12 @@ fn renamed_outcome(e: &Execution, perm: &[usize], inv: &[usize]) -> Outcome {
 /// `renamed(e, perm).behaviour_digest()`, without building the renamed
 /// execution (the closure builds only the images whose digest is new:
 /// cl19-anchor-sink-all.src at 4 threads tries 1,559,502 images for
-/// 175,176 new behaviours). The digest leaves out thread ids and inputs,
+/// 175,176 new behaviours); `parts` are `e`'s
+/// ([`DigestParts::new`]). The digest leaves out thread ids and inputs,
 /// so the renamed execution is its records in the image's order.
-pub fn renamed_digest(e: &Execution, perm: &[usize]) -> u128 {
+pub fn renamed_digest(parts: &DigestParts, e: &Execution, perm: &[usize]) -> u128 {
     let inv = inverse(perm);
-    let threads: Vec<&ThreadRecord> = inv.iter().map(|t| &e.threads[*t]).collect();
-    super::launch::digest_of(&renamed_outcome(e, perm, &inv), &threads, &e.memory)
+    parts.digest(&renamed_outcome(e, perm, &inv), Some(&inv))
 }
 
 /// The renamings of `e` under every group-preserving permutation, modulo
@@ -500,8 +500,9 @@ pub fn close(
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, Closure) {
     close_under(behaviours, go, cap, |e, emit| {
+        let parts = DigestParts::new(e);
         for perm in arrangements(e, opts) {
-            if !emit(renamed_digest(e, &perm), &mut || renamed(e, &perm)) {
+            if !emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) {
                 return;
             }
         }
