@@ -762,3 +762,46 @@ fn merged_executions_have_their_own_budget() {
     assert_eq!(execs.limit, Some(Limit::Executions(5)));
     assert_eq!(execs.explored + execs.pruned, 5);
 }
+
+/// Issue 18: past its listing limit (`Options::closure_records` thread
+/// records) the closure under renaming counts the remaining images by
+/// digest: the count is the number of behaviours the unlimited closure
+/// lists, the listed ones are among them, and the exploration says the
+/// listing is partial (`complete` false) but the count complete. Both
+/// closures: blind thread renaming (cl16-anchor-sink.src, 240 behaviours
+/// at 4 threads) and lanes with values (cl14-shuffle-hoist-poison.src,
+/// 2,568).
+#[test]
+fn closure_counts_past_its_listing_limit() {
+    for (file, limit) in [
+        ("cl16-anchor-sink.src", 50),
+        ("cl14-shuffle-hoist-poison.src", 500),
+    ] {
+        let path = format!(
+            "{}/../examples/refine/{file}.ll",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).expect("example exists");
+        let m = parse_module(&path, &text).expect("parses");
+        let o = Options {
+            threads: 4,
+            ..Options::default()
+        };
+        let full = explore(&m, &o).expect("runs");
+        assert!(full.complete && full.counted.is_none(), "{file}");
+        let capped = explore(
+            &m,
+            &Options {
+                closure_records: 4 * limit,
+                ..o.clone()
+            },
+        )
+        .expect("runs");
+        assert!(!capped.complete, "{file}: the listing is partial");
+        assert!(capped.counted_complete(), "{file}: the count is complete");
+        assert_eq!(capped.behaviours.len(), limit, "{file}");
+        assert_eq!(capped.counted, Some(full.behaviours.len()), "{file}");
+        assert_eq!(capped.distinct(), full.distinct(), "{file}");
+        assert!(keys(&capped).is_subset(&keys(&full)), "{file}");
+    }
+}

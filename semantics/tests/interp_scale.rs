@@ -109,7 +109,9 @@ b:
 
 /// Issue 18 item 4: the closure under renaming (M-RENAME) lists at most
 /// `CLOSURE_RECORDS` thread records, so memory stays linear in threads x
-/// behaviours, and stops early, saying so (incomplete, `closure_capped`).
+/// behaviours, counts further images by digest up to `CLOSURE_DIGESTS`
+/// thread records, and then stops, saying so (incomplete, no count,
+/// `closure_capped`).
 /// Before, one orbit of 50 threads (up to C(50, 25) images) was built whole:
 /// 13 GB and past any time limit. At 12 threads all 4,096 are listed.
 #[test]
@@ -128,6 +130,8 @@ fn closure_under_renaming_is_bounded() {
     let cap = semantics::machine::symmetry::CLOSURE_RECORDS / 50;
     assert_eq!(ex.closure_capped, Some(cap));
     assert!(!ex.complete);
+    assert_eq!(ex.counted, None, "2^50 behaviours are past the count's limit");
+    assert!(!ex.counted_complete());
     assert_eq!(ex.behaviours.len(), cap);
     assert!(
         start.elapsed().as_secs() < 60,

@@ -471,6 +471,7 @@ fn options_without_args(args: &Args) -> Result<Options, CliError> {
         },
         max_executions: args.max_executions,
         max_merged: args.max_merged,
+        closure_records: semantics::machine::symmetry::CLOSURE_RECORDS,
         reduce: !args.no_reduce,
         buffer_bytes: args.buffer_bytes,
         buffers: parse_buffers(&args.buffers)?,
@@ -520,11 +521,12 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
                 "note: at least {count} launches to enumerate ({} threads, every integer \
                  parameter without --arg over its domain in every thread, up to thread \
                  symmetry): the run stops at --max-executions {} or --time-limit, and the \
-                 closure under renaming at {} thread records; fix inputs with --arg or \
-                 narrow --domain for a complete answer",
+                 closure under renaming lists {} thread records and counts at most {} \
+                 thread records; fix inputs with --arg or narrow --domain for a complete answer",
                 opts.threads,
                 opts.max_executions,
-                semantics::machine::symmetry::CLOSURE_RECORDS
+                semantics::machine::symmetry::CLOSURE_RECORDS,
+                semantics::machine::symmetry::CLOSURE_DIGESTS
             );
         }
     }

@@ -325,6 +325,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         chooser: ChooserMode::Exhaustive,
         max_executions: 200_000,
         max_merged: None,
+        closure_records: semantics::machine::symmetry::CLOSURE_RECORDS,
         reduce: true,
         buffer_bytes: opts.buffer_bytes,
         buffers: cex.buffers.clone(),

@@ -247,7 +247,8 @@ impl<'a> DigestParts<'a> {
         let at = |(t, p): VisitRef| (perm[t], p);
         let mut f = super::reduce::Fp::new();
         f.add(outcome);
-        let mut pairs: Vec<(VisitRef, VisitRef)> = Vec::new();
+        let mut pairs: Vec<(VisitRef, VisitRef)> =
+            Vec::with_capacity(self.visits.iter().map(Vec::len).sum());
         for class in &self.visits {
             let start = pairs.len();
             let least = class.iter().map(|v| at(*v)).min().unwrap_or_default();
@@ -302,6 +303,12 @@ pub struct Exploration {
     /// reached this many ([`super::symmetry::CLOSURE_RECORDS`] over the
     /// thread count); the result is then incomplete.
     pub closure_capped: Option<usize>,
+    /// When the closure under renaming stopped listing at its limit but
+    /// counted every image ([`super::symmetry::Closure::Counted`]): the
+    /// number of distinct behaviours, listed or not (`complete` stays
+    /// false: the listing is partial; the count is exact when the search
+    /// was complete, [`Exploration::counted_complete`]).
+    pub counted: Option<usize>,
     /// M-RENAME: the renamings used ([`super::renaming::Renaming::describe`]).
     pub renaming: String,
     pub cut: u64,
@@ -320,6 +327,21 @@ pub struct Exploration {
     pub kernel: String,
     /// Number of cycle hierarchies per defined function that has cycles.
     pub hierarchies: Vec<(String, usize)>,
+}
+
+impl Exploration {
+    /// The number of distinct behaviours found: those listed, or all of
+    /// them when the closure counted past its listing limit.
+    pub fn distinct(&self) -> usize {
+        self.counted.unwrap_or(self.behaviours.len())
+    }
+
+    /// Every behaviour was found and counted ([`Exploration::distinct`]
+    /// exact), though perhaps not all listed: the search was complete and
+    /// the closure under renaming either listed or counted every image.
+    pub fn counted_complete(&self) -> bool {
+        self.complete || (self.counted.is_some() && self.limit.is_none())
+    }
 }
 
 /// Why a search stopped before exploring every choice.
@@ -458,6 +480,7 @@ pub fn explore_with(
         reduced: opts.reduce && opts.chooser == super::ChooserMode::Exhaustive,
         symmetry: Err(String::new()),
         closure_capped: None,
+        counted: None,
         renaming: String::new(),
         cut: 0,
         ub: 0,
@@ -528,7 +551,7 @@ pub fn explore_with(
         let behaviours = std::mem::take(&mut ex.behaviours);
         // Memory linear in threads x behaviours: the closure lists at most
         // CLOSURE_RECORDS thread records.
-        let cap = super::symmetry::CLOSURE_RECORDS / opts.threads.max(1) as usize;
+        let cap = opts.closure_records / opts.threads.max(1) as usize;
         let (closed, end) = if prog.renaming.blind_only() {
             super::symmetry::close(behaviours, opts, cap, &mut go)
         } else {
@@ -539,8 +562,13 @@ pub fn explore_with(
         if end == super::symmetry::Closure::Stopped {
             ex.limit.get_or_insert(Limit::Stopped);
         }
-        if let super::symmetry::Closure::Capped(n) = end {
-            ex.closure_capped = Some(n);
+        match end {
+            super::symmetry::Closure::Capped(n) => ex.closure_capped = Some(n),
+            super::symmetry::Closure::Counted { listed, total } => {
+                ex.closure_capped = Some(listed);
+                ex.counted = Some(total);
+            }
+            _ => {}
         }
         ex.symmetry = Ok(ex.behaviours.len() - found);
     } else {

@@ -151,6 +151,10 @@ pub struct Options {
     /// within it (cl04-caller-merge.src at 4 threads: 97,200 explored,
     /// 103,680 merged).
     pub max_merged: Option<u64>,
+    /// The closure under renaming lists at most this many thread records
+    /// (behaviours times threads) and counts the rest by digest
+    /// ([`symmetry::CLOSURE_RECORDS`], the default; tests set it low).
+    pub closure_records: usize,
     /// Apply the exact reductions of [`reduce`] (memoized states) and
     /// [`symmetry`] (launch symmetry); `false` runs the
     /// plain enumeration, the oracle the reductions are tested against.
@@ -200,6 +204,7 @@ impl Default for Options {
             chooser: ChooserMode::Exhaustive,
             max_executions: DEFAULT_MAX_EXECUTIONS,
             max_merged: None,
+            closure_records: symmetry::CLOSURE_RECORDS,
             reduce: true,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             buffers: BTreeMap::new(),

@@ -359,7 +359,13 @@ pub fn counts(ex: &Exploration) -> String {
     format!(
         "executions explored: {}, distinct behaviours: {}, cut: {}, undefined behaviour: {}, contradictions: {}, pruned schedules: {}{}{}\ninput domain: {}\n{}",
         ex.explored,
-        ex.behaviours.len(),
+        match ex.counted {
+            Some(n) => format!(
+                "{n} ({} listed, the others renamings of listed ones, counted by digest)",
+                ex.behaviours.len()
+            ),
+            None => ex.behaviours.len().to_string(),
+        },
         ex.cut,
         ex.ub,
         ex.contradictions,
@@ -368,6 +374,9 @@ pub fn counts(ex: &Exploration) -> String {
         match (ex.complete, ex.limit) {
             (true, _) => String::new(),
             (false, Some(l)) => format!(" (INCOMPLETE: {l})"),
+            (false, None) if ex.counted.is_some() => {
+                " (every behaviour found and counted; the listing is INCOMPLETE)".into()
+            }
             (false, None) => " (INCOMPLETE)".into(),
         },
         ex.domain,
@@ -379,13 +388,19 @@ pub fn counts(ex: &Exploration) -> String {
                     Ok(n) => format!(
                         "launch symmetry ({}; {n} behaviours by renaming{})",
                         ex.renaming,
-                        match ex.closure_capped {
+                        match (ex.closure_capped, ex.counted) {
                             // Memory linear in threads x behaviours.
-                            Some(c) => format!(
-                                "; the closure under renaming stopped at {c} behaviours, its limit of {} thread records: INCOMPLETE",
-                                super::symmetry::CLOSURE_RECORDS
+                            (Some(c), Some(n)) => format!(
+                                "; the closure under renaming listed {c} behaviours, its limit of {} thread records, and counted the other {} by digest",
+                                super::symmetry::CLOSURE_RECORDS,
+                                n - c
                             ),
-                            None => String::new(),
+                            (Some(c), None) => format!(
+                                "; the closure under renaming stopped at {c} behaviours listed, its limit of {} thread records, and its limit of {} thread records counted: INCOMPLETE",
+                                super::symmetry::CLOSURE_RECORDS,
+                                super::symmetry::CLOSURE_DIGESTS
+                            ),
+                            (None, _) => String::new(),
                         }
                     ),
                     Err(why) => format!("no launch symmetry: {why}"),
@@ -542,7 +557,8 @@ pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String
     let Value::Object(m) = json!({
         "kernel": ex.kernel,
         "explored": ex.explored,
-        "distinct": ex.behaviours.len(),
+        "distinct": ex.distinct(),
+        "listed": ex.behaviours.len(),
         "cut": ex.cut,
         "ub": ex.ub,
         "contradictions": ex.contradictions,
@@ -554,6 +570,8 @@ pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String
             Err(why) => json!({"used": false, "why": why}),
         },
         "complete": ex.complete,
+        "counted": ex.counted,
+        "counted_complete": ex.counted_complete(),
         "incomplete_because": ex.limit.map(|l| l.to_string()),
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),

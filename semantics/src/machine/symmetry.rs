@@ -471,9 +471,17 @@ fn next_permutation(a: &mut [usize]) -> bool {
 /// renaming, times the thread count (thread records, so that memory stays
 /// linear in threads times behaviours, about 300 bytes a record):
 /// 1,000,000 (250,000 behaviours at 4 threads, 20,000 at 50). Past it the
-/// closure stops and the result is incomplete, saying so
-/// ([`Closure::Capped`]). Issue 18 item 4.
+/// closure lists no more behaviours but goes on counting them by digest
+/// ([`Closure::Counted`]), up to [`CLOSURE_DIGESTS`]; the listing is then
+/// incomplete, saying so. Issue 18 item 4.
 pub const CLOSURE_RECORDS: usize = 1_000_000;
+
+/// The closure counts at most this many thread records (distinct
+/// behaviours, listed and counted, times the thread count: 5,000,000
+/// behaviours at 8 threads, 800,000 at 50) before it stops
+/// ([`Closure::Capped`]): a digest set of 16 bytes per behaviour plus the
+/// table's overhead (under 200 MiB), and time linear in thread records.
+pub const CLOSURE_DIGESTS: usize = 40_000_000;
 
 /// How a closure under renaming ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,7 +490,13 @@ pub enum Closure {
     Complete,
     /// `go` answered `false` (time limit, Ctrl-C).
     Stopped,
-    /// The listed behaviours reached this many ([`CLOSURE_RECORDS`]).
+    /// The listed behaviours reached this many ([`CLOSURE_RECORDS`]), and
+    /// then every image was counted: this many distinct behaviours in all,
+    /// the listed ones and renamings of them (the listing is incomplete,
+    /// the count exact).
+    Counted { listed: usize, total: usize },
+    /// The listed behaviours reached this many ([`CLOSURE_RECORDS`]) and
+    /// the counted ones [`CLOSURE_DIGESTS`].
     Capped(usize),
 }
 
@@ -513,7 +527,9 @@ pub fn close(
 /// the distinct behaviours (by behaviour key), then, for each whose key no
 /// earlier orbit produced, every image `images_of` emits, each new key
 /// once, carrying the count of the behaviour it renames, until `go`
-/// answers `false` or the behaviours reach `cap`. `images_of` emits each
+/// answers `false` or the behaviours reach `cap`, from where new images
+/// are counted by digest without being built, up to [`CLOSURE_DIGESTS`]
+/// thread records in all. `images_of` emits each
 /// image as its behaviour digest and a function that builds it (called
 /// only for a new digest), and stops emitting when `emit` returns `false`.
 pub(super) fn close_under(
@@ -525,6 +541,10 @@ pub(super) fn close_under(
     let mut seen: FxHashSet<u128> = FxHashSet::default();
     let mut out = Vec::new();
     let mut digests = Vec::new();
+    let count_cap = CLOSURE_DIGESTS
+        / behaviours
+            .first()
+            .map_or(1, |b| b.execution.threads.len().max(1));
     for b in behaviours {
         let key = b.execution.behaviour_digest();
         if seen.insert(key) {
@@ -555,20 +575,27 @@ pub(super) fn close_under(
             }
             in_orbit.insert(key);
             if seen.insert(key) {
-                if found + images.len() >= cap {
-                    end = Closure::Capped(cap);
+                if found + images.len() < cap {
+                    images.push(Behaviour {
+                        execution: build(),
+                        count: b.count,
+                    });
+                } else if seen.len() >= count_cap {
+                    end = Closure::Capped(found + images.len());
                     return false;
                 }
-                images.push(Behaviour {
-                    execution: build(),
-                    count: b.count,
-                });
             }
             true
         });
         if end != Closure::Complete {
             break;
         }
+    }
+    if end == Closure::Complete && seen.len() > out.len() + images.len() {
+        end = Closure::Counted {
+            listed: out.len() + images.len(),
+            total: seen.len(),
+        };
     }
     out.extend(images);
     (out, end)
