@@ -1061,3 +1061,58 @@ fn example_counts_are_pinned() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Larger launches that the default budgets now finish (issue 18): with
+/// merged executions on a budget of their own (`Options::max_merged`),
+/// cl19-anchor-sink-all.src and cl04-caller-merge.src at 4 threads are
+/// complete (before: stopped at 100,000 executions explored + merged);
+/// past the listing limit the closure counts (`Exploration::counted`),
+/// so cl16-anchor-sink.src at 8 threads has an exact count with 125,000
+/// behaviours listed (before: stopped at 125,000). Pinned: distinct
+/// behaviours, listed behaviours, executions explored. No plain
+/// enumeration finishes these; the counts come from the reduced search.
+#[test]
+fn large_launch_counts_are_pinned() {
+    let rows: &[(&str, u32, usize, usize, u64)] = &[
+        (
+            "refine/cl19-anchor-sink-all.src.ll",
+            4,
+            184_176,
+            184_176,
+            9_000,
+        ),
+        ("refine/cl04-caller-merge.src.ll", 4, 97_200, 97_200, 97_200),
+        (
+            "refine/cl16-anchor-sink.src.ll",
+            8,
+            1_059_840,
+            125_000,
+            2_980,
+        ),
+    ];
+    for &(file, threads, distinct, listed, explored) in rows {
+        let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).expect("example exists");
+        let module = parse_module(&path, &text).expect("example parses");
+        let opts = Options {
+            entry: entry(file),
+            threads,
+            ..Options::default()
+        };
+        let ex = explore(&module, &opts).expect("explores");
+        assert!(
+            ex.counted_complete(),
+            "{file} at {threads} threads: every behaviour counted"
+        );
+        assert_eq!(
+            ex.complete,
+            distinct == listed,
+            "{file}: complete iff all listed"
+        );
+        assert_eq!(
+            (ex.distinct(), ex.behaviours.len(), ex.explored),
+            (distinct, listed, explored),
+            "{file} at {threads} threads: distinct / listed / explored"
+        );
+    }
+}

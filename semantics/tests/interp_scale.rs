@@ -130,7 +130,10 @@ fn closure_under_renaming_is_bounded() {
     let cap = semantics::machine::symmetry::CLOSURE_RECORDS / 50;
     assert_eq!(ex.closure_capped, Some(cap));
     assert!(!ex.complete);
-    assert_eq!(ex.counted, None, "2^50 behaviours are past the count's limit");
+    assert_eq!(
+        ex.counted, None,
+        "2^50 behaviours are past the count's limit"
+    );
     assert!(!ex.counted_complete());
     assert_eq!(ex.behaviours.len(), cap);
     assert!(

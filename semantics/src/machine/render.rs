@@ -377,6 +377,9 @@ pub fn counts(ex: &Exploration) -> String {
             (false, None) if ex.counted.is_some() => {
                 " (every behaviour found and counted; the listing is INCOMPLETE)".into()
             }
+            (false, None) if ex.closure_capped.is_some() => {
+                " (INCOMPLETE: the closure under renaming reached its limits)".into()
+            }
             (false, None) => " (INCOMPLETE)".into(),
         },
         ex.domain,
