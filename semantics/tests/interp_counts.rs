@@ -1016,18 +1016,25 @@ fn entry(file: &str) -> Option<String> {
     }
 }
 
+/// The example `file` (under examples/) parsed, and the default options
+/// of a launch of `threads` threads of its kernel.
+fn launch(file: &str, threads: u32) -> (semantics::ir::Module, Options) {
+    let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    let module = parse_module(&path, &text).expect("example parses");
+    let opts = Options {
+        entry: entry(file),
+        threads,
+        ..Options::default()
+    };
+    (module, opts)
+}
+
 #[test]
 fn example_counts_are_pinned() {
     let mut failures = Vec::new();
     for &(file, threads, before, distinct, explored, plain) in ROWS {
-        let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).expect("example exists");
-        let module = parse_module(&path, &text).expect("example parses");
-        let opts = Options {
-            entry: entry(file),
-            threads,
-            ..Options::default()
-        };
+        let (module, opts) = launch(file, threads);
         let ex = explore(&module, &opts).expect("explores");
         assert!(ex.complete, "{file} at {threads} threads is complete");
         if let Some(b) = before {
@@ -1091,14 +1098,7 @@ fn large_launch_counts_are_pinned() {
         ),
     ];
     for &(file, threads, distinct, listed, explored) in rows {
-        let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).expect("example exists");
-        let module = parse_module(&path, &text).expect("example parses");
-        let opts = Options {
-            entry: entry(file),
-            threads,
-            ..Options::default()
-        };
+        let (module, opts) = launch(file, threads);
         let ex = explore(&module, &opts).expect("explores");
         assert!(
             ex.counted_complete(),

@@ -715,6 +715,16 @@ fn liveness_equals_plain_on_dead_value_kernels() {
     assert!(t.reduced * 4 < t.plain, "{} vs {}", t.reduced, t.plain);
 }
 
+/// examples/refine/`file`.ll, parsed.
+fn refine_example(file: &str) -> semantics::ir::Module {
+    let path = format!(
+        "{}/../examples/refine/{file}.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    parse_module(&path, &text).expect("parses")
+}
+
 /// `Options::max_merged`: executions abandoned at an explored state have a
 /// budget of their own, apart from `max_executions` (which counts
 /// executions run to their end or pruned), and an incomplete search names
@@ -723,12 +733,7 @@ fn liveness_equals_plain_on_dead_value_kernels() {
 #[test]
 fn merged_executions_have_their_own_budget() {
     use semantics::machine::launch::Limit;
-    let path = format!(
-        "{}/../examples/refine/cl20-entry-sink.src.ll",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("example exists");
-    let m = parse_module(&path, &text).expect("parses");
+    let m = refine_example("cl20-entry-sink.src");
     let run = |max_executions: u64, max_merged: Option<u64>| {
         let o = Options {
             threads: 3,
@@ -777,12 +782,7 @@ fn closure_counts_past_its_listing_limit() {
         ("cl16-anchor-sink.src", 50),
         ("cl14-shuffle-hoist-poison.src", 500),
     ] {
-        let path = format!(
-            "{}/../examples/refine/{file}.ll",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).expect("example exists");
-        let m = parse_module(&path, &text).expect("parses");
+        let m = refine_example(file);
         let o = Options {
             threads: 4,
             ..Options::default()
