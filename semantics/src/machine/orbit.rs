@@ -10,6 +10,7 @@ use super::chooser::Chooser;
 use super::launch::{Behaviour, Execution};
 use super::renaming::{Kind, Renaming, Threads};
 use super::state::{Machine, Observation, ThreadEnd};
+use super::symmetry::Emitted;
 use super::value::{UbKind, Val};
 use super::Options;
 
@@ -522,10 +523,18 @@ pub fn close(
                 _ => Box::new(std::iter::once((0..r.n as usize).collect())),
             };
             let parts = super::launch::DigestParts::new(&valued);
-            for perm in arrangements {
+            for (i, perm) in arrangements.enumerate() {
                 let key = super::symmetry::renamed_digest(&parts, &valued, &perm);
-                if !emit(key, &mut || super::symmetry::renamed(&valued, &perm)) {
-                    return;
+                match emit(key, &mut || super::symmetry::renamed(&valued, &perm)) {
+                    Emitted::Stop => return,
+                    // The first arrangement is the identity: `valued`
+                    // itself was produced before, by this orbit or an
+                    // earlier one, so every thread renaming of it was
+                    // too (the arrangements list every distinct one, and
+                    // those of two images related by a thread renaming
+                    // are the same set): skip them.
+                    Emitted::Known if i == 0 => break,
+                    _ => {}
                 }
             }
         }

@@ -483,6 +483,19 @@ pub const CLOSURE_RECORDS: usize = 1_000_000;
 /// table's overhead (under 200 MiB), and time linear in thread records.
 pub const CLOSURE_DIGESTS: usize = 40_000_000;
 
+/// What [`close_under`] answers an emitted image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Emitted {
+    /// No orbit enumerated so far produced it.
+    Fresh,
+    /// An orbit enumerated before produced it (this one or an earlier
+    /// one): its images under thread renaming were all emitted then, so
+    /// an emitter may skip them ([`super::orbit::close`]).
+    Known,
+    /// Stop emitting (time limit, Ctrl-C, the count's limit).
+    Stop,
+}
+
 /// How a closure under renaming ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Closure {
@@ -516,7 +529,7 @@ pub fn close(
     close_under(behaviours, go, cap, |e, emit| {
         let parts = DigestParts::new(e);
         for perm in arrangements(e, opts) {
-            if !emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) {
+            if emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) == Emitted::Stop {
                 return;
             }
         }
@@ -531,12 +544,16 @@ pub fn close(
 /// are counted by digest without being built, up to [`CLOSURE_DIGESTS`]
 /// thread records in all. `images_of` emits each
 /// image as its behaviour digest and a function that builds it (called
-/// only for a new digest), and stops emitting when `emit` returns `false`.
+/// only for a new digest), and stops emitting when `emit` returns
+/// [`Emitted::Stop`].
 pub(super) fn close_under(
     behaviours: Vec<Behaviour>,
     go: &mut dyn FnMut() -> bool,
     cap: usize,
-    mut images_of: impl FnMut(&Execution, &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> bool),
+    mut images_of: impl FnMut(
+        &Execution,
+        &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> Emitted,
+    ),
 ) -> (Vec<Behaviour>, Closure) {
     let mut seen: FxHashSet<u128> = FxHashSet::default();
     let mut out = Vec::new();
@@ -571,9 +588,9 @@ pub(super) fn close_under(
             tried += 1;
             if tried.is_multiple_of(1024) && !go() {
                 end = Closure::Stopped;
-                return false;
+                return Emitted::Stop;
             }
-            in_orbit.insert(key);
+            let known = !in_orbit.insert(key);
             if seen.insert(key) {
                 if found + images.len() < cap {
                     images.push(Behaviour {
@@ -582,10 +599,14 @@ pub(super) fn close_under(
                     });
                 } else if seen.len() >= count_cap {
                     end = Closure::Capped(found + images.len());
-                    return false;
+                    return Emitted::Stop;
                 }
             }
-            true
+            if known {
+                Emitted::Known
+            } else {
+                Emitted::Fresh
+            }
         });
         if end != Closure::Complete {
             break;
