@@ -376,3 +376,57 @@ fn streamed_outputs_equal_the_whole_values() {
         );
     }
 }
+
+/// D-HIER: with one cycle hierarchy per function no block is reported
+/// not m-converged, though executions with equal inputs and paths differ
+/// in the relation for other reasons: in cl06-inline-entry.src the
+/// callee's entry block visits are converged or not by the caller's
+/// anchor grouping (the `--json` field listed `@callee:%0` before).
+#[test]
+fn one_hierarchy_reports_no_block_not_m_converged() {
+    let path = format!(
+        "{}/../examples/refine/cl06-inline-entry.src.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    let m = parse_module(&path, &text).expect("example parses");
+    let ex = explore(
+        &m,
+        &Options {
+            entry: Some("main".into()),
+            ..threads(2)
+        },
+    )
+    .expect("launch explores");
+    assert!(ex.hierarchies.iter().all(|(_, n)| *n <= 1));
+    // The callee's entry block is visited converged in some behaviours and
+    // apart in others with the same inputs and paths.
+    let callee = m
+        .functions
+        .iter()
+        .position(|f| f.name == "callee")
+        .expect("callee");
+    let mut shapes = std::collections::BTreeMap::new();
+    for b in &ex.behaviours {
+        let e = &b.execution;
+        let paths: Vec<Vec<_>> = e
+            .threads
+            .iter()
+            .map(|t| t.trace.iter().map(|v| (v.func, v.block)).collect())
+            .collect();
+        let together = e
+            .visit_classes()
+            .iter()
+            .filter(|c| c.len() > 1)
+            .any(|c| e.threads[c[0].0].trace[c[0].1].func == callee);
+        shapes
+            .entry((format!("{:?}", e.inputs), paths))
+            .or_insert_with(std::collections::BTreeSet::new)
+            .insert(together);
+    }
+    assert!(
+        shapes.values().any(|s| s.len() == 2),
+        "the relation differs by anchors"
+    );
+    assert!(not_m_converged(&ex).is_empty());
+}

@@ -578,7 +578,7 @@ pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String
         "incomplete_because": ex.limit.map(|l| l.to_string()),
         "domain": ex.domain,
         "hierarchies": ex.hierarchies.iter().map(|(f, n)| json!({"function": f, "count": n})).collect::<Vec<_>>(),
-        "not_m_converged": super::dmax::not_m_converged(ex).into_iter().map(|(f, b)| json!({"function": module.functions[f].name, "block": module.functions[f].block_name(b)})).collect::<Vec<_>>(),
+    "not_m_converged": super::dmax::not_m_converged(ex).into_iter().map(|(f, b)| json!({"function": module.functions[f].name, "block": module.functions[f].block_name(b)})).collect::<Vec<_>>(),
     }) else {
         unreachable!("json! of an object literal is an object")
     };
