@@ -20,11 +20,22 @@ use super::step::{choose_value, enter_block, Ctx, Stop};
 use super::value::{int, Val};
 use super::{ArgValues, Options, Outcome, RunError};
 
-/// One thread of a finished execution.
+/// One thread of a finished execution: its id and launch group, and what
+/// it did ([`ThreadBody`], shared: the renamings of the closure under
+/// renaming move a body to another thread id without copying it, so a
+/// listed image costs a few pointers per thread). Reads and writes reach
+/// the body's fields through `Deref`/`DerefMut` (a write copies a shared
+/// body first).
 #[derive(Clone, Debug)]
 pub struct ThreadRecord {
     pub tid: u32,
     pub group: u32,
+    pub body: std::sync::Arc<ThreadBody>,
+}
+
+/// What a thread of a finished execution did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadBody {
     /// Block visits in order (positions index this list).
     pub trace: Vec<Visit>,
     /// Convergent calls in order.
@@ -34,6 +45,19 @@ pub struct ThreadRecord {
     /// `None` if the thread was still blocked when the execution ended
     /// (another thread's contradiction).
     pub end: Option<ThreadEnd>,
+}
+
+impl std::ops::Deref for ThreadRecord {
+    type Target = ThreadBody;
+    fn deref(&self) -> &ThreadBody {
+        &self.body
+    }
+}
+
+impl std::ops::DerefMut for ThreadRecord {
+    fn deref_mut(&mut self) -> &mut ThreadBody {
+        std::sync::Arc::make_mut(&mut self.body)
+    }
 }
 
 /// One complete execution.
@@ -954,13 +978,15 @@ fn record(m: &Machine, end: ExecEnd, inputs: Vec<(String, Vec<Val>)>) -> Executi
         .map(|th| ThreadRecord {
             tid: th.tid,
             group: th.group,
-            trace: th.trace.iter().cloned().collect(),
-            events: th.events.iter().cloned().collect(),
-            observations: th.observations.iter().cloned().collect(),
-            end: match &th.status {
-                Status::Done(e) => Some(e.clone()),
-                _ => None,
-            },
+            body: std::sync::Arc::new(ThreadBody {
+                trace: th.trace.iter().cloned().collect(),
+                events: th.events.iter().cloned().collect(),
+                observations: th.observations.iter().cloned().collect(),
+                end: match &th.status {
+                    Status::Done(e) => Some(e.clone()),
+                    _ => None,
+                },
+            }),
         })
         .collect();
     let mut exec = Execution {

@@ -333,10 +333,7 @@ pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
     // in order of first appearance).
     let same = |a: &ThreadRecord, b: &ThreadRecord| {
         a.group == b.group
-            && a.trace == b.trace
-            && a.events == b.events
-            && a.observations == b.observations
-            && a.end == b.end
+            && (std::sync::Arc::ptr_eq(&a.body, &b.body) || a.body == b.body)
     };
     // The first thread of each class.
     let mut firsts: Vec<usize> = Vec::new();
