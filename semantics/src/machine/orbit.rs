@@ -439,7 +439,10 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
     let lanes = matches!(r.threads, Threads::Lanes { .. });
     let mut moved = e.clone();
     for th in &mut moved.threads {
-        for ev in &mut th.events {
+        // A renamed copy of the body, kept only if the renaming changed it
+        // (otherwise the image shares the representative's).
+        let mut body = (*th.body).clone();
+        for ev in &mut body.events {
             let Some((args, res)) = r.sites.get(&ev.loc) else {
                 continue;
             };
@@ -450,7 +453,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
                 *v = g.apply(r, *res, v);
             }
         }
-        for o in &mut th.observations {
+        for o in &mut body.observations {
             if let Observation::Call {
                 callee,
                 args,
@@ -463,7 +466,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
                 *result = g.apply(r, r.results.get(callee.as_str()).copied(), result);
             }
         }
-        th.end = match th.end.take() {
+        body.end = match body.end.take() {
             Some(ThreadEnd::Returned(v)) => Some(ThreadEnd::Returned(g.apply(r, r.ret, &v))),
             Some(ThreadEnd::Ub {
                 loc,
@@ -476,6 +479,9 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
             }),
             other => other,
         };
+        if body != *th.body {
+            th.body = std::sync::Arc::new(body);
+        }
     }
     for (name, vals) in &mut moved.inputs {
         let c = inputs.get(name).copied();

@@ -332,8 +332,7 @@ pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
     // Class of each thread: identical records within a group (numbered
     // in order of first appearance).
     let same = |a: &ThreadRecord, b: &ThreadRecord| {
-        a.group == b.group
-            && (std::sync::Arc::ptr_eq(&a.body, &b.body) || a.body == b.body)
+        a.group == b.group && (std::sync::Arc::ptr_eq(&a.body, &b.body) || a.body == b.body)
     };
     // The first thread of each class.
     let mut firsts: Vec<usize> = Vec::new();
