@@ -17,6 +17,13 @@ fn load(name: &str) -> Module {
     parse_module(&path, &text).expect("example parses")
 }
 
+/// examples/refine/`name`, parsed.
+fn load_refine(name: &str) -> Module {
+    let path = format!("{}/../examples/refine/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("example exists");
+    parse_module(&path, &text).expect("example parses")
+}
+
 fn run(name: &str, opts: &Options) -> (Module, Exploration) {
     let m = load(name);
     let ex = explore(&m, opts).expect("launch explores");
@@ -317,12 +324,7 @@ fn json_shape_on_cl21_and_cl05() {
 /// ahead and the mirror image of the `[2, 1]` behaviour was missing.
 #[test]
 fn anchor_all_lets_either_thread_run_ahead() {
-    let path = format!(
-        "{}/../examples/refine/cl11-unroll-anchor-remainder.src.ll",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("example exists");
-    let m = parse_module(&path, &text).expect("example parses");
+    let m = load_refine("cl11-unroll-anchor-remainder.src.ll");
     let ask = |counter: Vec<i128>, cond: &str| {
         let mut opts = threads(2);
         opts.args
@@ -384,12 +386,7 @@ fn streamed_outputs_equal_the_whole_values() {
 /// anchor grouping (the `--json` field listed `@callee:%0` before).
 #[test]
 fn one_hierarchy_reports_no_block_not_m_converged() {
-    let path = format!(
-        "{}/../examples/refine/cl06-inline-entry.src.ll",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect("example exists");
-    let m = parse_module(&path, &text).expect("example parses");
+    let m = load_refine("cl06-inline-entry.src.ll");
     let ex = explore(
         &m,
         &Options {
