@@ -32,7 +32,7 @@
 //! vector x whose per-thread tuples are sorted within each class, so the
 //! unreduced set U = ∪_y B(y) = G·(∪_x B(x)) over sorted x only. The
 //! search therefore launches only sorted input vectors ([`choose_sorted`]),
-//! then closes the behaviours it found under G ([`orbit`]). The closure
+//! then closes the behaviours it found under G ([`close`], [`arrangements`]). The closure
 //! needs the whole group, not only the permutations that move the
 //! behaviour's own inputs: memoization ([`super::reduce`]) may record a
 //! behaviour under one sorted launch although it also belongs to others.
@@ -316,18 +316,13 @@ pub fn renamed_digest(parts: &DigestParts, e: &Execution, perm: &[usize]) -> u12
     parts.digest(&renamed_outcome(e, perm, &inv), Some(&inv))
 }
 
-/// The renamings of `e` under every group-preserving permutation, modulo
-/// the swaps of identical thread records (which fix the behaviour); the
-/// identity first. Lazy: an orbit of many threads is astronomically large
-/// (50 threads with two kinds of records: up to C(50, 25) images), so its
-/// consumer decides how many it takes ([`close`]'s budget).
-pub fn orbit<'a>(e: &'a Execution, opts: &Options) -> impl Iterator<Item = Execution> + 'a {
-    arrangements(e, opts).map(move |perm| renamed(e, &perm))
-}
-
-/// The group-preserving permutations of [`orbit`] (thread `t` becomes
-/// `perm[t]`), modulo the swaps of identical thread records; the identity
-/// first, then every other one once, generated one at a time.
+/// The renamings of `e` under every group-preserving permutation of its
+/// threads (thread `t` becomes `perm[t]`), modulo the swaps of identical
+/// thread records (which fix the behaviour); the identity first, then
+/// every other one once, generated one at a time. Lazy: an orbit of many
+/// threads is astronomically large (50 threads with two kinds of records:
+/// up to C(50, 25) images), so its consumer decides how many it takes
+/// ([`close`]'s budgets).
 pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
     // Class of each thread: identical records within a group (numbered
     // in order of first appearance).
