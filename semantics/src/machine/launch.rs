@@ -86,7 +86,19 @@ impl Execution {
     /// Converged-with classes of block visits (D-CW), each sorted, in order
     /// of their first member.
     pub fn visit_classes(&self) -> Vec<Vec<VisitRef>> {
-        visit_classes_of(&self.threads.iter().collect::<Vec<_>>())
+        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
+        let mut classes: Vec<Vec<VisitRef>> = Vec::new();
+        for (t, th) in self.threads.iter().enumerate() {
+            for (p, v) in th.trace.iter().enumerate() {
+                let i = *by_key.entry(v.key).or_insert_with(|| {
+                    classes.push(Vec::new());
+                    classes.len() - 1
+                });
+                classes[i].push((t, p));
+            }
+        }
+        classes.sort();
+        classes
     }
 
     /// The communicating set of each convergent call (as visit positions),
@@ -160,24 +172,6 @@ impl Execution {
     }
 }
 
-/// [`Execution::visit_classes`] of the thread records `threads`, in that
-/// order.
-fn visit_classes_of(threads: &[&ThreadRecord]) -> Vec<Vec<VisitRef>> {
-    let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
-    let mut classes: Vec<Vec<VisitRef>> = Vec::new();
-    for (t, th) in threads.iter().enumerate() {
-        for (p, v) in th.trace.iter().enumerate() {
-            let i = *by_key.entry(v.key).or_insert_with(|| {
-                classes.push(Vec::new());
-                classes.len() - 1
-            });
-            classes[i].push((t, p));
-        }
-    }
-    classes.sort();
-    classes
-}
-
 /// The parts of an execution's behaviour digest that do not depend on the
 /// order of its threads, computed once so that the closure under renaming
 /// ([`super::symmetry::renamed_digest`]) digests each image of the
@@ -205,7 +199,6 @@ pub struct DigestParts<'a> {
 
 impl<'a> DigestParts<'a> {
     pub fn new(e: &'a Execution) -> DigestParts<'a> {
-        let records: Vec<&ThreadRecord> = e.threads.iter().collect();
         let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
         let mut sets: Vec<Vec<VisitRef>> = Vec::new();
         let set_of = e
@@ -251,24 +244,19 @@ impl<'a> DigestParts<'a> {
         DigestParts {
             e,
             threads,
-            visits: visit_classes_of(&records),
+            visits: e.visit_classes(),
             sets,
             set_of,
         }
     }
 
-    /// The digest of the execution with this outcome and its threads in
-    /// the order `inv` (position `j` holds thread `inv[j]`; `None`: their
-    /// own order).
-    pub fn digest(&self, outcome: &Outcome, inv: Option<&[usize]>) -> u128 {
+    /// The digest of the execution with this outcome and its threads
+    /// renamed by `order` = (`perm`, `inv`): thread `t` at position
+    /// `perm[t]`, position `j` holding thread `inv[j]` (`None`: their own
+    /// order).
+    pub fn digest(&self, outcome: &Outcome, order: Option<(&[usize], &[usize])>) -> u128 {
         let n = self.threads.len();
-        let mut perm: Vec<usize> = (0..n).collect();
-        if let Some(inv) = inv {
-            for (j, t) in inv.iter().enumerate() {
-                perm[*t] = j;
-            }
-        }
-        let at = |(t, p): VisitRef| (perm[t], p);
+        let at = |(t, p): VisitRef| (order.map_or(t, |(perm, _)| perm[t]), p);
         let mut f = super::reduce::Fp::new();
         f.add(outcome);
         let mut pairs: Vec<(VisitRef, VisitRef)> =
@@ -279,7 +267,7 @@ impl<'a> DigestParts<'a> {
             pairs.extend(class.iter().map(|v| (least, at(*v))));
             pairs[start..].sort_unstable();
         }
-        if inv.is_some() {
+        if order.is_some() {
             pairs.sort_unstable();
         }
         f.add(&pairs);
@@ -289,7 +277,7 @@ impl<'a> DigestParts<'a> {
             .map(|s| s.iter().map(|v| at(*v)).min().unwrap_or_default())
             .collect();
         for j in 0..n {
-            let t = inv.map_or(j, |inv| inv[j]);
+            let t = order.map_or(j, |(_, inv)| inv[j]);
             f.add(&self.threads[t]);
             for s in &self.set_of[t] {
                 f.add(&least[*s]);

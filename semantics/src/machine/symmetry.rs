@@ -313,7 +313,7 @@ fn renamed_outcome(e: &Execution, perm: &[usize], inv: &[usize]) -> Outcome {
 /// so the renamed execution is its records in the image's order.
 pub fn renamed_digest(parts: &DigestParts, e: &Execution, perm: &[usize]) -> u128 {
     let inv = inverse(perm);
-    parts.digest(&renamed_outcome(e, perm, &inv), Some(&inv))
+    parts.digest(&renamed_outcome(e, perm, &inv), Some((perm, &inv)))
 }
 
 /// The renamings of `e` under every group-preserving permutation of its
