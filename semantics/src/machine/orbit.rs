@@ -10,7 +10,6 @@ use super::chooser::Chooser;
 use super::launch::{Behaviour, Execution};
 use super::renaming::{Kind, Renaming, Threads};
 use super::state::{Machine, Observation, ThreadEnd};
-use super::symmetry::Emitted;
 use super::value::{UbKind, Val};
 use super::Options;
 
@@ -528,20 +527,8 @@ pub fn close(
                 Threads::Blind => Box::new(super::symmetry::arrangements(x, opts)),
                 _ => Box::new(std::iter::once((0..r.n as usize).collect())),
             };
-            let parts = super::launch::DigestParts::new(&valued);
-            for (i, perm) in arrangements.enumerate() {
-                let key = super::symmetry::renamed_digest(&parts, &valued, &perm);
-                match emit(key, &mut || super::symmetry::renamed(&valued, &perm)) {
-                    Emitted::Stop => return,
-                    // The first arrangement is the identity: `valued`
-                    // itself was produced before, by this orbit or an
-                    // earlier one, so every thread renaming of it was
-                    // too (the arrangements list every distinct one, and
-                    // those of two images related by a thread renaming
-                    // are the same set): skip them.
-                    Emitted::Known if i == 0 => break,
-                    _ => {}
-                }
+            if !super::symmetry::emit_renamings(&valued, arrangements, emit) {
+                return;
             }
         }
     })

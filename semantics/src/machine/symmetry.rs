@@ -481,7 +481,7 @@ pub(super) enum Emitted {
     Fresh,
     /// An orbit enumerated before produced it (this one or an earlier
     /// one): its images under thread renaming were all emitted then, so
-    /// an emitter may skip them ([`super::orbit::close`]).
+    /// an emitter may skip them ([`emit_renamings`]).
     Known,
     /// Stop emitting (time limit, Ctrl-C, the count's limit).
     Stop,
@@ -518,13 +518,32 @@ pub fn close(
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, Closure) {
     close_under(behaviours, go, cap, |e, emit| {
-        let parts = DigestParts::new(e);
-        for perm in arrangements(e, opts) {
-            if emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) == Emitted::Stop {
-                return;
-            }
-        }
+        emit_renamings(e, arrangements(e, opts), emit);
     })
+}
+
+/// Emits `e` renamed by each of `perms` (thread `t` becomes `perm[t]`;
+/// the identity first, as [`arrangements`] lists them) to a
+/// [`close_under`] `emit`, each as its digest and a function that builds
+/// it. When the identity image, `e` itself, is [`Emitted::Known`], an
+/// orbit enumerated before produced it and with it every thread renaming
+/// of it (the arrangements list every distinct one, and those of two
+/// images related by a thread renaming are the same set), so the rest are
+/// skipped. `false` when `emit` answered [`Emitted::Stop`].
+pub(super) fn emit_renamings(
+    e: &Execution,
+    perms: impl Iterator<Item = Vec<usize>>,
+    emit: &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> Emitted,
+) -> bool {
+    let parts = DigestParts::new(e);
+    for (i, perm) in perms.enumerate() {
+        match emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) {
+            Emitted::Stop => return false,
+            Emitted::Known if i == 0 => return true,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// The closure loop of [`close`] and of M-RENAME's [`super::orbit::close`]:
