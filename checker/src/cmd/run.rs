@@ -668,13 +668,7 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
         extra.insert("interrupted".into(), serde_json::json!(stopped));
         extra.insert("time_limit_reached".into(), serde_json::json!(timed_out));
         extra.insert("unknown_calls".into(), unknown_json);
-        if args.summary {
-            let mut j = render::json_summary(&module, &ex);
-            j.extend(extra);
-            emitln(&serde_json::to_string_pretty(&j).unwrap_or_default())?;
-        } else {
-            emit_with(|out| render::write_json(&module, &ex, extra, out))?;
-        }
+        emit_with(|out| render::write_json_as(&module, &ex, extra, !args.summary, out))?;
     } else {
         if partial {
             emitln(&banner)?;

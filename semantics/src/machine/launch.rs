@@ -571,16 +571,16 @@ pub fn explore_with(
         };
         ex.behaviours = closed;
         ex.complete &= end == super::symmetry::Closure::Complete;
-        if end == super::symmetry::Closure::Stopped {
-            ex.limit.get_or_insert(Limit::Stopped);
-        }
         match end {
+            super::symmetry::Closure::Complete => {}
+            super::symmetry::Closure::Stopped => {
+                ex.limit.get_or_insert(Limit::Stopped);
+            }
             super::symmetry::Closure::Capped(n) => ex.closure_capped = Some(n),
             super::symmetry::Closure::Counted { listed, total } => {
                 ex.closure_capped = Some(listed);
                 ex.counted = Some(total);
             }
-            _ => {}
         }
         ex.symmetry = Ok(ex.behaviours.len() - found);
     } else {

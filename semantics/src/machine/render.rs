@@ -438,9 +438,26 @@ pub fn write_json(
     extra: serde_json::Map<String, Value>,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    write_json_as(module, ex, extra, true, w)
+}
+
+/// [`write_json`], with "executions" only when `behaviours` (`run
+/// --summary --json`: the other fields alone).
+pub fn write_json_as(
+    module: &Module,
+    ex: &Exploration,
+    extra: serde_json::Map<String, Value>,
+    behaviours: bool,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let mut fields = json_summary(module, ex);
     fields.extend(extra);
-    let streamed = Streamed { module, ex, fields };
+    let streamed = Streamed {
+        module,
+        ex,
+        fields,
+        behaviours,
+    };
     serde_json::to_writer_pretty(&mut *w, &streamed).map_err(std::io::Error::from)?;
     w.write_all(b"\n")
 }
@@ -451,6 +468,8 @@ struct Streamed<'a> {
     module: &'a Module,
     ex: &'a Exploration,
     fields: serde_json::Map<String, Value>,
+    /// Whether "executions" is written at all.
+    behaviours: bool,
 }
 
 impl serde::Serialize for Streamed<'_> {
@@ -467,8 +486,8 @@ impl serde::Serialize for Streamed<'_> {
             }
         }
         const EXECS: &str = "executions";
-        let mut map = s.serialize_map(Some(self.fields.len() + 1))?;
-        let mut placed = false;
+        let mut map = s.serialize_map(Some(self.fields.len() + usize::from(self.behaviours)))?;
+        let mut placed = !self.behaviours;
         for (k, v) in &self.fields {
             if !placed && k.as_str() > EXECS {
                 map.serialize_entry(EXECS, &Execs(self.module, self.ex))?;
