@@ -425,33 +425,21 @@ impl Fp {
     }
 }
 
-/// The integer writes of `Hasher` write the integer's native-endian bytes
-/// (their default definitions), through [`Fp::push`].
+/// `Hasher::write_*` for each unsigned integer type: the integer's
+/// native-endian bytes (their default definitions), through [`Fp::push`].
+macro_rules! push_ints {
+    ($($name:ident: $ty:ty),*) => {
+        $(
+            #[inline]
+            fn $name(&mut self, i: $ty) {
+                self.push(i.to_ne_bytes());
+            }
+        )*
+    };
+}
+
 impl Hasher for Fp {
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.push(i.to_ne_bytes());
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.push(i.to_ne_bytes());
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.push(i.to_ne_bytes());
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.push(i.to_ne_bytes());
-    }
-    #[inline]
-    fn write_u128(&mut self, i: u128) {
-        self.push(i.to_ne_bytes());
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.push(i.to_ne_bytes());
-    }
+    push_ints!(write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64, write_u128: u128, write_usize: usize);
     fn write(&mut self, bytes: &[u8]) {
         if self.rest.is_empty() && self.len + bytes.len() <= FP_INLINE {
             self.head[self.len..self.len + bytes.len()].copy_from_slice(bytes);
