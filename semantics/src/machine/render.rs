@@ -19,6 +19,7 @@ use crate::ir::{Module, TermKind};
 
 use super::launch::{Behaviour, Execution, Exploration, VisitRef};
 use super::state::{Observation, ThreadEnd};
+use super::value::Val;
 use super::Outcome;
 
 /// The column of every visit: `columns[t][p]`. Each converged-with class
@@ -247,6 +248,38 @@ fn events_in(exec: &Execution, labels: &[Vec<String>]) -> String {
     s
 }
 
+/// What each thread did that the environment sees, in its order (part of
+/// the behaviour, as in `--json`'s "observations"): calls of unknown
+/// functions with their arguments and results, stores to globals and input
+/// buffers.
+fn observations_in(exec: &Execution) -> String {
+    let mut s = String::new();
+    for th in &exec.threads {
+        for o in &th.observations {
+            let _ = writeln!(s, "  t{}: {}", th.tid, observation_text(o));
+        }
+    }
+    s
+}
+
+/// One observation, as `run` prints it (text and JSON alike).
+fn observation_text(o: &Observation) -> String {
+    match o {
+        Observation::Store { obj, off, value } => format!("store obj{obj}+{off} = {value}"),
+        Observation::Call {
+            callee,
+            args,
+            result,
+        } => {
+            let a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+            match result {
+                Val::Void => format!("call @{callee}({})", a.join(", ")),
+                r => format!("call @{callee}({}) = {r}", a.join(", ")),
+            }
+        }
+    }
+}
+
 pub fn outcome_text(module: &Module, outcome: &Outcome) -> String {
     match outcome {
         Outcome::Finished => "finished".into(),
@@ -313,6 +346,7 @@ fn behaviour_text(module: &Module, ex: &Exploration, i: usize, b: &Behaviour) ->
     let labels = labels_in(module, &ex.kernel, e, &cols);
     s += &table_in(e, &cols, &labels);
     s += &events_in(e, &labels);
+    s += &observations_in(e);
     // R-MEM: the final contents of the observed objects.
     for (name, bytes) in e.memory.iter().filter(|(n, _)| super::memory::shown(n)) {
         let _ = writeln!(
@@ -542,24 +576,7 @@ pub fn json_behaviour(module: &Module, ex: &Exploration, b: &Behaviour) -> Value
     let observations: Vec<Vec<String>> = e
         .threads
         .iter()
-        .map(|th| {
-            th.observations
-                .iter()
-                .map(|o| match o {
-                    Observation::Store { obj, off, value } => {
-                        format!("store obj{obj}+{off} = {value}")
-                    }
-                    Observation::Call {
-                        callee,
-                        args,
-                        result,
-                    } => {
-                        let a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
-                        format!("call @{callee}({}) = {result}", a.join(", "))
-                    }
-                })
-                .collect()
-        })
+        .map(|th| th.observations.iter().map(observation_text).collect())
         .collect();
     json!({
         "count": b.count,
