@@ -385,12 +385,14 @@ fn launch_errors_are_typed() {
 /// the exploration is incomplete (the Ctrl-C / budget path). The inputs
 /// go through arithmetic, so that no renaming (M-RENAME) merges their 9
 /// launches, and 3a + b is returned, so that no two end alike (memoization
-/// compares finished states too).
+/// compares finished states too); a branch on it makes both inputs
+/// control, so that they are launched concretely (not M-DATA symbols).
 #[test]
 fn stopping_early_is_reported_incomplete() {
-    let text = "define i32 @k(i32 %a, i32 %b) {\nentry:\n  %m = mul i32 %a, 3\n  %s = add i32 %m, %b\n  ret i32 %s\n}\n";
+    let text = "define i32 @k(i32 %a, i32 %b) {\nentry:\n  %m = mul i32 %a, 3\n  %s = add i32 %m, %b\n  %p = icmp eq i32 %s, 100\n  br i1 %p, label %x, label %y\nx:\n  ret i32 %s\ny:\n  ret i32 %s\n}\n";
     let m = module(text);
     let full = explore(&m, &n(1)).expect("explores");
+    assert_eq!(full.data_inputs, "");
     assert_eq!((full.explored, full.complete), (9, true));
     let mut calls = 0;
     let part = semantics::machine::explore_with(&m, &n(1), &mut |explored, _| {

@@ -9,6 +9,10 @@
 //!   reducibility, natural loops, closed walks avoiding a block).
 //! - [`tokens`]: convergence-token programs (arbitrary and likely-valid)
 //!   over generated CFGs, and batched `opt` verdicts per program.
+//! - [`data_flow`]: kernels whose integer inputs feed only data
+//!   (arithmetic into observed calls and returns), some with a planted use
+//!   that makes them control, for the interpreter's M-DATA reduction
+//!   against the plain enumeration.
 //! - [`defects`]: token programs with one planted defect labelled by rule ID
 //!   and LLVM message.
 //! - [`floats`]: one floating-point instruction over constants per
@@ -39,6 +43,7 @@
 //! [`uniformity`], [`refine_family`] and [`sample`]; the rest serves tests.
 
 pub mod cfg;
+pub mod data_flow;
 pub mod defects;
 pub mod float_kernels;
 pub mod floats;

@@ -339,6 +339,9 @@ pub struct Exploration {
     pub kernel: String,
     /// Number of cycle hierarchies per defined function that has cycles.
     pub hierarchies: Vec<(String, usize)>,
+    /// M-DATA: the data inputs run once as symbols (`%a, %b`), empty when
+    /// none.
+    pub data_inputs: String,
 }
 
 impl Exploration {
@@ -367,6 +370,10 @@ pub enum Limit {
     Stopped,
     /// Random mode draws some executions, it does not enumerate them.
     Random,
+    /// M-DATA: the instances of symbolic executions reached the listing
+    /// limit (this many behaviours: `Options::closure_records` thread
+    /// records over the thread count).
+    Instances(usize),
 }
 
 impl std::fmt::Display for Limit {
@@ -379,6 +386,10 @@ impl std::fmt::Display for Limit {
             ),
             Limit::Stopped => write!(f, "stopped (time limit or interrupt)"),
             Limit::Random => write!(f, "random mode"),
+            Limit::Instances(n) => write!(
+                f,
+                "listing limit reached: {n} behaviours instantiated from data inputs run as symbols"
+            ),
         }
     }
 }
@@ -411,10 +422,14 @@ pub fn find_kernel(module: &Module, opts: &Options) -> Result<usize, RunError> {
 pub fn launches_at_least(module: &Module, opts: &Options) -> Option<f64> {
     let kernel = find_kernel(module, opts).ok()?;
     let f = &module.functions[kernel];
+    // M-DATA: data inputs are not launched (a smaller count is still a
+    // lower bound when the search launches them after all).
+    let prog = Program::new(module, kernel);
+    let data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts));
     let mut per_thread = 1f64;
-    for p in &f.params {
+    for (i, p) in f.params.iter().enumerate() {
         let Some(v) = p.value else { continue };
-        if opts.args.contains_key(&f.value(v).name.to_string()) {
+        if opts.args.contains_key(&f.value(v).name.to_string()) || data.position(i).is_some() {
             continue;
         }
         per_thread *= match p.ty {
@@ -514,6 +529,7 @@ pub fn explore_with(
                     .map(|f| (module.functions[i].name.clone(), f.hierarchies.len()))
             })
             .collect(),
+        data_inputs: String::new(),
     };
     // Launch symmetry and renamings (M-RENAME; `symmetry` holds the
     // argument, `renaming` the analysis, `orbit` the enumeration): orbit
@@ -528,6 +544,15 @@ pub fn explore_with(
     } else {
         super::renaming::Renaming::none("no reductions", opts.threads)
     };
+    // M-DATA: data inputs run once as symbols, when no renaming applies
+    // or only blind thread renamings (sorted launches of the other
+    // inputs; the orbit enumeration of value renamings reads concrete
+    // launches).
+    if ex.reduced && (!prog.renaming.any() || prog.renaming.blind_only()) && opts.streams.is_empty()
+    {
+        prog.data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts));
+        ex.data_inputs = prog.data.describe();
+    }
     loop {
         ex.renaming = prog.renaming.describe();
         if search(&prog, opts, progress, &mut ex)? {
@@ -556,7 +581,9 @@ pub fn explore_with(
         }
         break;
     }
-    if prog.renaming.any() {
+    // The closure lists up to the limit the instances already reached.
+    let listing_full = matches!(ex.limit, Some(Limit::Instances(_)));
+    if prog.renaming.any() && !listing_full {
         let found = ex.behaviours.len();
         let (explored, pruned) = (ex.explored, ex.pruned);
         let mut go = || progress(explored, pruned);
@@ -583,6 +610,8 @@ pub fn explore_with(
             }
         }
         ex.symmetry = Ok(ex.behaviours.len() - found);
+    } else if listing_full {
+        ex.symmetry = Ok(0);
     } else {
         ex.symmetry = Err(match &prog.renaming.threads {
             super::renaming::Threads::Off(why) => why.clone(),
@@ -692,16 +721,47 @@ fn search(
                 Outcome::Contradiction { .. } => ex.contradictions += 1,
                 Outcome::Finished => {}
             }
-            let key = exec.behaviour_digest();
-            match index.get(&key) {
-                Some(i) => ex.behaviours[*i].count += 1,
-                None => {
-                    index.insert(key, ex.behaviours.len());
-                    ex.behaviours.push(Behaviour {
-                        execution: exec,
-                        count: 1,
-                    });
+            let mut add = |ex: &mut Exploration, exec: Execution| {
+                let key = exec.behaviour_digest();
+                match index.get(&key) {
+                    Some(i) => ex.behaviours[*i].count += 1,
+                    None => {
+                        index.insert(key, ex.behaviours.len());
+                        ex.behaviours.push(Behaviour {
+                            execution: exec,
+                            count: 1,
+                        });
+                    }
                 }
+            };
+            if prog.data.any() {
+                // M-DATA: the record's instances at every value of the
+                // data inputs it shows, listed up to the closure's limit
+                // of thread records, the time limit and Ctrl-C checked
+                // every 1,024 instances.
+                let cap = opts.closure_records / opts.threads.max(1) as usize;
+                let mut made: u64 = 0;
+                let mut stop = None;
+                super::data::instances(&exec, &prog.data, opts, &mut |e| {
+                    if ex.behaviours.len() >= cap {
+                        stop = Some(Limit::Instances(cap));
+                        return false;
+                    }
+                    add(ex, e);
+                    made += 1;
+                    if made.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
+                        stop = Some(Limit::Stopped);
+                        return false;
+                    }
+                    true
+                });
+                if let Some(l) = stop {
+                    ex.complete = false;
+                    ex.limit = Some(l);
+                    break;
+                }
+            } else {
+                add(ex, exec);
             }
         }
         if !chooser.next_execution() {
@@ -794,11 +854,13 @@ fn launch(
     };
     // Launch symmetry: the enumerated per-thread inputs as sorted tuples.
     let mut sorted = if sym {
+        // M-DATA: data inputs are symbols, not sorted.
         let domains: Vec<Vec<Val>> = kf
             .params
             .iter()
-            .filter(|p| enumerated(p))
-            .map(|p| super::symmetry::domain(&p.ty, opts))
+            .enumerate()
+            .filter(|(i, p)| enumerated(p) && prog.data.position(*i).is_none())
+            .map(|(_, p)| super::symmetry::domain(&p.ty, opts))
             .collect();
         let tuples = super::symmetry::choose_sorted(chooser, &domains, opts);
         (0..domains.len())
@@ -822,6 +884,17 @@ fn launch(
         let Some(v) = p.value else { continue };
         let name = kf.value(v).name.to_string();
         let uniform = kernel_cc || module.has_attr(&p.attrs, "inreg");
+        if let Some(k) = prog.data.position(pi) {
+            // M-DATA: a data input is a symbol per slot.
+            let vals: Vec<Val> = (0..n)
+                .map(|t| super::data::sym(super::data::Sym::Input(prog.data.slot(k, t))))
+                .collect();
+            for (t, x) in vals.iter().enumerate() {
+                per_thread[t].push(x.clone());
+            }
+            inputs.push((name, vals));
+            continue;
+        }
         if let Some(vals) = planned[pi].take() {
             for (t, x) in vals.iter().enumerate() {
                 per_thread[t].push(x.clone());
@@ -933,6 +1006,16 @@ fn launch(
         m.threads.push_back(th);
     }
     Ok(Some((m, inputs)))
+}
+
+/// The candidates for data inputs (M-DATA): the kernel's enumerated
+/// integer parameters, with whether each is uniform.
+fn data_candidates(prog: &Program, opts: &Options) -> Vec<(usize, bool)> {
+    coords(prog, opts)
+        .into_iter()
+        .filter(|c| matches!(prog.func(prog.kernel).params[c.param].ty, Type::Int(_)))
+        .map(|c| (c.param, c.uniform))
+        .collect()
 }
 
 /// The kernel's enumerated inputs (P-INPUT): parameters not given by

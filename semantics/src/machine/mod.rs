@@ -16,6 +16,7 @@
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
 //! | live frame values: what memoization compares   | [`liveness`]  | M-LIVE |
+//! | data inputs run once as symbols, instantiated  | [`data`]      | M-DATA |
 //! | launch symmetry: the argument, sorted inputs | [`symmetry`]  | R-BEHAV, P-INPUT, M-RENAME |
 //! | which threads and values may be renamed        | [`renaming`]  | M-RENAME |
 //! | the value-flow graph that analysis reads       | [`valueflow`] | M-RENAME |
@@ -37,6 +38,7 @@ pub mod access;
 pub mod calls;
 pub mod chooser;
 mod collective;
+pub mod data;
 pub mod digest;
 pub mod dmax;
 pub mod float;

@@ -38,6 +38,17 @@ pub(super) fn binary(
     a: Val,
     b: Val,
 ) -> R<Arith> {
+    // M-DATA: an operation on a data symbol builds a term (the analysis
+    // allows only integer operations without UB here).
+    if let (Type::Int(bits), true) = (ty, super::data::is_sym(&a) || super::data::is_sym(&b)) {
+        return Ok(Arith::Val(super::data::sym(super::data::Sym::Bin {
+            op,
+            flags: flags.to_vec(),
+            bits: *bits,
+            a,
+            b,
+        })));
+    }
     zip(ty, a, b, |et, x, y| {
         binary_elem(cx, loc, op, flags, et, x, y)
     })
@@ -218,6 +229,15 @@ pub(super) fn cast(
     to: &Type,
     v: Val,
 ) -> R<Val> {
+    if let (Type::Int(fb), Type::Int(tb), true) = (from, to, super::data::is_sym(&v)) {
+        return Ok(super::data::sym(super::data::Sym::Cast {
+            op,
+            flags: flags.to_vec(),
+            from: *fb,
+            to: *tb,
+            v,
+        }));
+    }
     let fv = super::vector::shape(from);
     let tv = super::vector::shape(to);
     if op == CastOp::BitCast && (fv.is_some() || tv.is_some()) {
@@ -251,7 +271,6 @@ fn cast_elem(
     to: &Type,
     v: Val,
 ) -> R<Val> {
-    let has = |f: &str| flags.iter().any(|x| x == f);
     if let Some(r) = super::float::cast(op, flags, from, to, v.clone()) {
         return r.map_err(|what| unsupported(cx.prog, loc, &what));
     }
@@ -280,7 +299,20 @@ fn cast_elem(
         };
     };
     let tb = bits_of(cx, loc, to)?;
-    Ok(match op {
+    match op {
+        CastOp::Trunc | CastOp::ZExt | CastOp::SExt | CastOp::BitCast => {
+            Ok(int_cast(op, flags, fb, x, tb))
+        }
+        _ => Err(unsupported(cx.prog, loc, "pointer cast")),
+    }
+}
+
+/// An integer-to-integer cast of `x` (`fb` bits) to `tb` bits with its
+/// poison-generating flags (LangRef: `trunc nuw/nsw`, `zext nneg`); also
+/// the evaluation of symbolic casts (M-DATA).
+pub(super) fn int_cast(op: CastOp, flags: &[String], fb: u32, x: u128, tb: u32) -> Val {
+    let has = |f: &str| flags.iter().any(|x| x == f);
+    match op {
         CastOp::Trunc => {
             let r = x & mask(tb);
             if (has("nuw") && r != x) || (has("nsw") && signed(tb, r) != signed(fb, x)) {
@@ -297,9 +329,8 @@ fn cast_elem(
             }
         }
         CastOp::SExt => int(tb, signed(fb, x)),
-        CastOp::BitCast => Val::Int { bits: tb, v: x },
-        _ => return Err(unsupported(cx.prog, loc, "pointer cast")),
-    })
+        _ => Val::Int { bits: tb, v: x },
+    }
 }
 
 /// The pointer width in bits of address space `space` (P-MEM-LAYOUT).

@@ -315,6 +315,9 @@ pub struct Program<'m> {
     /// The renamings the enumeration uses (M-RENAME): none until the
     /// driver analyses the launch ([`super::renaming::analyse`]).
     pub renaming: super::renaming::Renaming,
+    /// The data inputs run as symbols (M-DATA): none until the driver
+    /// analyses the launch ([`super::data::analyse`]).
+    pub data: super::data::Data,
     /// Per call site met so far, what [`classify`] and
     /// [`is_dynamically_convergent_call`] say of it ([`Program::call`]).
     calls: std::cell::RefCell<rustc_hash::FxHashMap<Loc, CallFacts>>,
@@ -363,6 +366,7 @@ impl<'m> Program<'m> {
             globals,
             layout: crate::ir::layout::DataLayout::of_module(module),
             renaming: super::renaming::Renaming::none("not analysed", 0),
+            data: super::data::Data::none(),
             calls: Default::default(),
         }
     }

@@ -419,7 +419,12 @@ pub fn counts(ex: &Exploration) -> String {
         ex.domain,
         if ex.reduced {
             format!(
-                "reductions: memoized states, {} (counts are of representative executions; --no-reduce: every execution)\n",
+                "reductions: memoized states, {}{} (counts are of representative executions; --no-reduce: every execution)\n",
+                if ex.data_inputs.is_empty() {
+                    String::new()
+                } else {
+                    format!("data inputs run once as symbols ({}), ", ex.data_inputs)
+                },
                 match &ex.symmetry {
                     Ok(0) => format!("launch symmetry ({})", ex.renaming),
                     Ok(n) => format!(
@@ -604,6 +609,7 @@ pub fn json_summary(module: &Module, ex: &Exploration) -> serde_json::Map<String
         "pruned": ex.pruned,
         "merged": ex.merged,
         "reduced": ex.reduced,
+        "data_inputs": (!ex.data_inputs.is_empty()).then(|| ex.data_inputs.clone()),
         "launch_symmetry": match &ex.symmetry {
             Ok(n) => json!({"used": true, "renamed_behaviours": n, "group": ex.renaming, "closure_capped_at": ex.closure_capped}),
             Err(why) => json!({"used": false, "why": why}),

@@ -47,6 +47,10 @@ pub enum Val {
     Token(KeyId),
     /// The result of a `void` call.
     Void,
+    /// M-DATA: a value computed from data inputs run as symbols
+    /// ([`super::data`]); only the operations the analysis allows see one,
+    /// and every record is instantiated before it is shown or compared.
+    Sym(Arc<super::data::Sym>),
 }
 
 impl fmt::Display for Val {
@@ -90,6 +94,7 @@ impl fmt::Display for Val {
             }
             Val::Token(k) => write!(f, "token#{}", k.0),
             Val::Void => f.write_str("void"),
+            Val::Sym(s) => write!(f, "sym({s:?})"),
         }
     }
 }

@@ -706,7 +706,7 @@ pub fn for_each_operand<'f>(f: &'f Function, r: InstRef, mut visit: impl FnMut(&
     inst_operands(&b.insts[r.index].kind, visit);
 }
 
-fn inst_operands<'f>(k: &'f InstKind, mut visit: impl FnMut(&'f Operand)) {
+pub fn inst_operands<'f>(k: &'f InstKind, mut visit: impl FnMut(&'f Operand)) {
     match k {
         InstKind::Binary { lhs, rhs, .. }
         | InstKind::ICmp { lhs, rhs, .. }

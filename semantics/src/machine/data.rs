@@ -1,0 +1,497 @@
+//! M-DATA (issue 18 item 1: "inputs that cannot influence control flow,
+//! communicating sets or observations except by renaming values are
+//! enumerated once"): kernel inputs that only feed data are run once, as
+//! symbols, and each execution found is then instantiated at every value
+//! of the inputs it shows.
+//!
+//! **Data inputs.** An enumerated integer parameter of the kernel is a
+//! *data input* when every use of every value in its forward slice (the
+//! values computed from it: through SSA operands, into the parameters of
+//! defined functions it is passed to, out of their returns into the calls'
+//! results) is one of:
+//! - an operand of an integer `add`, `sub`, `mul`, `shl`, `lshr`, `ashr`,
+//!   `and`, `or`, `xor` (their flags give poison, never UB), whose result
+//!   joins the slice;
+//! - the operand of `trunc`, `zext` or `sext` between integer types
+//!   (result in the slice);
+//! - an incoming value of a `phi`, or an arm (not the condition) of a
+//!   `select`, of integer type (result in the slice);
+//! - an argument of a direct call of a defined, non-variadic function
+//!   (the parameter joins the slice), whose returned value then joins the
+//!   slice at every call of that function;
+//! - an argument of a direct call of an unknown function that draws its
+//!   result from the thread's input stream (`UnknownStream`, not
+//!   convergent at the call site: the result does not depend on the
+//!   arguments, which are observed);
+//! - the kernel's returned value (how the thread ended, observed).
+//!
+//! Anything else (a branch or switch condition, a comparison, a select
+//! condition, a division, a memory access, an operand of a convergent
+//! operation or of any modelled intrinsic, `freeze`, a vector operation,
+//! a pure or uniform unknown function, whose result depends on its
+//! arguments) makes the parameter not data.
+//!
+//! **The argument.** Run a launch whose data inputs are symbols
+//! (`Val::Sym(Input(slot))`, one slot per data parameter and thread, or per
+//! parameter when it is uniform): the allowed operations build symbolic
+//! terms ([`Sym`]) in place of values, and every other value is computed
+//! exactly as in a concrete launch, because no step other than the allowed
+//! ones reads a slice value. By induction over the steps of any sequence
+//! of choices: the concrete launch with data inputs `d` makes the same
+//! choices available and takes the same steps, every one of its values
+//! is the symbolic value evaluated at `d` ([`eval`] applies the integer
+//! semantics of `value::binary` and `ops::int_cast` that the concrete
+//! steps apply, poison operands included), and so its record (traces,
+//! sets, results, ends, observations, memory) is the symbolic record with
+//! every symbol evaluated at `d` ([`instances`]). Memoization compares
+//! symbolic states: equal symbolic states have equal evaluations at every
+//! `d`, so the set of behaviours is the union over the executions found
+//! of their instances at every `d`. An instance depends only on the slots
+//! its record shows; the others take the domain's first value (so that
+//! the printed inputs are a real launch's), and the slots shown are
+//! enumerated over the domain: the behaviours are exactly those of the
+//! plain enumeration (`semantics/tests/interp_reduce.rs`,
+//! `reduced_equals_plain_on_data_kernels`).
+//!
+//! Used only when no renaming applies (M-RENAME's orbit enumeration reads
+//! concrete launches) and the search reduces (`--no-reduce` runs every
+//! launch concretely; it is the oracle).
+
+use std::sync::Arc;
+
+use crate::ir::{BinOp, CastOp, Function, InstKind, Operand, TermKind, Type, ValueId};
+
+use super::launch::Execution;
+use super::program::{CalleeKind, Program};
+use super::state::{Observation, ThreadEnd};
+use super::value::{Arith, Val};
+use super::Options;
+
+/// A symbolic data value (M-DATA): a data input, or an integer operation
+/// applied to operands of which at least one is symbolic.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sym {
+    /// Data input slot `k` ([`Data::slot`]).
+    Input(u32),
+    /// An integer binary operation at width `bits` with its flags.
+    Bin {
+        op: BinOp,
+        flags: Vec<String>,
+        bits: u32,
+        a: Val,
+        b: Val,
+    },
+    /// `trunc`, `zext` or `sext` from `from` bits to `to` bits.
+    Cast {
+        op: CastOp,
+        flags: Vec<String>,
+        from: u32,
+        to: u32,
+        v: Val,
+    },
+}
+
+/// A symbolic value.
+pub fn sym(s: Sym) -> Val {
+    Val::Sym(Arc::new(s))
+}
+
+/// Whether `v` is symbolic.
+pub fn is_sym(v: &Val) -> bool {
+    matches!(v, Val::Sym(_))
+}
+
+/// The data inputs of a launch (M-DATA).
+#[derive(Clone, Debug, Default)]
+pub struct Data {
+    /// Per data parameter: its index among the kernel's parameters, its
+    /// name, its width, and whether it is uniform (one value for every
+    /// thread).
+    pub params: Vec<(usize, String, u32, bool)>,
+    /// Threads in the launch.
+    pub threads: usize,
+}
+
+impl Data {
+    /// No data inputs.
+    pub fn none() -> Data {
+        Data::default()
+    }
+
+    pub fn any(&self) -> bool {
+        !self.params.is_empty()
+    }
+
+    /// The slot of data parameter `k` (its position in `params`) in thread
+    /// `t`.
+    pub fn slot(&self, k: usize, t: usize) -> u32 {
+        let uniform = self.params[k].3;
+        (k * self.threads + if uniform { 0 } else { t }) as u32
+    }
+
+    /// Whether kernel parameter `p` is a data input; its position in
+    /// `params`.
+    pub fn position(&self, p: usize) -> Option<usize> {
+        self.params.iter().position(|(i, ..)| *i == p)
+    }
+
+    /// For the counts line: the data inputs by name.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = self
+            .params
+            .iter()
+            .map(|(_, n, ..)| format!("%{n}"))
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// The data inputs of the kernel among `enumerated` (indices of its
+/// enumerated integer parameters), by the rules of the module
+/// documentation.
+pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> Data {
+    let kf = prog.func(prog.kernel);
+    let mut params = Vec::new();
+    for &(p, uniform) in enumerated {
+        let param = &kf.params[p];
+        let (Type::Int(bits), Some(v)) = (&param.ty, param.value) else {
+            continue;
+        };
+        if slice_is_data(prog, prog.kernel, v) {
+            params.push((p, kf.value(v).name.to_string(), *bits, uniform));
+        }
+    }
+    Data {
+        params,
+        threads: opts.threads as usize,
+    }
+}
+
+/// Whether every use of the forward slice of value `start` of function
+/// `f` is allowed (M-DATA).
+fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
+    let module = prog.module;
+    let mut slice: std::collections::HashSet<(usize, ValueId)> = Default::default();
+    let mut returns: std::collections::HashSet<usize> = Default::default();
+    let mut work: Vec<(usize, ValueId)> = vec![(f, start)];
+    slice.insert((f, start));
+    // A function whose returned value is in the slice: its call sites'
+    // results join it.
+    let mut ret_work: Vec<usize> = Vec::new();
+    let is_local = |o: &Operand, v: ValueId| matches!(o, Operand::Local(x) if *x == v);
+    loop {
+        if let Some(g) = ret_work.pop() {
+            // Every direct call of `g` in a defined function.
+            for (h, hf) in module.functions.iter().enumerate() {
+                if !hf.has_body() {
+                    continue;
+                }
+                for b in &hf.blocks {
+                    for inst in &b.insts {
+                        if let InstKind::Call(c) = &inst.kind {
+                            let callee = c.callee_name().and_then(|n| prog.by_name.get(n));
+                            if callee == Some(&g) {
+                                if let Some(r) = inst.result {
+                                    if slice.insert((h, r)) {
+                                        work.push((h, r));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        let Some((g, v)) = work.pop() else { break };
+        let gf: &Function = prog.func(g);
+        for b in &gf.blocks {
+            for inst in &b.insts {
+                let uses = match &inst.kind {
+                    InstKind::Binary { lhs, rhs, .. } => is_local(lhs, v) || is_local(rhs, v),
+                    InstKind::Select {
+                        cond,
+                        on_true,
+                        on_false,
+                        ..
+                    } => {
+                        if is_local(&cond.value, v) {
+                            return false;
+                        }
+                        is_local(&on_true.value, v) || is_local(&on_false.value, v)
+                    }
+                    InstKind::Phi { incoming, .. } => incoming.iter().any(|(o, _)| is_local(o, v)),
+                    InstKind::Call(c) => {
+                        c.args.iter().any(|a| is_local(&a.value, v)) || is_local(&c.callee, v)
+                    }
+                    other => {
+                        let mut hit = false;
+                        crate::uniformity::analysis::inst_operands(other, |o| {
+                            hit |= is_local(o, v)
+                        });
+                        hit
+                    }
+                };
+                if !uses {
+                    continue;
+                }
+                let joins: Option<ValueId> = match &inst.kind {
+                    InstKind::Binary { op, ty, .. } => {
+                        let ok = matches!(ty, Type::Int(_))
+                            && matches!(
+                                op,
+                                BinOp::Add
+                                    | BinOp::Sub
+                                    | BinOp::Mul
+                                    | BinOp::Shl
+                                    | BinOp::LShr
+                                    | BinOp::AShr
+                                    | BinOp::And
+                                    | BinOp::Or
+                                    | BinOp::Xor
+                            );
+                        if !ok {
+                            return false;
+                        }
+                        inst.result
+                    }
+                    InstKind::Cast { op, from, to, .. } => {
+                        let ok = matches!(op, CastOp::Trunc | CastOp::ZExt | CastOp::SExt)
+                            && matches!(from.ty, Type::Int(_))
+                            && matches!(to, Type::Int(_));
+                        if !ok {
+                            return false;
+                        }
+                        inst.result
+                    }
+                    InstKind::Phi { ty, .. } => {
+                        if !matches!(ty, Type::Int(_)) {
+                            return false;
+                        }
+                        inst.result
+                    }
+                    InstKind::Select { on_true, .. } => {
+                        if !matches!(on_true.ty, Type::Int(_)) {
+                            return false;
+                        }
+                        inst.result
+                    }
+                    InstKind::Call(c) => {
+                        if is_local(&c.callee, v) || c.callee_name().is_none() {
+                            return false;
+                        }
+                        match super::program::classify(module, c) {
+                            CalleeKind::Defined(h) => {
+                                // A convergent callee too: its body is
+                                // in the slice's reach like any other.
+                                let hf = prog.func(h);
+                                if hf.varargs {
+                                    return false;
+                                }
+                                for (k, a) in c.args.iter().enumerate() {
+                                    if !is_local(&a.value, v) {
+                                        continue;
+                                    }
+                                    let Some(p) = hf.params.get(k) else {
+                                        return false;
+                                    };
+                                    if !matches!(p.ty, Type::Int(_)) {
+                                        return false;
+                                    }
+                                    if let Some(pv) = p.value {
+                                        if slice.insert((h, pv)) {
+                                            work.push((h, pv));
+                                        }
+                                    }
+                                }
+                                None
+                            }
+                            CalleeKind::UnknownStream
+                                if !super::program::is_dynamically_convergent_call(module, c) =>
+                            {
+                                None
+                            }
+                            _ => return false,
+                        }
+                    }
+                    _ => return false,
+                };
+                if let Some(r) = joins {
+                    if slice.insert((g, r)) {
+                        work.push((g, r));
+                    }
+                }
+            }
+            match &b.term.kind {
+                TermKind::CondBr { cond, .. } | TermKind::Switch { cond, .. }
+                    if is_local(cond, v) =>
+                {
+                    return false;
+                }
+                TermKind::Ret(Some(r)) if is_local(&r.value, v) => {
+                    if !matches!(r.ty, Type::Int(_)) {
+                        return false;
+                    }
+                    if g != prog.kernel && returns.insert(g) {
+                        ret_work.push(g);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    true
+}
+
+/// The value of `v` with data inputs `assign` (indexed by slot): symbols
+/// evaluated by the integer semantics the concrete steps use.
+pub fn eval(v: &Val, assign: &[Val]) -> Val {
+    let Val::Sym(s) = v else { return v.clone() };
+    match &**s {
+        Sym::Input(k) => assign[*k as usize].clone(),
+        Sym::Bin {
+            op,
+            flags,
+            bits,
+            a,
+            b,
+        } => match (eval(a, assign), eval(b, assign)) {
+            (Val::Int { v: x, .. }, Val::Int { v: y, .. }) => {
+                match super::value::binary(*op, flags, *bits, x, y) {
+                    Arith::Val(r) => r,
+                    // Division is not a data operation (the analysis).
+                    Arith::Ub(_) => Val::Poison,
+                }
+            }
+            _ => Val::Poison,
+        },
+        Sym::Cast {
+            op,
+            flags,
+            from,
+            to,
+            v,
+        } => match eval(v, assign) {
+            Val::Int { v: x, .. } => super::ops::int_cast(*op, flags, *from, x, *to),
+            _ => Val::Poison,
+        },
+    }
+}
+
+/// The slots a value shows.
+fn slots_of(v: &Val, out: &mut Vec<u32>) {
+    let Val::Sym(s) = v else { return };
+    match &**s {
+        Sym::Input(k) => out.push(*k),
+        Sym::Bin { a, b, .. } => {
+            slots_of(a, out);
+            slots_of(b, out);
+        }
+        Sym::Cast { v, .. } => slots_of(v, out),
+    }
+}
+
+/// The values of a record that may be symbolic: observed call arguments and
+/// the threads' returned values.
+fn record_values(e: &Execution) -> impl Iterator<Item = &Val> {
+    e.threads.iter().flat_map(|th| {
+        let obs = th.observations.iter().flat_map(|o| match o {
+            Observation::Call { args, .. } => args.iter(),
+            Observation::Store { .. } => [].iter(),
+        });
+        let end = match &th.end {
+            Some(ThreadEnd::Returned(v)) => Some(v),
+            _ => None,
+        };
+        obs.chain(end)
+    })
+}
+
+/// The instances of symbolic record `e` (M-DATA): one per assignment of
+/// the domain to the slots it shows, the others at the domain's first
+/// value, with the printed inputs those of the instance; `emit` returns
+/// `false` to stop.
+pub fn instances(
+    e: &Execution,
+    data: &Data,
+    opts: &Options,
+    emit: &mut dyn FnMut(Execution) -> bool,
+) -> bool {
+    let mut shown = Vec::new();
+    for v in record_values(e) {
+        slots_of(v, &mut shown);
+    }
+    shown.sort_unstable();
+    shown.dedup();
+    let domain = |k: usize| -> Vec<Val> {
+        let bits = data.params[k].2;
+        super::symmetry::domain(&Type::Int(bits), opts)
+    };
+    let n_slots = data.params.len() * data.threads;
+    let mut assign: Vec<Val> = (0..n_slots)
+        .map(|s| domain(s / data.threads)[0].clone())
+        .collect();
+    let domains: Vec<Vec<Val>> = shown
+        .iter()
+        .map(|s| domain(*s as usize / data.threads))
+        .collect();
+    let mut digits = vec![0usize; shown.len()];
+    loop {
+        for (i, s) in shown.iter().enumerate() {
+            assign[*s as usize] = domains[i][digits[i]].clone();
+        }
+        if !emit(instance(e, &assign)) {
+            return false;
+        }
+        // The next assignment (odometer, last slot fastest).
+        let mut i = shown.len();
+        loop {
+            if i == 0 {
+                return true;
+            }
+            i -= 1;
+            digits[i] += 1;
+            if digits[i] < domains[i].len() {
+                break;
+            }
+            digits[i] = 0;
+        }
+    }
+}
+
+/// `e` with every symbol evaluated at `assign`.
+fn instance(e: &Execution, assign: &[Val]) -> Execution {
+    let mut x = e.clone();
+    for th in x.threads.iter_mut() {
+        let symbolic = th.observations.iter().any(|o| match o {
+            Observation::Call { args, .. } => args.iter().any(is_sym),
+            Observation::Store { .. } => false,
+        }) || matches!(&th.end, Some(ThreadEnd::Returned(v)) if is_sym(v));
+        if !symbolic {
+            continue;
+        }
+        let body = &mut **th;
+        for o in body.observations.iter_mut() {
+            if let Observation::Call { args, .. } = o {
+                for a in args.iter_mut() {
+                    if is_sym(a) {
+                        *a = eval(a, assign);
+                    }
+                }
+            }
+        }
+        if let Some(ThreadEnd::Returned(v)) = &mut body.end {
+            if is_sym(v) {
+                *v = eval(v, assign);
+            }
+        }
+    }
+    for (_, vals) in x.inputs.iter_mut() {
+        for v in vals.iter_mut() {
+            if is_sym(v) {
+                *v = eval(v, assign);
+            }
+        }
+    }
+    x
+}
