@@ -222,6 +222,13 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                     }
                     InstKind::Phi { incoming, .. } => incoming.iter().any(|(o, _)| is_local(o, v)),
                     InstKind::Call(c) => {
+                        if c.bundles
+                            .iter()
+                            .flat_map(|b| &b.inputs)
+                            .any(|o| is_local(&o.value, v))
+                        {
+                            return false;
+                        }
                         c.args.iter().any(|a| is_local(&a.value, v)) || is_local(&c.callee, v)
                     }
                     other => {
@@ -494,4 +501,92 @@ fn instance(e: &Execution, assign: &[Val]) -> Execution {
         }
     }
     x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The data inputs M-DATA finds in kernel `@k` of `body` (declarations
+    /// added), by name.
+    fn data_of(body: &str) -> Vec<String> {
+        let text = format!(
+            "{body}\n\
+             declare void @use(i32)\n\
+             declare i32 @op(i32) convergent\n\
+             declare i32 @pure(i32) memory(none)\n\
+             @g = global i32 0\n"
+        );
+        let m = crate::parse_module("data.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+        let opts = Options {
+            entry: Some("k".into()),
+            threads: 2,
+            ..Options::default()
+        };
+        let kernel = super::super::launch::find_kernel(&m, &opts).expect("kernel");
+        let prog = Program::new(&m, kernel);
+        let candidates: Vec<(usize, bool)> = (0..prog.func(kernel).params.len())
+            .map(|i| (i, false))
+            .collect();
+        analyse(&prog, &opts, &candidates)
+            .params
+            .into_iter()
+            .map(|(_, n, ..)| n)
+            .collect()
+    }
+
+    /// M-DATA: arithmetic, casts, phis, select arms and defined calls into
+    /// observed calls and returns keep an input data; an unused one is
+    /// data too; an `i1` read by a branch is not.
+    #[test]
+    fn data_flows_are_found() {
+        let k = "define i32 @k(i1 %c, i32 %a, i32 %b, i32 %u) {\n\
+                 entry:\n\
+                 \x20 %x = add nsw i32 %a, 1\n\
+                 \x20 %t = trunc i32 %x to i8\n\
+                 \x20 %z = sext i8 %t to i32\n\
+                 \x20 br i1 %c, label %l, label %r\n\
+                 l:\n\
+                 \x20 %y = call i32 @f(i32 %b)\n\
+                 \x20 br label %j\n\
+                 r:\n\
+                 \x20 br label %j\n\
+                 j:\n\
+                 \x20 %p = phi i32 [ %y, %l ], [ %z, %r ]\n\
+                 \x20 %s = select i1 %c, i32 %p, i32 7\n\
+                 \x20 call void @use(i32 %s)\n\
+                 \x20 ret i32 %x\n\
+                 }\n\
+                 define i32 @f(i32 %q) {\n\
+                 \x20 %w = shl i32 %q, 2\n\
+                 \x20 ret i32 %w\n\
+                 }";
+        assert_eq!(data_of(k), ["a", "b", "u"]);
+    }
+
+    /// M-DATA: a comparison, a branch, a select condition, a convergent
+    /// operand, a pure unknown function, a division, a store, a freeze or
+    /// a returned value of a helper that meets a branch make the input
+    /// control.
+    #[test]
+    fn control_uses_are_refused() {
+        let cases = [
+            "%q = icmp eq i32 %a, 1\n  call void @use(i32 0)",
+            "%q = trunc i32 %a to i1\n  br i1 %q, label %x, label %x\nx:",
+            "%q = trunc i32 %a to i1\n  %s = select i1 %q, i32 1, i32 2",
+            "%q = call i32 @op(i32 %a)",
+            "%q = call i32 @pure(i32 %a)\n  call void @use(i32 %q)",
+            "%q = udiv i32 7, %a\n  call void @use(i32 %q)",
+            "store i32 %a, ptr @g",
+            "%q = freeze i32 %a\n  call void @use(i32 %q)",
+            "%q = call i32 @f(i32 %a)\n  %r = icmp eq i32 %q, 0\n  call void @use(i32 0)",
+        ];
+        for body in cases {
+            let k = format!(
+                "define void @k(i32 %a) {{\nentry:\n  {body}\n  ret void\n}}\n\
+                 define i32 @f(i32 %q) {{\n  %w = add i32 %q, 1\n  ret i32 %w\n}}"
+            );
+            assert!(data_of(&k).is_empty(), "{body}: %a is not data");
+        }
+    }
 }
