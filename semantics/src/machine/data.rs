@@ -157,6 +157,9 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
         let (Type::Int(bits), Some(v)) = (&param.ty, param.value) else {
             continue;
         };
+        if !int_ty(&param.ty) {
+            continue;
+        }
         if slice_is_data(prog, prog.kernel, v) {
             params.push((p, kf.value(v).name.to_string(), *bits, uniform));
         }
@@ -165,6 +168,13 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
         params,
         threads: opts.threads as usize,
     }
+}
+
+/// An integer type the interpreter computes with (`i1` to `i128`; wider
+/// ones are reported unsupported by the concrete steps, which a symbol
+/// would skip).
+fn int_ty(t: &Type) -> bool {
+    matches!(t, Type::Int(b) if (1..=128).contains(b))
 }
 
 /// Whether every use of the forward slice of value `start` of function
@@ -244,7 +254,7 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                 }
                 let joins: Option<ValueId> = match &inst.kind {
                     InstKind::Binary { op, ty, .. } => {
-                        let ok = matches!(ty, Type::Int(_))
+                        let ok = int_ty(ty)
                             && matches!(
                                 op,
                                 BinOp::Add
@@ -264,21 +274,21 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                     }
                     InstKind::Cast { op, from, to, .. } => {
                         let ok = matches!(op, CastOp::Trunc | CastOp::ZExt | CastOp::SExt)
-                            && matches!(from.ty, Type::Int(_))
-                            && matches!(to, Type::Int(_));
+                            && int_ty(&from.ty)
+                            && int_ty(to);
                         if !ok {
                             return false;
                         }
                         inst.result
                     }
                     InstKind::Phi { ty, .. } => {
-                        if !matches!(ty, Type::Int(_)) {
+                        if !int_ty(ty) {
                             return false;
                         }
                         inst.result
                     }
                     InstKind::Select { on_true, .. } => {
-                        if !matches!(on_true.ty, Type::Int(_)) {
+                        if !int_ty(&on_true.ty) {
                             return false;
                         }
                         inst.result
@@ -302,7 +312,7 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                                     let Some(p) = hf.params.get(k) else {
                                         return false;
                                     };
-                                    if !matches!(p.ty, Type::Int(_)) {
+                                    if !int_ty(&p.ty) {
                                         return false;
                                     }
                                     if let Some(pv) = p.value {
@@ -336,7 +346,7 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                     return false;
                 }
                 TermKind::Ret(Some(r)) if is_local(&r.value, v) => {
-                    if !matches!(r.ty, Type::Int(_)) {
+                    if !int_ty(&r.ty) {
                         return false;
                     }
                     if g != prog.kernel && returns.insert(g) {
@@ -562,6 +572,10 @@ mod tests {
                  \x20 ret i32 %w\n\
                  }";
         assert_eq!(data_of(k), ["a", "b", "u"]);
+        // Wider than the interpreter computes: launched concretely (and
+        // reported unsupported there).
+        let wide = "define void @k(i256 %w) {\nentry:\n  ret void\n}";
+        assert!(data_of(wide).is_empty());
     }
 
     /// M-DATA: a comparison, a branch, a select condition, a convergent
