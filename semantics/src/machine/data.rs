@@ -57,6 +57,7 @@
 //! concrete launches) and the search reduces (`--no-reduce` runs every
 //! launch concretely; it is the oracle).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ir::{BinOp, CastOp, Function, InstKind, Operand, TermKind, Type, ValueId};
@@ -177,6 +178,33 @@ fn int_ty(t: &Type) -> bool {
     matches!(t, Type::Int(b) if (1..=128).contains(b))
 }
 
+/// The instructions (block, index) and terminators (block, `None`) that
+/// read each value of a function, each once.
+type Users = HashMap<ValueId, Vec<(usize, Option<usize>)>>;
+
+fn users_of(f: &Function) -> Users {
+    let mut out: Users = HashMap::new();
+    let mut note = |o: &Operand, at: (usize, Option<usize>)| {
+        if let Operand::Local(x) = o {
+            let list = out.entry(*x).or_default();
+            if list.last() != Some(&at) {
+                list.push(at);
+            }
+        }
+    };
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for (i, inst) in b.insts.iter().enumerate() {
+            crate::uniformity::analysis::inst_operands(&inst.kind, |o| note(o, (bi, Some(i))));
+        }
+        match &b.term.kind {
+            TermKind::CondBr { cond, .. } | TermKind::Switch { cond, .. } => note(cond, (bi, None)),
+            TermKind::Ret(Some(r)) => note(&r.value, (bi, None)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Whether every use of the forward slice of value `start` of function
 /// `f` is allowed (M-DATA).
 fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
@@ -188,6 +216,9 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
     // A function whose returned value is in the slice: its call sites'
     // results join it.
     let mut ret_work: Vec<usize> = Vec::new();
+    // Per function reached, the users of each value (built once: the
+    // slice is walked through its uses, linear in the functions' size).
+    let mut uses: HashMap<usize, Users> = HashMap::new();
     let is_local = |o: &Operand, v: ValueId| matches!(o, Operand::Local(x) if *x == v);
     loop {
         if let Some(g) = ret_work.pop() {
@@ -215,8 +246,16 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
         }
         let Some((g, v)) = work.pop() else { break };
         let gf: &Function = prog.func(g);
-        for b in &gf.blocks {
-            for inst in &b.insts {
+        let users = uses
+            .entry(g)
+            .or_insert_with(|| users_of(gf))
+            .get(&v)
+            .cloned()
+            .unwrap_or_default();
+        for (bi, at) in users {
+            let b = &gf.blocks[bi];
+            if let Some(i) = at {
+                let inst = &b.insts[i];
                 let uses = match &inst.kind {
                     InstKind::Binary { lhs, rhs, .. } => is_local(lhs, v) || is_local(rhs, v),
                     InstKind::Select {
@@ -338,6 +377,9 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
                         work.push((g, r));
                     }
                 }
+            }
+            if at.is_some() {
+                continue;
             }
             match &b.term.kind {
                 TermKind::CondBr { cond, .. } | TermKind::Switch { cond, .. }
