@@ -760,6 +760,42 @@ fn reduced_equals_plain_on_data_kernels() {
     assert!(symbolic < t.compared, "some kernels have no data inputs");
 }
 
+/// M-DATA's bound on terms (`data::MAX_TERM`): a chain of 2,000 additions
+/// and a value doubled 40 times (a term of 2^40 nodes as a tree, were it
+/// built) would make hashing and evaluating terms slow and their recursion
+/// deep; the search runs such a launch concretely instead, with the plain
+/// search's behaviours. Below the bound (a chain of 500), the inputs stay
+/// symbols.
+#[test]
+fn terms_past_their_bound_run_concretely() {
+    let chain = |n: usize| {
+        let mut body = String::from("  %v0 = add i32 %x, 1\n");
+        for i in 1..n {
+            body += &format!("  %v{i} = add i32 %v{}, 1\n", i - 1);
+        }
+        format!(
+            "declare void @use(i32)\ndefine void @k(i32 %x) {{\nentry:\n{body}  call void @use(i32 %v{})\n  ret void\n}}\n",
+            n - 1
+        )
+    };
+    let mut doubling = String::from("  %v0 = add i32 %x, 1\n");
+    for i in 1..40 {
+        doubling += &format!("  %v{i} = add i32 %v{p}, %v{p}\n", p = i - 1);
+    }
+    let doubling = format!(
+        "declare void @use(i32)\ndefine void @k(i32 %x) {{\nentry:\n{doubling}  call void @use(i32 %v39)\n  ret void\n}}\n"
+    );
+    for (text, symbolic) in [(chain(500), true), (chain(2_000), false), (doubling, false)] {
+        let mut o = opts(2, 10_000, vec![0, 1, 2]);
+        o.entry = Some("k".into());
+        let module = parse_module("gen.ll", &text).expect("parses");
+        let ex = explore(&module, &o).expect("explores");
+        assert!(ex.complete);
+        assert_eq!(ex.data_inputs.is_empty(), !symbolic, "{}", &text[..80]);
+        assert!(compare(&text, &o).is_some(), "both searches complete");
+    }
+}
+
 /// examples/refine/`file`.ll, parsed.
 fn refine_example(file: &str) -> semantics::ir::Module {
     let path = format!(

@@ -53,9 +53,22 @@
 //! plain enumeration (`semantics/tests/interp_reduce.rs`,
 //! `reduced_equals_plain_on_data_kernels`).
 //!
-//! Used only when no renaming applies (M-RENAME's orbit enumeration reads
-//! concrete launches) and the search reduces (`--no-reduce` runs every
-//! launch concretely; it is the oracle).
+//! Terms are bounded ([`MAX_TERM`] nodes as a tree): past it the search
+//! stops with [`TOO_LARGE`] and the driver searches again with every input
+//! concrete, which is the plain semantics.
+//!
+//! Used when the search reduces (`--no-reduce` runs every launch
+//! concretely; it is the oracle) and no renaming applies, or only blind
+//! thread renamings (launch symmetry, [`super::symmetry`]): the sorted
+//! launches then range over the other inputs. Every full launch `(c, d)`
+//! has a renaming `σ` that sorts `c`; the search ran `σc` with symbols
+//! and instantiated it at every data value, `σd` among them, so it found
+//! the behaviours of `σ(c, d)`, and the closure under renaming (which
+//! reads the instantiated records) adds those of `(c, d)`. Memoization up
+//! to renaming threads stays exact: a symbol is a name for an unknown
+//! value, not for its thread, so a state with its threads renamed and its
+//! symbols kept has the renamed instances. The orbit enumeration of
+//! value renamings reads concrete launches and keeps M-DATA off.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -76,6 +89,8 @@ pub enum Sym {
     Input(u32),
     /// An integer binary operation at width `bits` with its flags.
     Bin {
+        /// Nodes of the term as a tree ([`size`]).
+        size: u32,
         op: BinOp,
         flags: Vec<String>,
         bits: u32,
@@ -84,6 +99,7 @@ pub enum Sym {
     },
     /// `trunc`, `zext` or `sext` from `from` bits to `to` bits.
     Cast {
+        size: u32,
         op: CastOp,
         flags: Vec<String>,
         from: u32,
@@ -95,6 +111,61 @@ pub enum Sym {
 /// A symbolic value.
 pub fn sym(s: Sym) -> Val {
     Val::Sym(Arc::new(s))
+}
+
+/// The most nodes a term may have as a tree: hashing, comparing and
+/// evaluating a term walk its tree (shared subterms once per use), so a
+/// chain of 200,000 additions or a loop doubling a value would cost time
+/// quadratic or exponential in the steps, and recursion as deep as the
+/// term. A launch whose terms grow past it runs concretely instead
+/// ([`TOO_LARGE`]).
+pub const MAX_TERM: u32 = 1024;
+
+/// The `construct` of the error that stops a symbolic search whose terms
+/// grew past [`MAX_TERM`]; the driver then searches again with every
+/// input launched concretely.
+pub const TOO_LARGE: &str = "M-DATA term larger than its bound";
+
+/// Nodes of `v`'s term as a tree (1 for a concrete value or an input).
+pub fn size(v: &Val) -> u32 {
+    match v {
+        Val::Sym(s) => match &**s {
+            Sym::Input(_) => 1,
+            Sym::Bin { size, .. } | Sym::Cast { size, .. } => *size,
+        },
+        _ => 1,
+    }
+}
+
+/// `op` applied to `a` and `b` (at least one symbolic) as a term, or
+/// `None` past [`MAX_TERM`].
+pub fn bin(op: BinOp, flags: &[String], bits: u32, a: Val, b: Val) -> Option<Val> {
+    let size = 1 + size(&a).saturating_add(size(&b));
+    (size <= MAX_TERM).then(|| {
+        sym(Sym::Bin {
+            size,
+            op,
+            flags: flags.to_vec(),
+            bits,
+            a,
+            b,
+        })
+    })
+}
+
+/// A cast of symbolic `v` as a term, or `None` past [`MAX_TERM`].
+pub fn cast(op: CastOp, flags: &[String], from: u32, to: u32, v: Val) -> Option<Val> {
+    let size = 1 + size(&v);
+    (size <= MAX_TERM).then(|| {
+        sym(Sym::Cast {
+            size,
+            op,
+            flags: flags.to_vec(),
+            from,
+            to,
+            v,
+        })
+    })
 }
 
 /// Whether `v` is symbolic.
@@ -414,6 +485,7 @@ pub fn eval(v: &Val, assign: &[Val]) -> Val {
             bits,
             a,
             b,
+            ..
         } => match (eval(a, assign), eval(b, assign)) {
             (Val::Int { v: x, .. }, Val::Int { v: y, .. }) => {
                 match super::value::binary(*op, flags, *bits, x, y) {
@@ -430,6 +502,7 @@ pub fn eval(v: &Val, assign: &[Val]) -> Val {
             from,
             to,
             v,
+            ..
         } => match eval(v, assign) {
             Val::Int { v: x, .. } => super::ops::int_cast(*op, flags, *from, x, *to),
             _ => Val::Poison,

@@ -555,7 +555,30 @@ pub fn explore_with(
     }
     loop {
         ex.renaming = prog.renaming.describe();
-        if search(&prog, opts, progress, &mut ex)? {
+        let searched = match search(&prog, opts, progress, &mut ex) {
+            // M-DATA: terms past their bound; every input concrete.
+            Err(RunError::Unsupported { construct, .. })
+                if prog.data.any() && construct == super::data::TOO_LARGE =>
+            {
+                prog.data = super::data::Data::none();
+                ex = Exploration {
+                    behaviours: Vec::new(),
+                    explored: 0,
+                    pruned: 0,
+                    merged: 0,
+                    cut: 0,
+                    ub: 0,
+                    contradictions: 0,
+                    complete: true,
+                    limit: None,
+                    data_inputs: String::new(),
+                    ..ex
+                };
+                continue;
+            }
+            other => other?,
+        };
+        if searched {
             // A contradiction in the middle of a run: its record depends on
             // the order threads run in, so start again without renaming
             // threads (value renamings keep that order).

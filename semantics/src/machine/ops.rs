@@ -41,13 +41,10 @@ pub(super) fn binary(
     // M-DATA: an operation on a data symbol builds a term (the analysis
     // allows only integer operations without UB here).
     if let (Type::Int(bits), true) = (ty, super::data::is_sym(&a) || super::data::is_sym(&b)) {
-        return Ok(Arith::Val(super::data::sym(super::data::Sym::Bin {
-            op,
-            flags: flags.to_vec(),
-            bits: *bits,
-            a,
-            b,
-        })));
+        return match super::data::bin(op, flags, *bits, a, b) {
+            Some(v) => Ok(Arith::Val(v)),
+            None => Err(unsupported(cx.prog, loc, super::data::TOO_LARGE)),
+        };
     }
     zip(ty, a, b, |et, x, y| {
         binary_elem(cx, loc, op, flags, et, x, y)
@@ -230,13 +227,8 @@ pub(super) fn cast(
     v: Val,
 ) -> R<Val> {
     if let (Type::Int(fb), Type::Int(tb), true) = (from, to, super::data::is_sym(&v)) {
-        return Ok(super::data::sym(super::data::Sym::Cast {
-            op,
-            flags: flags.to_vec(),
-            from: *fb,
-            to: *tb,
-            v,
-        }));
+        return super::data::cast(op, flags, *fb, *tb, v)
+            .ok_or_else(|| unsupported(cx.prog, loc, super::data::TOO_LARGE));
     }
     let fv = super::vector::shape(from);
     let tv = super::vector::shape(to);
