@@ -224,6 +224,12 @@ impl Data {
 pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> Data {
     let kf = prog.func(prog.kernel);
     let mut params = Vec::new();
+    // An empty domain launches nothing (the CLI refuses it).
+    let enumerated = if opts.int_domain.is_empty() {
+        &[][..]
+    } else {
+        enumerated
+    };
     for &(p, uniform) in enumerated {
         let param = &kf.params[p];
         let (Type::Int(bits), Some(v)) = (&param.ty, param.value) else {
