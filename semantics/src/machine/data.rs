@@ -219,8 +219,8 @@ impl Data {
 }
 
 /// The data inputs of the kernel among `enumerated` (indices of its
-/// enumerated integer parameters), by the rules of the module
-/// documentation.
+/// enumerated parameters, with whether each is uniform): the integer ones
+/// whose forward slice meets only the uses of the module documentation.
 pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> Data {
     let kf = prog.func(prog.kernel);
     let mut params = Vec::new();
@@ -230,6 +230,8 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
     } else {
         enumerated
     };
+    // The users of each value, per function reached, shared by the slices.
+    let mut uses: HashMap<usize, Users> = HashMap::new();
     for &(p, uniform) in enumerated {
         let param = &kf.params[p];
         let (Type::Int(bits), Some(v)) = (&param.ty, param.value) else {
@@ -238,7 +240,7 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
         if !int_ty(&param.ty) {
             continue;
         }
-        if slice_is_data(prog, prog.kernel, v) {
+        if slice_is_data(prog, &mut uses, prog.kernel, v) {
             params.push((p, kf.value(v).name.to_string(), *bits, uniform));
         }
     }
@@ -283,8 +285,15 @@ fn users_of(f: &Function) -> Users {
 }
 
 /// Whether every use of the forward slice of value `start` of function
-/// `f` is allowed (M-DATA).
-fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
+/// `f` is allowed (M-DATA). The slice is walked through `uses`, the users
+/// of each value per function reached, built once (linear in the
+/// functions' size).
+fn slice_is_data(
+    prog: &Program,
+    uses: &mut HashMap<usize, Users>,
+    f: usize,
+    start: ValueId,
+) -> bool {
     let module = prog.module;
     let mut slice: std::collections::HashSet<(usize, ValueId)> = Default::default();
     let mut returns: std::collections::HashSet<usize> = Default::default();
@@ -293,9 +302,6 @@ fn slice_is_data(prog: &Program, f: usize, start: ValueId) -> bool {
     // A function whose returned value is in the slice: its call sites'
     // results join it.
     let mut ret_work: Vec<usize> = Vec::new();
-    // Per function reached, the users of each value (built once: the
-    // slice is walked through its uses, linear in the functions' size).
-    let mut uses: HashMap<usize, Users> = HashMap::new();
     let is_local = |o: &Operand, v: ValueId| matches!(o, Operand::Local(x) if *x == v);
     loop {
         if let Some(g) = ret_work.pop() {

@@ -345,6 +345,20 @@ pub struct Exploration {
 }
 
 impl Exploration {
+    /// Forgets what a search found (behaviours, counts, what stopped it),
+    /// keeping the launch's description, for the driver to search again.
+    fn restart(&mut self) {
+        self.behaviours.clear();
+        self.explored = 0;
+        self.pruned = 0;
+        self.merged = 0;
+        self.cut = 0;
+        self.ub = 0;
+        self.contradictions = 0;
+        self.complete = true;
+        self.limit = None;
+    }
+
     /// The number of distinct behaviours found: those listed, or all of
     /// them when the closure counted past its listing limit.
     pub fn distinct(&self) -> usize {
@@ -561,19 +575,8 @@ pub fn explore_with(
                 if prog.data.any() && construct == super::data::TOO_LARGE =>
             {
                 prog.data = super::data::Data::none();
-                ex = Exploration {
-                    behaviours: Vec::new(),
-                    explored: 0,
-                    pruned: 0,
-                    merged: 0,
-                    cut: 0,
-                    ub: 0,
-                    contradictions: 0,
-                    complete: true,
-                    limit: None,
-                    data_inputs: String::new(),
-                    ..ex
-                };
+                ex.data_inputs.clear();
+                ex.restart();
                 continue;
             }
             other => other?,
@@ -582,21 +585,7 @@ pub fn explore_with(
             // A contradiction in the middle of a run: its record depends on
             // the order threads run in, so start again without renaming
             // threads (value renamings keep that order).
-            let fresh = Exploration {
-                behaviours: Vec::new(),
-                ..ex.clone()
-            };
-            ex = Exploration {
-                explored: 0,
-                pruned: 0,
-                merged: 0,
-                cut: 0,
-                ub: 0,
-                contradictions: 0,
-                complete: true,
-                limit: None,
-                ..fresh
-            };
+            ex.restart();
             prog.renaming = prog
                 .renaming
                 .without_threads("a run stopped at a contradiction (D-INST)");
@@ -633,7 +622,9 @@ pub fn explore_with(
             }
         }
         ex.symmetry = Ok(ex.behaviours.len() - found);
-    } else if listing_full {
+    } else if prog.renaming.any() {
+        // Renamings were used; the closure is skipped (the listing is
+        // full).
         ex.symmetry = Ok(0);
     } else {
         ex.symmetry = Err(match &prog.renaming.threads {
@@ -1032,11 +1023,11 @@ fn launch(
 }
 
 /// The candidates for data inputs (M-DATA): the kernel's enumerated
-/// integer parameters, with whether each is uniform.
+/// parameters, with whether each is uniform ([`super::data::analyse`]
+/// keeps integer ones).
 fn data_candidates(prog: &Program, opts: &Options) -> Vec<(usize, bool)> {
     coords(prog, opts)
         .into_iter()
-        .filter(|c| matches!(prog.func(prog.kernel).params[c.param].ty, Type::Int(_)))
         .map(|c| (c.param, c.uniform))
         .collect()
 }
