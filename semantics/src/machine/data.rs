@@ -339,41 +339,7 @@ fn slice_is_data(
             let b = &gf.blocks[bi];
             if let Some(i) = at {
                 let inst = &b.insts[i];
-                let uses = match &inst.kind {
-                    InstKind::Binary { lhs, rhs, .. } => is_local(lhs, v) || is_local(rhs, v),
-                    InstKind::Select {
-                        cond,
-                        on_true,
-                        on_false,
-                        ..
-                    } => {
-                        if is_local(&cond.value, v) {
-                            return false;
-                        }
-                        is_local(&on_true.value, v) || is_local(&on_false.value, v)
-                    }
-                    InstKind::Phi { incoming, .. } => incoming.iter().any(|(o, _)| is_local(o, v)),
-                    InstKind::Call(c) => {
-                        if c.bundles
-                            .iter()
-                            .flat_map(|b| &b.inputs)
-                            .any(|o| is_local(&o.value, v))
-                        {
-                            return false;
-                        }
-                        c.args.iter().any(|a| is_local(&a.value, v)) || is_local(&c.callee, v)
-                    }
-                    other => {
-                        let mut hit = false;
-                        crate::uniformity::analysis::inst_operands(other, |o| {
-                            hit |= is_local(o, v)
-                        });
-                        hit
-                    }
-                };
-                if !uses {
-                    continue;
-                }
+                // `users_of` lists exactly the instructions that read `v`.
                 let joins: Option<ValueId> = match &inst.kind {
                     InstKind::Binary { op, ty, .. } => {
                         let ok = int_ty(ty)
@@ -409,14 +375,19 @@ fn slice_is_data(
                         }
                         inst.result
                     }
-                    InstKind::Select { on_true, .. } => {
-                        if !int_ty(&on_true.ty) {
+                    InstKind::Select { cond, on_true, .. } => {
+                        if is_local(&cond.value, v) || !int_ty(&on_true.ty) {
                             return false;
                         }
                         inst.result
                     }
                     InstKind::Call(c) => {
-                        if is_local(&c.callee, v) || c.callee_name().is_none() {
+                        let in_bundle = c
+                            .bundles
+                            .iter()
+                            .flat_map(|b| &b.inputs)
+                            .any(|o| is_local(&o.value, v));
+                        if in_bundle || is_local(&c.callee, v) || c.callee_name().is_none() {
                             return false;
                         }
                         match super::program::classify(module, c) {
