@@ -121,7 +121,7 @@ pub fn run_instances(m: &Module, e: &Execution, kernel: &str) -> (Vec<Instance>,
     let mut order: Vec<semantics::machine::KeyId> = Vec::new();
     let mut by_key: HashMap<semantics::machine::KeyId, Instance> = HashMap::default();
     for (t, th) in e.threads.iter().enumerate() {
-        for ev in &th.events {
+        for ev in th.events.iter() {
             let f = &m.functions[ev.loc.func];
             let place = if f.name == kernel {
                 format!("%{}", f.block_name(ev.loc.block))

@@ -454,7 +454,7 @@ fn shorten(e: &semantics::machine::launch::Execution) -> semantics::machine::lau
     let mut e = e.clone();
     for t in e.threads.iter_mut().filter(|t| cut(t)) {
         let last_event = t.events.iter().map(|ev| ev.pos + 1).max().unwrap_or(0);
-        t.trace.truncate(keep.max(last_event));
+        std::sync::Arc::make_mut(&mut t.trace).truncate(keep.max(last_event));
     }
     e
 }

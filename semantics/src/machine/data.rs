@@ -524,14 +524,27 @@ fn record_values(e: &Execution) -> impl Iterator<Item = &Val> {
 
 /// The instances of symbolic record `e` (M-DATA): one per assignment of
 /// the domain to the slots it shows, the others at the domain's first
-/// value, with the printed inputs those of the instance; `emit` returns
-/// `false` to stop.
+/// value, with the printed inputs those of the instance; `emit` receives
+/// each with its behaviour digest and returns `false` to stop.
+///
+/// An instance differs from `e` only in the observed values and ends of
+/// the threads that show a symbol, so the digest's other parts (paths,
+/// converged-with classes, sets, the other threads) are computed once
+/// per record and only those threads are digested again per instance.
 pub fn instances(
     e: &Execution,
     data: &Data,
     opts: &Options,
-    emit: &mut dyn FnMut(Execution) -> bool,
+    emit: &mut dyn FnMut(u128, Execution) -> bool,
 ) -> bool {
+    let symbolic: Vec<usize> = e
+        .threads
+        .iter()
+        .enumerate()
+        .filter(|(_, th)| thread_symbolic(th))
+        .map(|(t, _)| t)
+        .collect();
+    let mut parts = super::launch::DigestParts::new(e);
     let mut shown = Vec::new();
     for v in record_values(e) {
         slots_of(v, &mut shown);
@@ -555,7 +568,11 @@ pub fn instances(
         for (i, s) in shown.iter().enumerate() {
             assign[*s as usize] = domains[i][digits[i]].clone();
         }
-        if !emit(instance(e, &assign)) {
+        let x = instance(e, &assign, &symbolic);
+        for &t in &symbolic {
+            parts.set_thread(t, &x.threads[t]);
+        }
+        if !emit(parts.digest(&x.outcome, None), x) {
             return false;
         }
         // The next assignment (odometer, last slot fastest).
@@ -574,18 +591,21 @@ pub fn instances(
     }
 }
 
-/// `e` with every symbol evaluated at `assign`.
-fn instance(e: &Execution, assign: &[Val]) -> Execution {
+/// Whether thread record `th` shows a symbol (in an observed call's
+/// arguments or its returned value: [`record_values`]).
+fn thread_symbolic(th: &super::launch::ThreadBody) -> bool {
+    th.observations.iter().any(|o| match o {
+        Observation::Call { args, .. } => args.iter().any(is_sym),
+        Observation::Store { .. } => false,
+    }) || matches!(&th.end, Some(ThreadEnd::Returned(v)) if is_sym(v))
+}
+
+/// `e` with every symbol evaluated at `assign`; `symbolic`: the threads
+/// that show one.
+fn instance(e: &Execution, assign: &[Val], symbolic: &[usize]) -> Execution {
     let mut x = e.clone();
-    for th in x.threads.iter_mut() {
-        let symbolic = th.observations.iter().any(|o| match o {
-            Observation::Call { args, .. } => args.iter().any(is_sym),
-            Observation::Store { .. } => false,
-        }) || matches!(&th.end, Some(ThreadEnd::Returned(v)) if is_sym(v));
-        if !symbolic {
-            continue;
-        }
-        let body = &mut **th;
+    for &t in symbolic {
+        let body = &mut *x.threads[t];
         for o in body.observations.iter_mut() {
             if let Observation::Call { args, .. } = o {
                 for a in args.iter_mut() {

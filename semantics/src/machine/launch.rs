@@ -36,10 +36,12 @@ pub struct ThreadRecord {
 /// What a thread of a finished execution did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadBody {
-    /// Block visits in order (positions index this list).
-    pub trace: Vec<Visit>,
-    /// Convergent calls in order.
-    pub events: Vec<CallEvent>,
+    /// Block visits in order (positions index this list). Shared: an
+    /// M-DATA instance or a renamed image that changes only observed values
+    /// keeps the record's path and calls without copying them.
+    pub trace: std::sync::Arc<Vec<Visit>>,
+    /// Convergent calls in order (shared as `trace`).
+    pub events: std::sync::Arc<Vec<CallEvent>>,
     /// Observable events (R-OBS).
     pub observations: Vec<Observation>,
     /// `None` if the thread was still blocked when the execution ended
@@ -106,7 +108,7 @@ impl Execution {
     pub fn event_sets(&self) -> Vec<Vec<Vec<VisitRef>>> {
         let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::default();
         for (t, th) in self.threads.iter().enumerate() {
-            for e in &th.events {
+            for e in th.events.iter() {
                 by_key.entry(e.key).or_default().push((t, e.pos));
             }
         }
@@ -126,7 +128,7 @@ impl Execution {
         // in text linear in the number of calls.
         let mut first: HashMap<super::KeyId, VisitRef> = HashMap::default();
         for (t, th) in self.threads.iter().enumerate() {
-            for e in &th.events {
+            for e in th.events.iter() {
                 first.entry(e.key).or_insert((t, e.pos));
             }
         }
@@ -184,10 +186,14 @@ impl Execution {
 /// the thread alone shows (path, convergent calls with their results,
 /// token results as one value, observations, end) and then, per call,
 /// its set named by its least (thread, visit position) member; the
-/// memory.
-pub struct DigestParts<'a> {
-    e: &'a Execution,
-    /// Per thread: the digest of its own record.
+/// memory. The parts that every image shares (a thread's path and calls,
+/// the memory, the classes in the execution's own order) are hashed once
+/// and enter the digest as their 128-bit digests.
+pub struct DigestParts {
+    /// Per thread: the digest of its path and convergent calls.
+    paths: Vec<u128>,
+    /// Per thread: the digest of its own record (its path digest,
+    /// observations, end).
     threads: Vec<u128>,
     /// Converged-with classes of block visits, members as (thread, position).
     visits: Vec<Vec<VisitRef>>,
@@ -195,10 +201,14 @@ pub struct DigestParts<'a> {
     sets: Vec<Vec<VisitRef>>,
     /// Per thread, per call: its index in `sets`.
     set_of: Vec<Vec<usize>>,
+    /// The digest of the observed memory.
+    memory: u128,
+    /// The digest of the classes in the threads' own order, once computed.
+    own_classes: std::cell::Cell<Option<u128>>,
 }
 
-impl<'a> DigestParts<'a> {
-    pub fn new(e: &'a Execution) -> DigestParts<'a> {
+impl DigestParts {
+    pub fn new(e: &Execution) -> DigestParts {
         let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
         let mut sets: Vec<Vec<VisitRef>> = Vec::new();
         let set_of = e
@@ -219,35 +229,61 @@ impl<'a> DigestParts<'a> {
                     .collect()
             })
             .collect();
+        let paths: Vec<u128> = e.threads.iter().map(|th| Self::path(th)).collect();
         let threads = e
             .threads
             .iter()
-            .map(|th| {
-                let mut f = super::reduce::Fp::new();
-                f.add(&th.trace.len());
-                for v in &th.trace {
-                    f.add(&(v.func, v.block));
-                }
-                f.add(&th.events.len());
-                for ev in &th.events {
-                    let r = match &ev.result {
-                        Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
-                        r => r.clone(),
-                    };
-                    f.add(&(ev.callee.as_str(), r));
-                }
-                f.add(&th.observations);
-                f.add(&th.end);
-                f.finish()
-            })
+            .zip(&paths)
+            .map(|(th, p)| Self::thread(*p, th))
             .collect();
+        let mut f = super::reduce::Fp::new();
+        f.add(&e.memory);
         DigestParts {
-            e,
+            paths,
             threads,
             visits: e.visit_classes(),
             sets,
             set_of,
+            memory: f.finish(),
+            own_classes: std::cell::Cell::new(None),
         }
+    }
+
+    /// The digest of thread record `th`'s path and convergent calls (with
+    /// their results, token results as one value).
+    fn path(th: &ThreadBody) -> u128 {
+        let mut f = super::reduce::Fp::new();
+        f.add(&th.trace.len());
+        for v in th.trace.iter() {
+            f.add(&(v.func, v.block));
+        }
+        f.add(&th.events.len());
+        for ev in th.events.iter() {
+            let r = match &ev.result {
+                Some(Val::Token(_)) => Some(Val::Token(super::KeyId(0))),
+                r => r.clone(),
+            };
+            f.add(&(ev.callee.as_str(), r));
+        }
+        f.finish()
+    }
+
+    /// The digest of what a thread alone shows: `path` (its [`Self::path`])
+    /// and `th`'s observations and end.
+    fn thread(path: u128, th: &ThreadBody) -> u128 {
+        let mut f = super::reduce::Fp::new();
+        f.add(&path);
+        f.add(&th.observations);
+        f.add(&th.end);
+        f.finish()
+    }
+
+    /// Replaces thread `t`'s own digest by that of `th`, which has the same
+    /// path and calls: the parts of another execution that differs from
+    /// this one only in what thread `t` observes and how it ends (an
+    /// M-DATA instance of a symbolic record, [`super::data::instances`]).
+    pub fn set_thread(&mut self, t: usize, th: &ThreadBody) {
+        self.threads[t] = Self::thread(self.paths[t], th);
     }
 
     /// The digest of the execution with this outcome and its threads
@@ -257,20 +293,32 @@ impl<'a> DigestParts<'a> {
     pub fn digest(&self, outcome: &Outcome, order: Option<(&[usize], &[usize])>) -> u128 {
         let n = self.threads.len();
         let at = |(t, p): VisitRef| (order.map_or(t, |(perm, _)| perm[t]), p);
+        let classes = match (order, self.own_classes.get()) {
+            (None, Some(d)) => d,
+            _ => {
+                let mut pairs: Vec<(VisitRef, VisitRef)> =
+                    Vec::with_capacity(self.visits.iter().map(Vec::len).sum());
+                for class in &self.visits {
+                    let start = pairs.len();
+                    let least = class.iter().map(|v| at(*v)).min().unwrap_or_default();
+                    pairs.extend(class.iter().map(|v| (least, at(*v))));
+                    pairs[start..].sort_unstable();
+                }
+                if order.is_some() {
+                    pairs.sort_unstable();
+                }
+                let mut f = super::reduce::Fp::new();
+                f.add(&pairs);
+                let d = f.finish();
+                if order.is_none() {
+                    self.own_classes.set(Some(d));
+                }
+                d
+            }
+        };
         let mut f = super::reduce::Fp::new();
         f.add(outcome);
-        let mut pairs: Vec<(VisitRef, VisitRef)> =
-            Vec::with_capacity(self.visits.iter().map(Vec::len).sum());
-        for class in &self.visits {
-            let start = pairs.len();
-            let least = class.iter().map(|v| at(*v)).min().unwrap_or_default();
-            pairs.extend(class.iter().map(|v| (least, at(*v))));
-            pairs[start..].sort_unstable();
-        }
-        if order.is_some() {
-            pairs.sort_unstable();
-        }
-        f.add(&pairs);
+        f.add(&classes);
         let least: Vec<VisitRef> = self
             .sets
             .iter()
@@ -283,7 +331,7 @@ impl<'a> DigestParts<'a> {
                 f.add(&least[*s]);
             }
         }
-        f.add(&self.e.memory);
+        f.add(&self.memory);
         f.finish()
     }
 }
@@ -735,17 +783,14 @@ fn search(
                 Outcome::Contradiction { .. } => ex.contradictions += 1,
                 Outcome::Finished => {}
             }
-            let mut add = |ex: &mut Exploration, exec: Execution| {
-                let key = exec.behaviour_digest();
-                match index.get(&key) {
-                    Some(i) => ex.behaviours[*i].count += 1,
-                    None => {
-                        index.insert(key, ex.behaviours.len());
-                        ex.behaviours.push(Behaviour {
-                            execution: exec,
-                            count: 1,
-                        });
-                    }
+            let mut add = |ex: &mut Exploration, key: u128, exec: Execution| match index.get(&key) {
+                Some(i) => ex.behaviours[*i].count += 1,
+                None => {
+                    index.insert(key, ex.behaviours.len());
+                    ex.behaviours.push(Behaviour {
+                        execution: exec,
+                        count: 1,
+                    });
                 }
             };
             if prog.data.any() {
@@ -756,12 +801,12 @@ fn search(
                 let cap = opts.closure_records / opts.threads.max(1) as usize;
                 let mut made: u64 = 0;
                 let mut stop = None;
-                super::data::instances(&exec, &prog.data, opts, &mut |e| {
+                super::data::instances(&exec, &prog.data, opts, &mut |key, e| {
                     if ex.behaviours.len() >= cap {
                         stop = Some(Limit::Instances(cap));
                         return false;
                     }
-                    add(ex, e);
+                    add(ex, key, e);
                     made += 1;
                     if made.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
                         stop = Some(Limit::Stopped);
@@ -775,7 +820,7 @@ fn search(
                     break;
                 }
             } else {
-                add(ex, exec);
+                add(ex, exec.behaviour_digest(), exec);
             }
         }
         if !chooser.next_execution() {
@@ -1064,8 +1109,8 @@ fn record(m: &Machine, end: ExecEnd, inputs: Vec<(String, Vec<Val>)>) -> Executi
             tid: th.tid,
             group: th.group,
             body: std::sync::Arc::new(ThreadBody {
-                trace: th.trace.iter().cloned().collect(),
-                events: th.events.iter().cloned().collect(),
+                trace: std::sync::Arc::new(th.trace.iter().cloned().collect()),
+                events: std::sync::Arc::new(th.events.iter().cloned().collect()),
                 observations: th.observations.iter().cloned().collect(),
                 end: match &th.status {
                     Status::Done(e) => Some(e.clone()),

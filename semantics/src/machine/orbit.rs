@@ -441,7 +441,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
         // A renamed copy of the body, kept only if the renaming changed it
         // (otherwise the image shares the representative's).
         let mut body = (*th.body).clone();
-        for ev in &mut body.events {
+        for ev in std::sync::Arc::make_mut(&mut body.events) {
             let Some((args, res)) = r.sites.get(&ev.loc) else {
                 continue;
             };
@@ -548,7 +548,7 @@ fn shown_values(e: &Execution, r: &Renaming) -> BTreeSet<(usize, usize)> {
         }
     };
     for th in &e.threads {
-        for ev in &th.events {
+        for ev in th.events.iter() {
             if let Some((args, res)) = r.sites.get(&ev.loc) {
                 for (a, c) in ev.args.iter().zip(args) {
                     note(*c, a);

@@ -114,7 +114,7 @@ fn labels_in(
     let mut counter: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
     let mut total: HashMap<(usize, crate::ir::BlockId), usize> = HashMap::new();
     for th in &exec.threads {
-        for v in &th.trace {
+        for v in th.trace.iter() {
             *total.entry((v.func, v.block)).or_insert(0) += 1;
         }
     }
@@ -203,7 +203,7 @@ pub fn events(module: &Module, kernel: &str, exec: &Execution) -> String {
 fn events_in(exec: &Execution, labels: &[Vec<String>]) -> String {
     let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::new();
     for (t, th) in exec.threads.iter().enumerate() {
-        for e in &th.events {
+        for e in th.events.iter() {
             by_key.entry(e.key).or_default().push((t, e.pos));
         }
     }
@@ -218,7 +218,7 @@ fn events_in(exec: &Execution, labels: &[Vec<String>]) -> String {
     let mut big: Vec<super::KeyId> = Vec::new();
     let mut s = String::new();
     for (t, th) in exec.threads.iter().enumerate() {
-        for e in &th.events {
+        for e in th.events.iter() {
             let set = &by_key[&e.key];
             let args: Vec<String> = e.args.iter().map(|a| a.to_string()).collect();
             let result = e.result.as_ref().map_or("-".to_string(), |r| r.to_string());
