@@ -179,16 +179,16 @@ impl Execution {
 /// ([`super::symmetry::renamed_digest`]) digests each image of the
 /// execution, its thread records in another order, without building it.
 ///
-/// The digest: the outcome; the converged-with classes of block visits as
-/// (least member, member) pairs in order (each class sorted, classes in
-/// order of their least member: the same partition as
-/// [`Execution::visit_classes`]); per thread in order, a digest of what
+/// The digest: the outcome; then per thread in order, a digest of what
 /// the thread alone shows (path, convergent calls with their results,
-/// token results as one value, observations, end) and then, per call,
-/// its set named by its least (thread, visit position) member; the
-/// memory. The parts that every image shares (a thread's path and calls,
-/// the memory, the classes in the execution's own order) are hashed once
-/// and enter the digest as their 128-bit digests.
+/// token results as one value, observations, end), then per block visit
+/// its converged-with class (D-CW) and per call its communicating set,
+/// each named by its least (thread, position) member; the memory. Naming
+/// every member of a class by the class's least member describes the
+/// partition exactly (two visits are in one class if and only if they
+/// carry the same name) and needs no sorting, so an image costs time
+/// linear in its visits and calls. A thread's path and calls, and the
+/// memory, are hashed once and enter the digest as 128-bit digests.
 pub struct DigestParts {
     /// Per thread: the digest of its path and convergent calls.
     paths: Vec<u128>,
@@ -197,38 +197,53 @@ pub struct DigestParts {
     threads: Vec<u128>,
     /// Converged-with classes of block visits, members as (thread, position).
     visits: Vec<Vec<VisitRef>>,
+    /// Per thread, per block visit: its index in `visits`.
+    visit_of: Vec<Vec<u32>>,
     /// Communicating sets of the calls, members as (thread, position).
     sets: Vec<Vec<VisitRef>>,
     /// Per thread, per call: its index in `sets`.
-    set_of: Vec<Vec<usize>>,
+    set_of: Vec<Vec<u32>>,
     /// The digest of the observed memory.
     memory: u128,
-    /// The digest of the classes in the threads' own order, once computed.
-    own_classes: std::cell::Cell<Option<u128>>,
+}
+
+/// Groups `(thread, position)` items by key: the groups in order of first
+/// appearance, and per thread the group index of each of its items.
+fn group_by_key<'x, I>(items: impl Iterator<Item = I>) -> (Vec<Vec<VisitRef>>, Vec<Vec<u32>>)
+where
+    I: Iterator<Item = (super::KeyId, usize)> + 'x,
+{
+    let mut by_key: HashMap<super::KeyId, u32> = HashMap::default();
+    let mut groups: Vec<Vec<VisitRef>> = Vec::new();
+    let of = items
+        .enumerate()
+        .map(|(t, its)| {
+            its.map(|(key, pos)| {
+                let i = *by_key.entry(key).or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() as u32 - 1
+                });
+                groups[i as usize].push((t, pos));
+                i
+            })
+            .collect()
+        })
+        .collect();
+    (groups, of)
 }
 
 impl DigestParts {
     pub fn new(e: &Execution) -> DigestParts {
-        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
-        let mut sets: Vec<Vec<VisitRef>> = Vec::new();
-        let set_of = e
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(t, th)| {
-                th.events
-                    .iter()
-                    .map(|ev| {
-                        let i = *by_key.entry(ev.key).or_insert_with(|| {
-                            sets.push(Vec::new());
-                            sets.len() - 1
-                        });
-                        sets[i].push((t, ev.pos));
-                        i
-                    })
-                    .collect()
-            })
-            .collect();
+        let (visits, visit_of) = group_by_key(
+            e.threads
+                .iter()
+                .map(|th| th.trace.iter().enumerate().map(|(p, v)| (v.key, p))),
+        );
+        let (sets, set_of) = group_by_key(
+            e.threads
+                .iter()
+                .map(|th| th.events.iter().map(|ev| (ev.key, ev.pos))),
+        );
         let paths: Vec<u128> = e.threads.iter().map(|th| Self::path(th)).collect();
         let threads = e
             .threads
@@ -241,11 +256,11 @@ impl DigestParts {
         DigestParts {
             paths,
             threads,
-            visits: e.visit_classes(),
+            visits,
+            visit_of,
             sets,
             set_of,
             memory: f.finish(),
-            own_classes: std::cell::Cell::new(None),
         }
     }
 
@@ -292,43 +307,29 @@ impl DigestParts {
     /// order).
     pub fn digest(&self, outcome: &Outcome, order: Option<(&[usize], &[usize])>) -> u128 {
         let n = self.threads.len();
-        let at = |(t, p): VisitRef| (order.map_or(t, |(perm, _)| perm[t]), p);
-        let classes = match (order, self.own_classes.get()) {
-            (None, Some(d)) => d,
-            _ => {
-                let mut pairs: Vec<(VisitRef, VisitRef)> =
-                    Vec::with_capacity(self.visits.iter().map(Vec::len).sum());
-                for class in &self.visits {
-                    let start = pairs.len();
-                    let least = class.iter().map(|v| at(*v)).min().unwrap_or_default();
-                    pairs.extend(class.iter().map(|v| (least, at(*v))));
-                    pairs[start..].sort_unstable();
-                }
-                if order.is_some() {
-                    pairs.sort_unstable();
-                }
-                let mut f = super::reduce::Fp::new();
-                f.add(&pairs);
-                let d = f.finish();
-                if order.is_none() {
-                    self.own_classes.set(Some(d));
-                }
-                d
-            }
+        // A member's name: its renamed thread and position, packed.
+        let name = |&(t, p): &VisitRef| -> u64 {
+            let t = order.map_or(t, |(perm, _)| perm[t]);
+            ((t as u64) << 32) | p as u64
         };
+        let least = |groups: &[Vec<VisitRef>]| -> Vec<u64> {
+            groups
+                .iter()
+                .map(|g| g.iter().map(name).min().unwrap_or_default())
+                .collect()
+        };
+        let classes = least(&self.visits);
+        let sets = least(&self.sets);
         let mut f = super::reduce::Fp::new();
         f.add(outcome);
-        f.add(&classes);
-        let least: Vec<VisitRef> = self
-            .sets
-            .iter()
-            .map(|s| s.iter().map(|v| at(*v)).min().unwrap_or_default())
-            .collect();
         for j in 0..n {
             let t = order.map_or(j, |(_, inv)| inv[j]);
             f.add(&self.threads[t]);
+            for c in &self.visit_of[t] {
+                f.add(&classes[*c as usize]);
+            }
             for s in &self.set_of[t] {
-                f.add(&least[*s]);
+                f.add(&sets[*s as usize]);
             }
         }
         f.add(&self.memory);
