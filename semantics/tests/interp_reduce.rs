@@ -455,6 +455,41 @@ fn renamings_equal_plain_on_lane_programs() {
     assert!(t.reduced * 3 < t.plain, "{} vs {}", t.reduced, t.plain);
 }
 
+/// M-RENAME with a block of lanes no input holds (`orbit::Launches`'s
+/// position-only blocks): at 4 threads over {0, 1} the lane blocks are
+/// [0, 1] and [2, 3], and lanes 2 and 3 are no domain value, so the launch
+/// enumeration sorts the tuples of threads 2 and 3 instead of listing
+/// their swap among the group's elements. Lane programs as above; the
+/// reduced search finds exactly the plain search's behaviours.
+#[test]
+fn renamings_equal_plain_with_position_only_lane_blocks() {
+    let progs = testgen::sample(&testgen::lanes::arb_lane_program(6, true), 240, 51);
+    let mut t = Tally::new();
+    let mut blocks = 0;
+    for (i, p) in progs.iter().enumerate() {
+        let text = p.to_ll();
+        let per_thread = 2f64.powi(p.conds as i32) * 2f64.powi(p.ints as i32);
+        if per_thread.powi(4) > 300.0 {
+            t.add(None);
+            continue;
+        }
+        let mut o = opts(4, 30, vec![0, 1]);
+        o.max_executions = 6_000;
+        if i % 4 == 1 {
+            o.shuffle_oob = semantics::machine::ShuffleOob::Ub;
+        }
+        let r = compare(&text, &o);
+        if let Some(c) = &r {
+            blocks += usize::from(c.renaming.contains("[0, 1] [2, 3]"));
+        }
+        t.add(r);
+    }
+    t.report("lane programs, 4 threads over {0, 1}");
+    eprintln!("{blocks} with lane blocks [0, 1] [2, 3]");
+    assert!(t.compared >= 60, "too few compared: {}", t.compared);
+    assert!(blocks >= 30, "{blocks} with the position-only block");
+}
+
 /// M-RENAME on the examples it reduces: shuffles by an input lane (cl14,
 /// cl15), inputs and results of unknown convergent functions (cl01, cl19,
 /// cl20, cl28), an observed input in a program with memory and ballots
