@@ -390,6 +390,17 @@ fn state_symmetry_renames_unknown_convergent_results() {
     );
 }
 
+/// The options of the `i`-th lane program's comparison: 30 steps, 6,000
+/// executions, every fourth shuffle out of range as UB.
+fn lane_opts(i: usize, threads: u32, domain: Vec<i128>) -> Options {
+    let mut o = opts(threads, 30, domain);
+    o.max_executions = 6_000;
+    if i % 4 == 1 {
+        o.shuffle_oob = semantics::machine::ShuffleOob::Ub;
+    }
+    o
+}
+
 /// M-RENAME (`semantics/src/machine/renaming.rs`, the argument in
 /// `symmetry.rs`): lane programs (`testgen::lanes`) that read lane ids,
 /// shuffle and broadcast by lane values taken from inputs, ids and
@@ -431,12 +442,7 @@ fn renamings_equal_plain_on_lane_programs() {
             t.add(None);
             continue;
         }
-        let mut o = opts(threads, 30, domain);
-        o.max_executions = 6_000;
-        if i % 4 == 1 {
-            o.shuffle_oob = semantics::machine::ShuffleOob::Ub;
-        }
-        let r = compare(&text, &o);
+        let r = compare(&text, &lane_opts(i, threads, domain));
         if let Some(c) = &r {
             lanes += usize::from(c.renaming.contains("lane values"));
             values += usize::from(c.renaming.contains("values renamed"));
@@ -473,12 +479,7 @@ fn renamings_equal_plain_with_position_only_lane_blocks() {
             t.add(None);
             continue;
         }
-        let mut o = opts(4, 30, vec![0, 1]);
-        o.max_executions = 6_000;
-        if i % 4 == 1 {
-            o.shuffle_oob = semantics::machine::ShuffleOob::Ub;
-        }
-        let r = compare(&text, &o);
+        let r = compare(&text, &lane_opts(i, 4, vec![0, 1]));
         if let Some(c) = &r {
             blocks += usize::from(c.renaming.contains("[0, 1] [2, 3]"));
         }
