@@ -209,9 +209,9 @@ pub struct DigestParts {
 
 /// Groups `(thread, position)` items by key: the groups in order of first
 /// appearance, and per thread the group index of each of its items.
-fn group_by_key<'x, I>(items: impl Iterator<Item = I>) -> (Vec<Vec<VisitRef>>, Vec<Vec<u32>>)
+fn group_by_key<I>(items: impl Iterator<Item = I>) -> (Vec<Vec<VisitRef>>, Vec<Vec<u32>>)
 where
-    I: Iterator<Item = (super::KeyId, usize)> + 'x,
+    I: Iterator<Item = (super::KeyId, usize)>,
 {
     let mut by_key: HashMap<super::KeyId, u32> = HashMap::default();
     let mut groups: Vec<Vec<VisitRef>> = Vec::new();
