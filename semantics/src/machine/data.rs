@@ -509,17 +509,21 @@ fn slots_of(v: &Val, out: &mut Vec<u32>) {
 /// The values of a record that may be symbolic: observed call arguments and
 /// the threads' returned values.
 fn record_values(e: &Execution) -> impl Iterator<Item = &Val> {
-    e.threads.iter().flat_map(|th| {
-        let obs = th.observations.iter().flat_map(|o| match o {
-            Observation::Call { args, .. } => args.iter(),
-            Observation::Store { .. } => [].iter(),
-        });
-        let end = match &th.end {
-            Some(ThreadEnd::Returned(v)) => Some(v),
-            _ => None,
-        };
-        obs.chain(end)
-    })
+    e.threads.iter().flat_map(|th| thread_values(th))
+}
+
+/// The values of thread record `th` that may be symbolic (as
+/// [`record_values`]).
+fn thread_values(th: &super::launch::ThreadBody) -> impl Iterator<Item = &Val> {
+    let obs = th.observations.iter().flat_map(|o| match o {
+        Observation::Call { args, .. } => args.iter(),
+        Observation::Store { .. } => [].iter(),
+    });
+    let end = match &th.end {
+        Some(ThreadEnd::Returned(v)) => Some(v),
+        _ => None,
+    };
+    obs.chain(end)
 }
 
 /// The instances of symbolic record `e` (M-DATA): one per assignment of
@@ -541,7 +545,7 @@ pub fn instances(
         .threads
         .iter()
         .enumerate()
-        .filter(|(_, th)| thread_symbolic(th))
+        .filter(|(_, th)| thread_values(th).any(is_sym))
         .map(|(t, _)| t)
         .collect();
     let mut parts = super::launch::DigestParts::new(e);
@@ -589,15 +593,6 @@ pub fn instances(
             digits[i] = 0;
         }
     }
-}
-
-/// Whether thread record `th` shows a symbol (in an observed call's
-/// arguments or its returned value: [`record_values`]).
-fn thread_symbolic(th: &super::launch::ThreadBody) -> bool {
-    th.observations.iter().any(|o| match o {
-        Observation::Call { args, .. } => args.iter().any(is_sym),
-        Observation::Store { .. } => false,
-    }) || matches!(&th.end, Some(ThreadEnd::Returned(v)) if is_sym(v))
 }
 
 /// `e` with every symbol evaluated at `assign`; `symbolic`: the threads

@@ -88,17 +88,7 @@ impl Execution {
     /// Converged-with classes of block visits (D-CW), each sorted, in order
     /// of their first member.
     pub fn visit_classes(&self) -> Vec<Vec<VisitRef>> {
-        let mut by_key: HashMap<super::KeyId, usize> = HashMap::default();
-        let mut classes: Vec<Vec<VisitRef>> = Vec::new();
-        for (t, th) in self.threads.iter().enumerate() {
-            for (p, v) in th.trace.iter().enumerate() {
-                let i = *by_key.entry(v.key).or_insert_with(|| {
-                    classes.push(Vec::new());
-                    classes.len() - 1
-                });
-                classes[i].push((t, p));
-            }
-        }
+        let mut classes = group_by_key(self.threads.iter().map(|th| visit_keys(th))).0;
         classes.sort();
         classes
     }
@@ -106,15 +96,9 @@ impl Execution {
     /// The communicating set of each convergent call (as visit positions),
     /// per thread and event index.
     pub fn event_sets(&self) -> Vec<Vec<Vec<VisitRef>>> {
-        let mut by_key: HashMap<super::KeyId, Vec<VisitRef>> = HashMap::default();
-        for (t, th) in self.threads.iter().enumerate() {
-            for e in th.events.iter() {
-                by_key.entry(e.key).or_default().push((t, e.pos));
-            }
-        }
-        self.threads
-            .iter()
-            .map(|th| th.events.iter().map(|e| by_key[&e.key].clone()).collect())
+        let (sets, of) = group_by_key(self.threads.iter().map(|th| event_keys(th)));
+        of.iter()
+            .map(|th| th.iter().map(|i| sets[*i as usize].clone()).collect())
             .collect()
     }
 
@@ -207,6 +191,16 @@ pub struct DigestParts {
     memory: u128,
 }
 
+/// A thread's block visits as (D-MAX-ITER key, position).
+fn visit_keys(th: &ThreadBody) -> impl Iterator<Item = (super::KeyId, usize)> + '_ {
+    th.trace.iter().enumerate().map(|(p, v)| (v.key, p))
+}
+
+/// A thread's convergent calls as (instance key, visit position).
+fn event_keys(th: &ThreadBody) -> impl Iterator<Item = (super::KeyId, usize)> + '_ {
+    th.events.iter().map(|ev| (ev.key, ev.pos))
+}
+
 /// Groups `(thread, position)` items by key: the groups in order of first
 /// appearance, and per thread the group index of each of its items.
 fn group_by_key<I>(items: impl Iterator<Item = I>) -> (Vec<Vec<VisitRef>>, Vec<Vec<u32>>)
@@ -234,16 +228,8 @@ where
 
 impl DigestParts {
     pub fn new(e: &Execution) -> DigestParts {
-        let (visits, visit_of) = group_by_key(
-            e.threads
-                .iter()
-                .map(|th| th.trace.iter().enumerate().map(|(p, v)| (v.key, p))),
-        );
-        let (sets, set_of) = group_by_key(
-            e.threads
-                .iter()
-                .map(|th| th.events.iter().map(|ev| (ev.key, ev.pos))),
-        );
+        let (visits, visit_of) = group_by_key(e.threads.iter().map(|th| visit_keys(th)));
+        let (sets, set_of) = group_by_key(e.threads.iter().map(|th| event_keys(th)));
         let paths: Vec<u128> = e.threads.iter().map(|th| Self::path(th)).collect();
         let threads = e
             .threads
