@@ -3,10 +3,15 @@
 //! a defined helper (with an anchor and a convergent operation of its
 //! own) and loops into observed calls and the returned value, while `%c`
 //! (an `i1`) decides branches, loop trips and which threads communicate.
+//! Data values are also the arguments of uninterpreted functions (key
+//! uses: a `memory(none)` function of two arguments per thread, a
+//! `nodivergencesource` one shared by the threads, an anchored convergent
+//! operation), whose results are drawn per key, so that equal arguments
+//! must give equal results in the instances.
 //! One kernel in four also lets a data value reach a use that makes its
-//! input *not* data (a comparison feeding a branch, a convergent
-//! operation's operand, a division, a store), so that the analysis's
-//! refusals are exercised too. For the interpreter's reductions oracle
+//! input *not* data (a comparison feeding a branch, the operand of a
+//! modelled convergent operation, a division, a store), so that the
+//! analysis's refusals are exercised too. For the interpreter's reductions oracle
 //! (`semantics/tests/interp_reduce.rs`): the search that runs data inputs
 //! as symbols must find exactly the plain search's behaviours.
 
@@ -41,6 +46,10 @@ pub enum Step {
     Select { x: usize, y: usize },
     /// A loop taken once or twice (by `%c`) accumulating `x` into `y`.
     Loop { x: usize, y: usize },
+    /// A key use: `%vN = call i32 @pure(i32 x, i32 y)` (kind 0), `@uni(i32
+    /// x)` (1, `nodivergencesource`), or `@op(i32 x)` under an anchor (2);
+    /// each result is then observed.
+    Key { x: usize, y: usize, kind: u8 },
 }
 
 /// What makes an input not data, planted in one kernel in four.
@@ -48,7 +57,8 @@ pub enum Step {
 pub enum Breaker {
     /// `icmp eq x, 1` feeding a branch to an observed block.
     Branch(usize),
-    /// `x` as the operand of a convergent operation.
+    /// `x` as the operand of a modelled convergent operation
+    /// (`llvm.amdgcn.readfirstlane`, computed from its operands).
     Convergent(usize),
     /// `udiv 7, x` (UB when `x` is 0).
     Divide(usize),
@@ -89,6 +99,7 @@ fn arb_step(k: usize) -> impl Strategy<Value = Step> {
         2 => (0..n, 0..n, 0..3usize).prop_map(|(l, r, o)| Step::Diamond { l, r, op: ["add", "mul", "xor"][o] }),
         1 => (0..n, 0..n).prop_map(|(x, y)| Step::Select { x, y }),
         1 => (0..n, 0..n).prop_map(|(x, y)| Step::Loop { x, y }),
+        2 => (0..n, 0..n, 0..3u8).prop_map(|(x, y, kind)| Step::Key { x, y, kind }),
     ]
 }
 
@@ -183,6 +194,18 @@ impl DataKernel {
                     );
                     block = format!("e{k}");
                 }
+                Step::Key { x, y, kind } => {
+                    body += &match kind {
+                        0 => format!("  {v} = call i32 @pure(i32 {}, i32 {})\n", vals[*x], vals[*y]),
+                        1 => format!("  {v} = call i32 @uni(i32 {})\n", vals[*x]),
+                        _ => format!(
+                            "  %kt{k} = call token @llvm.experimental.convergence.anchor()\n\
+                             \x20 {v} = call i32 @op(i32 {}) [ \"convergencectrl\"(token %kt{k}) ]\n",
+                            vals[*x]
+                        ),
+                    };
+                    body += &format!("  call void @use(i32 {v}, i32 2)\n");
+                }
             }
             vals.push(v);
         }
@@ -203,7 +226,7 @@ impl DataKernel {
             Some(Breaker::Convergent(x)) => {
                 body += &format!(
                     "  %bt = call token @llvm.experimental.convergence.anchor()\n\
-                     \x20 %bo = call i32 @op(i32 {}) [ \"convergencectrl\"(token %bt) ]\n\
+                     \x20 %bo = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {}) [ \"convergencectrl\"(token %bt) ]\n\
                      \x20 call void @use(i32 %bo, i32 0)\n",
                     vals[*x]
                 );
@@ -246,7 +269,10 @@ impl DataKernel {
              }}\n\
              declare token @llvm.experimental.convergence.anchor() convergent nounwind willreturn memory(none)\n\
              declare i32 @op(i32) convergent nounwind willreturn memory(none)\n\
-             declare void @use(i32, i32)\n"
+             declare void @use(i32, i32)\n\
+             declare i32 @pure(i32, i32) nounwind willreturn memory(none)\n\
+             declare i32 @uni(i32) nounwind willreturn memory(none) nodivergencesource\n\
+             declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent nounwind willreturn memory(none)\n"
         )
     }
 }

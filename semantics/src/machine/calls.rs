@@ -215,20 +215,12 @@ pub(super) fn exec_call(
             enter_block(m, th, cx, None)?;
             return Ok(Flow::Jumped);
         }
-        CalleeKind::UnknownPure => uninterpreted(
-            m,
-            cx,
-            &name,
-            format!("pure:{name}:{args:?}:{}", th.tid),
-            &ret_ty,
-        ),
+        CalleeKind::UnknownPure => uninterpreted(m, cx, &name, &args, Some(th.tid), &ret_ty),
         CalleeKind::Builtin(op) if !op.needs_set() && ret_ty != Type::Void => {
             per_thread(&cx.opts.geometry(), th.tid, op, &args, ret_ty.int_bits())
                 .map_err(|what| unsupported(cx.prog, loc, &what))?
         }
-        CalleeKind::UnknownUniform => {
-            uninterpreted(m, cx, &name, format!("uniform:{name}:{args:?}"), &ret_ty)
-        }
+        CalleeKind::UnknownUniform => uninterpreted(m, cx, &name, &args, None, &ret_ty),
         CalleeKind::Ignored => Val::Void,
         _ if convergent => Val::Void,
         _ => {
@@ -254,11 +246,22 @@ pub(super) fn exec_call(
     Ok(Flow::Next)
 }
 
-/// P-INPUT: the value of an uninterpreted function `callee` at `key`
-/// (callee, arguments, and the thread when the function may depend on
-/// it): chosen once per execution, then the same at every call with that
-/// key.
-fn uninterpreted(m: &mut Machine, cx: &mut Ctx, callee: &str, key: String, ret_ty: &Type) -> Val {
+/// P-INPUT: the value of an uninterpreted function `callee` at `args`
+/// (and at thread `tid` when the function may depend on it): chosen once
+/// per execution, then the same at every call with that key.
+fn uninterpreted(
+    m: &mut Machine,
+    cx: &mut Ctx,
+    callee: &str,
+    args: &[Val],
+    tid: Option<u32>,
+    ret_ty: &Type,
+) -> Val {
+    let key = super::state::MemoKey {
+        callee: callee.to_string(),
+        args: args.to_vec(),
+        tid,
+    };
     if let Some(v) = m.memo.get(&key) {
         return v.clone();
     }

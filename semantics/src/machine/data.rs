@@ -23,13 +23,17 @@
 //!   result from the thread's input stream (`UnknownStream`, not
 //!   convergent at the call site: the result does not depend on the
 //!   arguments, which are observed);
+//! - an argument of a direct call of an *uninterpreted* function (a *key
+//!   use*): a pure or uniform unknown function (P-INPUT) or an unknown
+//!   convergent one (C-OPS), whose result is drawn once per key (callee,
+//!   arguments, and the thread or the communicating set) and not computed
+//!   from the arguments; the result does not join the slice;
 //! - the kernel's returned value (how the thread ended, observed).
 //!
 //! Anything else (a branch or switch condition, a comparison, a select
-//! condition, a division, a memory access, an operand of a convergent
-//! operation or of any modelled intrinsic, `freeze`, a vector operation,
-//! a pure or uniform unknown function, whose result depends on its
-//! arguments) makes the parameter not data.
+//! condition, a division, a memory access, an operand of a modelled
+//! convergent operation or of any modelled intrinsic, `freeze`, a vector
+//! operation) makes the parameter not data.
 //!
 //! **The argument.** Run a launch whose data inputs are symbols
 //! (`Val::Sym(Input(slot))`, one slot per data parameter and thread, or per
@@ -53,22 +57,47 @@
 //! plain enumeration (`semantics/tests/interp_reduce.rs`,
 //! `reduced_equals_plain_on_data_kernels`).
 //!
+//! **Key uses.** A symbolic argument makes the search's keys symbolic:
+//! the tables of uninterpreted functions (`Machine::memo`, `conv`) hold
+//! terms, two keys are the same entry when their terms are equal, and
+//! every entry draws its result over the domain. A concrete launch `d`
+//! keys its tables by the terms' values, so two entries whose terms
+//! differ but evaluate equal at `d` are one entry there, with one result.
+//! Take any execution of launch `d` and the symbolic execution with the
+//! same choices, each symbolic entry drawing the result its value drew at
+//! `d` (the search enumerates every draw per entry, so it runs this one):
+//! by the induction above its record is the concrete one at `d`, and `d`
+//! gives different values to the keys of every two entries of one
+//! function with different results. Conversely, an instance at `d` of a
+//! symbolic execution in which every such pair of keys differs at `d` is
+//! an execution of `d`: its entries are then distinct at `d` as at the
+//! symbols, so every step reads the same result. So an instance is kept
+//! exactly when its assignment separates those pairs
+//! ([`key_constraints`]); slots that only keys show are not enumerated,
+//! an assignment that separates the pairs is searched for instead (the
+//! instance's printed launch), and the record is dropped when there is
+//! none. Memoization keeps every entry of the convergent table while one
+//! is symbolic (entries of ended threads included, `reduce::conv`).
+//!
 //! Terms are bounded ([`MAX_TERM`] nodes as a tree): past it the search
 //! stops with [`TOO_LARGE`] and the driver searches again with every input
 //! concrete, which is the plain semantics.
 //!
 //! Used when the search reduces (`--no-reduce` runs every launch
-//! concretely; it is the oracle) and no renaming applies, or only blind
-//! thread renamings (launch symmetry, [`super::symmetry`]): the sorted
-//! launches then range over the other inputs. Every full launch `(c, d)`
+//! concretely; it is the oracle), with the renamings of the other inputs
+//! (M-RENAME, which leaves data inputs and every value computed from them
+//! unrenamed: they are not domain values in the search): the sorted
+//! launches or orbit representatives then range over the other inputs. Every full launch `(c, d)`
 //! has a renaming `σ` that sorts `c`; the search ran `σc` with symbols
 //! and instantiated it at every data value, `σd` among them, so it found
 //! the behaviours of `σ(c, d)`, and the closure under renaming (which
 //! reads the instantiated records) adds those of `(c, d)`. Memoization up
 //! to renaming threads stays exact: a symbol is a name for an unknown
 //! value, not for its thread, so a state with its threads renamed and its
-//! symbols kept has the renamed instances. The orbit enumeration of
-//! value renamings reads concrete launches and keeps M-DATA off.
+//! symbols kept has the renamed instances. Value renamings (M-RENAME
+//! opaque classes, lane values) act on values no symbol reaches, and
+//! commute with instantiating symbols, by the same argument with a
+//! renaming `ρ` of those values in place of `σ`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -182,6 +211,10 @@ pub struct Data {
     pub params: Vec<(usize, String, u32, bool)>,
     /// Threads in the launch.
     pub threads: usize,
+    /// Whether a data value may be the argument of an uninterpreted
+    /// function (a key use): the search then hands every record's keys
+    /// ([`key_constraints`]) to [`instances`].
+    pub keys: bool,
 }
 
 impl Data {
@@ -220,8 +253,14 @@ impl Data {
 
 /// The data inputs of the kernel among `enumerated` (indices of its
 /// enumerated parameters, with whether each is uniform): the integer ones
-/// whose forward slice meets only the uses of the module documentation.
-pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> Data {
+/// whose forward slice meets only the uses of the module documentation,
+/// key uses among them when `keys`.
+pub fn analyse(
+    prog: &Program,
+    opts: &Options,
+    enumerated: &[(usize, bool)],
+    keys_allowed: bool,
+) -> Data {
     let kf = prog.func(prog.kernel);
     let mut params = Vec::new();
     // An empty domain launches nothing (the CLI refuses it).
@@ -232,6 +271,7 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
     };
     // The users of each value, per function reached, shared by the slices.
     let mut uses: HashMap<usize, Users> = HashMap::new();
+    let mut keys = false;
     for &(p, uniform) in enumerated {
         let param = &kf.params[p];
         let (Type::Int(bits), Some(v)) = (&param.ty, param.value) else {
@@ -240,13 +280,16 @@ pub fn analyse(prog: &Program, opts: &Options, enumerated: &[(usize, bool)]) -> 
         if !int_ty(&param.ty) {
             continue;
         }
-        if slice_is_data(prog, &mut uses, prog.kernel, v) {
+        let mut keyed = false;
+        if slice_is_data(prog, &mut uses, prog.kernel, v, &mut keyed) && (keys_allowed || !keyed) {
             params.push((p, kf.value(v).name.to_string(), *bits, uniform));
+            keys |= keyed;
         }
     }
     Data {
         params,
         threads: opts.threads as usize,
+        keys,
     }
 }
 
@@ -287,12 +330,14 @@ fn users_of(f: &Function) -> Users {
 /// Whether every use of the forward slice of value `start` of function
 /// `f` is allowed (M-DATA). The slice is walked through `uses`, the users
 /// of each value per function reached, built once (linear in the
-/// functions' size).
+/// functions' size). `keyed` is set when a slice value is the argument of
+/// an uninterpreted function (a key use).
 fn slice_is_data(
     prog: &Program,
     uses: &mut HashMap<usize, Users>,
     f: usize,
     start: ValueId,
+    keyed: &mut bool,
 ) -> bool {
     let module = prog.module;
     let mut slice: std::collections::HashSet<(usize, ValueId)> = Default::default();
@@ -421,6 +466,14 @@ fn slice_is_data(
                             {
                                 None
                             }
+                            // A key use: the result is drawn per key,
+                            // not computed from the argument.
+                            CalleeKind::UnknownPure
+                            | CalleeKind::UnknownUniform
+                            | CalleeKind::UnknownConvergent => {
+                                *keyed = true;
+                                None
+                            }
                             _ => return false,
                         }
                     }
@@ -526,10 +579,164 @@ fn thread_values(th: &super::launch::ThreadBody) -> impl Iterator<Item = &Val> {
     obs.chain(end)
 }
 
+/// The most argument pairs [`key_constraints`] keeps, and the most
+/// assignments [`instances`] tries for the slots only keys show, per
+/// record: past either the search stops with [`TOO_LARGE`] (every input
+/// concrete).
+pub const MAX_KEY_WORK: usize = 1 << 16;
+
+/// What the keys of an execution's uninterpreted functions demand of the
+/// data inputs (M-DATA key uses): pairs of argument tuples of one
+/// function (one callee at one thread, one uniform callee, or one
+/// convergent callee over one communicating set) that drew different
+/// results, so that an instance is a real execution only where the pair
+/// evaluates to different tuples; at least one side of each pair is
+/// symbolic (two concrete keys of one function are different keys).
+#[derive(Clone, Debug, Default)]
+pub struct KeyConstraints {
+    pairs: Vec<(Vec<Val>, Vec<Val>)>,
+}
+
+/// One uninterpreted function: its callee, the thread (per-thread pure
+/// functions) or the communicating set's threads (convergent ones, then
+/// `true`), none for uniform ones.
+type FnId<'a> = (Option<&'a str>, Vec<u32>, bool);
+
+/// [`instances`] passed [`MAX_KEY_WORK`] assignments for one record.
+#[derive(Debug)]
+pub struct KeyWorkExceeded;
+
+/// The key constraints of the machine's function tables (`memo`, `conv`),
+/// or `None` past [`MAX_KEY_WORK`] pairs.
+pub fn key_constraints(m: &super::state::Machine) -> Option<KeyConstraints> {
+    // Entries by function: (callee, thread) or (callee, set's threads).
+    let mut by_fn: HashMap<FnId, Vec<(Vec<Val>, &Val)>> = HashMap::new();
+    for (k, v) in m.memo.iter() {
+        by_fn
+            .entry((Some(k.callee.as_str()), k.tid.into_iter().collect(), false))
+            .or_default()
+            .push((k.args.clone(), v));
+    }
+    for (k, v) in m.conv.iter() {
+        let tids = k.set.iter().map(|(t, _)| *t).collect();
+        let args = k.set.iter().flat_map(|(_, a)| a.iter().cloned()).collect();
+        by_fn
+            .entry((k.callee.as_deref(), tids, true))
+            .or_default()
+            .push((args, v));
+    }
+    let mut pairs = Vec::new();
+    for entries in by_fn.values() {
+        if !entries.iter().any(|(a, _)| a.iter().any(is_sym)) {
+            continue;
+        }
+        for (i, (a, ra)) in entries.iter().enumerate() {
+            for (b, rb) in &entries[i + 1..] {
+                let symbolic = a.iter().chain(b).any(is_sym);
+                if symbolic && ra != rb {
+                    if pairs.len() >= MAX_KEY_WORK {
+                        return None;
+                    }
+                    pairs.push((a.clone(), b.clone()));
+                }
+            }
+        }
+    }
+    Some(KeyConstraints { pairs })
+}
+
+/// Whether the argument tuples `a` and `b` differ at `assign`.
+fn differ(a: &[Val], b: &[Val], assign: &[Val]) -> bool {
+    a.len() != b.len()
+        || a.iter()
+            .zip(b)
+            .any(|(x, y)| eval(x, assign) != eval(y, assign))
+}
+
+/// Per depth d of [`solve`] (0: before any free slot is set, d: once
+/// `free[d - 1]` is), the pairs of `keys` decided there: those whose last
+/// free slot is `free[d - 1]`.
+fn decided_at(keys: &KeyConstraints, free: &[u32]) -> Vec<Vec<usize>> {
+    let mut at: Vec<Vec<usize>> = vec![Vec::new(); free.len() + 1];
+    for (i, (a, b)) in keys.pairs.iter().enumerate() {
+        let mut slots = Vec::new();
+        for v in a.iter().chain(b) {
+            slots_of(v, &mut slots);
+        }
+        let depth = slots
+            .iter()
+            .filter_map(|s| free.binary_search(s).ok())
+            .max()
+            .map_or(0, |d| d + 1);
+        at[depth].push(i);
+    }
+    at
+}
+
+/// An assignment of the `free` slots (sorted, each over its domain) under
+/// which every pair of `keys` differs, the other slots as in `assign`
+/// (which receives the solution): depth-first, each pair checked once its
+/// last free slot is set (`at`, [`decided_at`]). `Err` past `budget`
+/// assignments tried.
+fn solve(
+    keys: &KeyConstraints,
+    at: &[Vec<usize>],
+    free: &[u32],
+    domains: &[Vec<Val>],
+    assign: &mut [Val],
+    budget: &mut usize,
+) -> Result<bool, KeyWorkExceeded> {
+    let ok = |d: usize, assign: &[Val]| {
+        at[d].iter().all(|&i| {
+            let (a, b) = &keys.pairs[i];
+            differ(a, b, assign)
+        })
+    };
+    if !ok(0, assign) {
+        return Ok(false);
+    }
+    // Odometer with backtracking: digits[d] is the value tried at free[d].
+    let mut digits = vec![0usize; free.len()];
+    let mut d = 0;
+    loop {
+        if d == free.len() {
+            return Ok(true);
+        }
+        if digits[d] == domains[d].len() {
+            // Exhausted at this depth: back up.
+            digits[d] = 0;
+            if d == 0 {
+                return Ok(false);
+            }
+            d -= 1;
+            digits[d] += 1;
+            continue;
+        }
+        if *budget == 0 {
+            return Err(KeyWorkExceeded);
+        }
+        *budget -= 1;
+        assign[free[d] as usize] = domains[d][digits[d]].clone();
+        if ok(d + 1, assign) {
+            d += 1;
+        } else {
+            digits[d] += 1;
+        }
+    }
+}
+
 /// The instances of symbolic record `e` (M-DATA): one per assignment of
 /// the domain to the slots it shows, the others at the domain's first
 /// value, with the printed inputs those of the instance; `emit` receives
-/// each with its behaviour digest and returns `false` to stop.
+/// each with its behaviour digest and returns `false` to stop (then
+/// `Ok(false)`).
+///
+/// Key uses ([`KeyConstraints`], `keys`): slots that only the keys of
+/// uninterpreted functions show are not enumerated; an assignment of the
+/// shown slots gives an instance when some assignment of those slots
+/// makes every constrained pair of keys differ (that assignment is the
+/// instance's launch), and none otherwise. `Err` when that search passed
+/// [`MAX_KEY_WORK`] assignments for the record.
 ///
 /// An instance differs from `e` only in the observed values and ends of
 /// the threads that show a symbol, so the digest's other parts (paths,
@@ -537,10 +744,11 @@ fn thread_values(th: &super::launch::ThreadBody) -> impl Iterator<Item = &Val> {
 /// per record and only those threads are digested again per instance.
 pub fn instances(
     e: &Execution,
+    keys: &KeyConstraints,
     data: &Data,
     opts: &Options,
     emit: &mut dyn FnMut(u128, Execution) -> bool,
-) -> bool {
+) -> Result<bool, KeyWorkExceeded> {
     let symbolic: Vec<usize> = e
         .threads
         .iter()
@@ -555,6 +763,16 @@ pub fn instances(
     }
     shown.sort_unstable();
     shown.dedup();
+    let mut free: Vec<u32> = Vec::new();
+    for (a, b) in &keys.pairs {
+        for v in a.iter().chain(b) {
+            slots_of(v, &mut free);
+        }
+    }
+    free.sort_unstable();
+    free.dedup();
+    free.retain(|s| shown.binary_search(s).is_err());
+    let mut budget = MAX_KEY_WORK;
     let domain = |k: usize| -> Vec<Val> {
         let bits = data.params[k].2;
         super::symmetry::domain(&Type::Int(bits), opts)
@@ -567,23 +785,32 @@ pub fn instances(
         .iter()
         .map(|s| domain(*s as usize / data.threads))
         .collect();
+    let free_domains: Vec<Vec<Val>> = free
+        .iter()
+        .map(|s| domain(*s as usize / data.threads))
+        .collect();
+    let at = decided_at(keys, &free);
     let mut digits = vec![0usize; shown.len()];
     loop {
         for (i, s) in shown.iter().enumerate() {
             assign[*s as usize] = domains[i][digits[i]].clone();
         }
-        let x = instance(e, &assign, &symbolic);
-        for &t in &symbolic {
-            parts.set_thread(t, &x.threads[t]);
-        }
-        if !emit(parts.digest(&x.outcome, None), x) {
-            return false;
+        let real = keys.pairs.is_empty()
+            || solve(keys, &at, &free, &free_domains, &mut assign, &mut budget)?;
+        if real {
+            let x = instance(e, &assign, &symbolic);
+            for &t in &symbolic {
+                parts.set_thread(t, &x.threads[t]);
+            }
+            if !emit(parts.digest(&x.outcome, None), x) {
+                return Ok(false);
+            }
         }
         // The next assignment (odometer, last slot fastest).
         let mut i = shown.len();
         loop {
             if i == 0 {
-                return true;
+                return Ok(true);
             }
             i -= 1;
             digits[i] += 1;
@@ -638,6 +865,8 @@ mod tests {
              declare void @use(i32)\n\
              declare i32 @op(i32) convergent\n\
              declare i32 @pure(i32) memory(none)\n\
+             declare i32 @uni(i32) memory(none) nodivergencesource\n\
+             declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent\n\
              @g = global i32 0\n"
         );
         let m = crate::parse_module("data.ll", &text).unwrap_or_else(|e| panic!("{e}"));
@@ -651,7 +880,7 @@ mod tests {
         let candidates: Vec<(usize, bool)> = (0..prog.func(kernel).params.len())
             .map(|i| (i, false))
             .collect();
-        analyse(&prog, &opts, &candidates)
+        analyse(&prog, &opts, &candidates, true)
             .params
             .into_iter()
             .map(|(_, n, ..)| n)
@@ -685,14 +914,26 @@ mod tests {
                  \x20 ret i32 %w\n\
                  }";
         assert_eq!(data_of(k), ["a", "b", "u"]);
+        // Key uses: the argument of a pure, a uniform or a convergent
+        // unknown function (its result is drawn per key, not computed).
+        for call in [
+            "%q = call i32 @pure(i32 %a)",
+            "%q = call i32 @op(i32 %a)",
+            "%q = call i32 @uni(i32 %a)",
+        ] {
+            let k = format!(
+                "define void @k(i32 %a) {{\nentry:\n  {call}\n  call void @use(i32 %q)\n  ret void\n}}"
+            );
+            assert_eq!(data_of(&k), ["a"], "{call}");
+        }
         // Wider than the interpreter computes: launched concretely (and
         // reported unsupported there).
         let wide = "define void @k(i256 %w) {\nentry:\n  ret void\n}";
         assert!(data_of(wide).is_empty());
     }
 
-    /// M-DATA: a comparison, a branch, a select condition, a convergent
-    /// operand, a pure unknown function, a division, a store, a freeze or
+    /// M-DATA: a comparison, a branch, a select condition, the operand of
+    /// a modelled convergent operation, a division, a store, a freeze or
     /// a returned value of a helper that meets a branch make the input
     /// control.
     #[test]
@@ -701,8 +942,7 @@ mod tests {
             "%q = icmp eq i32 %a, 1\n  call void @use(i32 0)",
             "%q = trunc i32 %a to i1\n  br i1 %q, label %x, label %x\nx:",
             "%q = trunc i32 %a to i1\n  %s = select i1 %q, i32 1, i32 2",
-            "%q = call i32 @op(i32 %a)",
-            "%q = call i32 @pure(i32 %a)\n  call void @use(i32 %q)",
+            "%q = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %a)",
             "%q = udiv i32 7, %a\n  call void @use(i32 %q)",
             "store i32 %a, ptr @g",
             "%q = freeze i32 %a\n  call void @use(i32 %q)",

@@ -474,7 +474,7 @@ pub fn launches_at_least(module: &Module, opts: &Options) -> Option<f64> {
     // M-DATA: data inputs are not launched (a smaller count is still a
     // lower bound when the search launches them after all).
     let prog = Program::new(module, kernel);
-    let data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts));
+    let data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts), true);
     let mut per_thread = 1f64;
     for (i, p) in f.params.iter().enumerate() {
         let Some(v) = p.value else { continue };
@@ -584,22 +584,37 @@ pub fn explore_with(
     // argument, `renaming` the analysis, `orbit` the enumeration): orbit
     // representatives of the launches, then the behaviours closed under
     // the renamings.
-    prog.renaming = if !opts.streams.is_empty() {
-        // R-STREAM-SMT: given streams differ per thread and per value;
-        // no renaming of threads or results is admissible for them.
-        super::renaming::Renaming::none("given input streams", opts.threads)
-    } else if ex.reduced {
-        super::renaming::analyse(&prog, opts)
-    } else {
-        super::renaming::Renaming::none("no reductions", opts.threads)
+    let reduced = ex.reduced;
+    let renamings = |prog: &Program| {
+        if !opts.streams.is_empty() {
+            // R-STREAM-SMT: given streams differ per thread and per value;
+            // no renaming of threads or results is admissible for them.
+            super::renaming::Renaming::none("given input streams", opts.threads)
+        } else if reduced {
+            super::renaming::analyse(prog, opts)
+        } else {
+            super::renaming::Renaming::none("no reductions", opts.threads)
+        }
     };
-    // M-DATA: data inputs run once as symbols, when no renaming applies
-    // or only blind thread renamings (sorted launches of the other
-    // inputs; the orbit enumeration of value renamings reads concrete
-    // launches).
-    if ex.reduced && (!prog.renaming.any() || prog.renaming.blind_only()) && opts.streams.is_empty()
-    {
-        prog.data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts));
+    // M-DATA: data inputs run once as symbols (the renamings leave them
+    // out: a symbol is not a domain value). Both reductions are exact;
+    // where they compete, the renaming of unknown functions' results
+    // wins: an input that is an argument of an uninterpreted function
+    // whose results it shares a class with (`@op(%x)` and `@op(%a)`, `%a`
+    // a result of `@op`) would leave those results unrenamed as a symbol,
+    // and then runs concretely.
+    prog.renaming = renamings(&prog);
+    if ex.reduced && opts.streams.is_empty() {
+        let candidates = data_candidates(&prog, opts);
+        prog.data = super::data::analyse(&prog, opts, &candidates, true);
+        if prog.data.any() {
+            let with_data = renamings(&prog);
+            let concrete = std::mem::replace(&mut prog.renaming, with_data);
+            if prog.data.keys && prog.renaming.results.len() < concrete.results.len() {
+                prog.data = super::data::analyse(&prog, opts, &candidates, false);
+                prog.renaming = renamings(&prog);
+            }
+        }
         ex.data_inputs = prog.data.describe();
     }
     loop {
@@ -610,6 +625,7 @@ pub fn explore_with(
                 if prog.data.any() && construct == super::data::TOO_LARGE =>
             {
                 prog.data = super::data::Data::none();
+                prog.renaming = renamings(&prog);
                 ex.data_inputs.clear();
                 ex.restart();
                 continue;
@@ -689,8 +705,14 @@ fn search(
     use super::renaming::Threads;
     let renaming = &prog.renaming;
     let threads_renamed = !matches!(renaming.threads, Threads::Off(_));
-    let plan = (renaming.any() && !renaming.blind_only())
-        .then(|| super::orbit::Launches::new(renaming, opts, coords(prog, opts)));
+    // M-DATA: data inputs are symbols, not coordinates of the launch.
+    let plan = (renaming.any() && !renaming.blind_only()).then(|| {
+        let coords = coords(prog, opts)
+            .into_iter()
+            .filter(|c| prog.data.position(c.param).is_none())
+            .collect();
+        super::orbit::Launches::new(renaming, opts, coords)
+    });
     let mut chooser = Chooser::new(opts.chooser);
     let mut index: HashMap<u128, usize> = HashMap::default();
     // State symmetry: memoization up to renaming threads, for blind
@@ -788,7 +810,16 @@ fn search(
                 let cap = opts.closure_records / opts.threads.max(1) as usize;
                 let mut made: u64 = 0;
                 let mut stop = None;
-                super::data::instances(&exec, &prog.data, opts, &mut |key, e| {
+                let too_large = || RunError::Unsupported {
+                    construct: super::data::TOO_LARGE.into(),
+                    at: "the keys of uninterpreted functions".into(),
+                };
+                let keys = if prog.data.keys {
+                    super::data::key_constraints(&m).ok_or_else(too_large)?
+                } else {
+                    Default::default()
+                };
+                super::data::instances(&exec, &keys, &prog.data, opts, &mut |key, e| {
                     if ex.behaviours.len() >= cap {
                         stop = Some(Limit::Instances(cap));
                         return false;
@@ -800,7 +831,8 @@ fn search(
                         return false;
                     }
                     true
-                });
+                })
+                .map_err(|_| too_large())?;
                 if let Some(l) = stop {
                     ex.complete = false;
                     ex.limit = Some(l);

@@ -132,7 +132,7 @@
 //! ones). Two states with equal fingerprints are renamings of each other
 //! whatever order ties take (ties only lose merges). States whose P-INPUT
 //! uninterpreted-function table is non-empty (`Machine::memo`: readnone
-//! calls keyed by arguments and thread ids in text) or that hold threads'
+//! calls keyed by arguments and thread ids, not renamed) or that hold threads'
 //! private objects get the plain fingerprint.
 //! `semantics/tests/interp_reduce.rs` compares with the plain search.
 //!
@@ -183,7 +183,7 @@
 //! two states with equal fingerprints are renamings of each other whatever
 //! order was chosen. Thread signatures leave opaque frame values out, so
 //! that renamed states order their threads alike. States holding P-INPUT
-//! readnone results (`Machine::memo`, keyed by text) are not renamed.
+//! readnone results (`Machine::memo`) are not renamed.
 //! Different schedules of unknown convergent functions draw their results
 //! in different orders, which restricted growth numbers differently: these
 //! states now meet (cl19-anchor-sink-all.src at 3 threads: 447,548 ->
@@ -753,7 +753,7 @@ pub fn fingerprint(m: &Machine, live: Option<&Liveness>) -> u128 {
 /// other; classes are contiguous ranges of thread ids), or `None` when
 /// the state holds names this renaming does not reach (the table of
 /// P-INPUT per-thread uninterpreted functions, whose keys hold thread ids
-/// in text; private objects of threads).
+/// this renaming does not rename; private objects of threads).
 pub(super) fn fingerprint_up_to_threads(
     m: &Machine,
     class: &[u32],
@@ -811,16 +811,25 @@ pub(super) fn fingerprint_up_to_threads(
 /// later call by the very same threads with the same arguments reads it
 /// (C-OPS: the result is a function of the set), and an ended thread makes
 /// no more calls, so the entry is dead (as M-LIVE's dead values are).
+/// Except under M-DATA key uses: while some entry's arguments are symbolic
+/// the table's entries constrain which instances of the execution are
+/// real ([`super::data::key_constraints`]: an ended set's entries among
+/// them), so every entry is kept.
 fn conv(m: &Machine, names: &mut Names) -> u128 {
+    let keyed = m
+        .conv
+        .keys()
+        .any(|k| k.set.iter().any(|(_, a)| a.iter().any(super::data::is_sym)));
     m.conv
         .iter()
         .filter(|(k, _)| {
-            k.set.iter().all(|(t, _)| {
-                !matches!(
-                    m.threads[*t as usize].status,
-                    super::state::Status::Done(_) | super::state::Status::Killed
-                )
-            })
+            keyed
+                || k.set.iter().all(|(t, _)| {
+                    !matches!(
+                        m.threads[*t as usize].status,
+                        super::state::Status::Done(_) | super::state::Status::Killed
+                    )
+                })
         })
         .map(|(k, v)| {
             let mut set: Vec<(u32, Vec<(u8, u128)>)> = k

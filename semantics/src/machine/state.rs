@@ -361,9 +361,9 @@ pub struct Machine {
     /// reaching one later makes the schedule impossible.
     pub fired: Fired,
     /// Uninterpreted functions of P-INPUT (readnone calls, by callee,
-    /// arguments and, for per-thread ones, the thread id in text):
-    /// argument tuple -> chosen result.
-    pub memo: HashMap<String, Val>,
+    /// arguments and, for per-thread ones, the thread id): argument tuple
+    /// -> chosen result.
+    pub memo: HashMap<MemoKey, Val>,
     /// C-OPS unknown convergent functions: the result chosen for a
     /// communicating set, keyed by the callee and the set's (thread id,
     /// arguments) pairs in thread order. Kept apart from `memo` so that
@@ -420,6 +420,17 @@ impl Fired {
     pub fn in_order(&self) -> &Vector<KeyId> {
         &self.order
     }
+}
+
+/// The argument of a P-INPUT uninterpreted function: a `readnone`
+/// callee's arguments and the calling thread (per-thread functions,
+/// [`super::program::CalleeKind::UnknownPure`]), or the arguments alone
+/// (uniform ones, `UnknownUniform`, `tid` `None`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemoKey {
+    pub callee: String,
+    pub args: Vec<Val>,
+    pub tid: Option<u32>,
 }
 
 /// The argument of an unknown convergent function (C-OPS: an

@@ -215,6 +215,9 @@ pub(super) fn walk(prog: &Program, opts: &Options) -> Walk {
                     let given = opts.args.contains_key(&info.name.to_string());
                     if given {
                         flow.bad(i, || "given by --arg".into());
+                    } else if prog.data.position(p).is_some() {
+                        // M-DATA: a symbol, not a domain value.
+                        flow.bad(i, || "a data input run as a symbol".into());
                     } else if kf.params.get(p).is_some_and(|p| p.value == Some(v)) {
                         flow.facts[i].domain_source = true;
                     }
