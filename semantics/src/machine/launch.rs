@@ -599,21 +599,25 @@ pub fn explore_with(
     // M-DATA: data inputs run once as symbols (the renamings leave them
     // out: a symbol is not a domain value). Both reductions are exact;
     // where they compete, the renaming of unknown functions' results
-    // wins: an input that is an argument of an uninterpreted function
-    // whose results it shares a class with (`@op(%x)` and `@op(%a)`, `%a`
-    // a result of `@op`) would leave those results unrenamed as a symbol,
-    // and then runs concretely.
+    // wins: an input that shares a class with results (`@op(%x)` and
+    // `@op(%a)`, `%a` a result of `@op`; `@use(%x)` and `@use(%a)`) would
+    // leave those results unrenamed as a symbol. Data inputs with key
+    // uses are tried first, then without, then none.
     prog.renaming = renamings(&prog);
     if ex.reduced && opts.streams.is_empty() {
         let candidates = data_candidates(&prog, opts);
-        prog.data = super::data::analyse(&prog, opts, &candidates, true);
-        if prog.data.any() {
-            let with_data = renamings(&prog);
-            let concrete = std::mem::replace(&mut prog.renaming, with_data);
-            if prog.data.keys && prog.renaming.results.len() < concrete.results.len() {
-                prog.data = super::data::analyse(&prog, opts, &candidates, false);
-                prog.renaming = renamings(&prog);
+        let renamed_results = prog.renaming.results.len();
+        for keys in [true, false] {
+            prog.data = super::data::analyse(&prog, opts, &candidates, keys);
+            if !prog.data.any() {
+                continue;
             }
+            let with_data = renamings(&prog);
+            if with_data.results.len() >= renamed_results {
+                prog.renaming = with_data;
+                break;
+            }
+            prog.data = super::data::Data::none();
         }
         ex.data_inputs = prog.data.describe();
     }
