@@ -595,6 +595,8 @@ pub const MAX_KEY_WORK: usize = 1 << 16;
 #[derive(Clone, Debug, Default)]
 pub struct KeyConstraints {
     pairs: Vec<(Vec<Val>, Vec<Val>)>,
+    /// Per pair: the slots its two sides show.
+    slots: Vec<Vec<u32>>,
 }
 
 /// One uninterpreted function: its callee, the thread (per-thread pure
@@ -626,6 +628,7 @@ pub fn key_constraints(m: &super::state::Machine) -> Option<KeyConstraints> {
             .push((args, v));
     }
     let mut pairs = Vec::new();
+    let mut slots = Vec::new();
     for entries in by_fn.values() {
         if !entries.iter().any(|(a, _)| a.iter().any(is_sym)) {
             continue;
@@ -637,12 +640,17 @@ pub fn key_constraints(m: &super::state::Machine) -> Option<KeyConstraints> {
                     if pairs.len() >= MAX_KEY_WORK {
                         return None;
                     }
+                    let mut shown = Vec::new();
+                    for v in a.iter().chain(b) {
+                        slots_of(v, &mut shown);
+                    }
+                    slots.push(shown);
                     pairs.push((a.clone(), b.clone()));
                 }
             }
         }
     }
-    Some(KeyConstraints { pairs })
+    Some(KeyConstraints { pairs, slots })
 }
 
 /// Whether the argument tuples `a` and `b` differ at `assign`.
@@ -658,11 +666,7 @@ fn differ(a: &[Val], b: &[Val], assign: &[Val]) -> bool {
 /// free slot is `free[d - 1]`.
 fn decided_at(keys: &KeyConstraints, free: &[u32]) -> Vec<Vec<usize>> {
     let mut at: Vec<Vec<usize>> = vec![Vec::new(); free.len() + 1];
-    for (i, (a, b)) in keys.pairs.iter().enumerate() {
-        let mut slots = Vec::new();
-        for v in a.iter().chain(b) {
-            slots_of(v, &mut slots);
-        }
+    for (i, slots) in keys.slots.iter().enumerate() {
         let depth = slots
             .iter()
             .filter_map(|s| free.binary_search(s).ok())
@@ -763,12 +767,7 @@ pub fn instances(
     }
     shown.sort_unstable();
     shown.dedup();
-    let mut free: Vec<u32> = Vec::new();
-    for (a, b) in &keys.pairs {
-        for v in a.iter().chain(b) {
-            slots_of(v, &mut free);
-        }
-    }
+    let mut free: Vec<u32> = keys.slots.iter().flatten().copied().collect();
     free.sort_unstable();
     free.dedup();
     free.retain(|s| shown.binary_search(s).is_err());
