@@ -473,6 +473,7 @@ fn options_without_args(args: &Args) -> Result<Options, CliError> {
         max_merged: args.max_merged,
         closure_records: semantics::machine::symmetry::CLOSURE_RECORDS,
         reduce: !args.no_reduce,
+        drawn_results: true,
         buffer_bytes: args.buffer_bytes,
         buffers: parse_buffers(&args.buffers)?,
         races: args.races,

@@ -327,6 +327,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         max_merged: None,
         closure_records: semantics::machine::symmetry::CLOSURE_RECORDS,
         reduce: true,
+        drawn_results: true,
         buffer_bytes: opts.buffer_bytes,
         buffers: cex.buffers.clone(),
         races: false,

@@ -265,7 +265,12 @@ fn uninterpreted(
     if let Some(v) = m.memo.get(&key) {
         return v.clone();
     }
-    let v = choose_result(m, cx, callee, ret_ty);
+    // M-DATA drawn results: a fresh symbol instead of a choice.
+    let v = if cx.prog.data.draws.contains(callee) {
+        super::data::draw(false, &key, ret_ty)
+    } else {
+        choose_result(m, cx, callee, ret_ty)
+    };
     m.memo.insert(key, v.clone());
     v
 }

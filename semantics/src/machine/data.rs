@@ -104,7 +104,7 @@ use std::sync::Arc;
 
 use crate::ir::{BinOp, CastOp, Function, InstKind, Operand, TermKind, Type, ValueId};
 
-use super::launch::Execution;
+use super::launch::{Execution, ThreadBody};
 use super::program::{CalleeKind, Program};
 use super::state::{Observation, ThreadEnd};
 use super::value::{Arith, Val};
@@ -126,6 +126,12 @@ pub enum Sym {
         a: Val,
         b: Val,
     },
+    /// A drawn result (M-DATA drawn results) of width `bits`, named by a
+    /// digest of its table entry's key (callee, arguments, thread or
+    /// communicating set), so that the same entry gets the same name in
+    /// every schedule. Replaced by a slot ([`Sym::Input`]) before
+    /// instances are made ([`KeyConstraints::relabel`]).
+    Drawn { bits: u32, name: u128 },
     /// `trunc`, `zext` or `sext` from `from` bits to `to` bits.
     Cast {
         size: u32,
@@ -159,7 +165,7 @@ pub const TOO_LARGE: &str = "M-DATA term larger than its bound";
 pub fn size(v: &Val) -> u32 {
     match v {
         Val::Sym(s) => match &**s {
-            Sym::Input(_) => 1,
+            Sym::Input(_) | Sym::Drawn { .. } => 1,
             Sym::Bin { size, .. } | Sym::Cast { size, .. } => *size,
         },
         _ => 1,
@@ -215,6 +221,10 @@ pub struct Data {
     /// function (a key use): the search then hands every record's keys
     /// ([`key_constraints`]) to [`instances`].
     pub keys: bool,
+    /// Uninterpreted functions whose results are drawn as symbols (M-DATA
+    /// drawn results): every call site's result feeds data only. Each new
+    /// entry of their tables takes a fresh slot after the inputs' ([`draw`]).
+    pub draws: std::collections::BTreeSet<String>,
 }
 
 impl Data {
@@ -223,8 +233,14 @@ impl Data {
         Data::default()
     }
 
+    /// Whether anything runs as a symbol: data inputs or drawn results.
     pub fn any(&self) -> bool {
-        !self.params.is_empty()
+        !self.params.is_empty() || !self.draws.is_empty()
+    }
+
+    /// The slots of the data inputs; drawn results take the slots after.
+    pub fn input_slots(&self) -> usize {
+        self.params.len() * self.threads
     }
 
     /// The slot of data parameter `k` (its position in `params`) in thread
@@ -240,12 +256,14 @@ impl Data {
         self.params.iter().position(|(i, ..)| *i == p)
     }
 
-    /// For the counts line: the data inputs by name.
+    /// For the counts line: the data inputs by name, then the functions
+    /// whose results are drawn as symbols.
     pub fn describe(&self) -> String {
         let names: Vec<String> = self
             .params
             .iter()
             .map(|(_, n, ..)| format!("%{n}"))
+            .chain(self.draws.iter().map(|c| format!("results of @{c}")))
             .collect();
         names.join(", ")
     }
@@ -260,6 +278,7 @@ pub fn analyse(
     opts: &Options,
     enumerated: &[(usize, bool)],
     keys_allowed: bool,
+    draws_allowed: bool,
 ) -> Data {
     let kf = prog.func(prog.kernel);
     let mut params = Vec::new();
@@ -286,11 +305,96 @@ pub fn analyse(
             keys |= keyed;
         }
     }
+    let draws = if draws_allowed && !opts.int_domain.is_empty() {
+        drawn_callees(prog, &mut uses)
+    } else {
+        Default::default()
+    };
     Data {
         params,
         threads: opts.threads as usize,
-        keys,
+        keys: keys || !draws.is_empty(),
+        draws,
     }
+}
+
+/// The uninterpreted functions whose results may be drawn as symbols
+/// (M-DATA drawn results): called only directly, each call site a pure,
+/// uniform or unknown convergent call (P-INPUT, C-OPS) of integer result
+/// whose forward slice is data (key uses allowed). (Indirect calls have a
+/// table of their own, `<indirect>`, never drawn.)
+fn drawn_callees(
+    prog: &Program,
+    uses: &mut HashMap<usize, Users>,
+) -> std::collections::BTreeSet<String> {
+    let module = prog.module;
+    // Per callee: whether every site so far qualifies.
+    let mut ok: HashMap<&str, bool> = HashMap::new();
+    let mut sites: Vec<(&str, usize, Option<ValueId>)> = Vec::new();
+    for (h, hf) in module.functions.iter().enumerate() {
+        if !hf.has_body() {
+            continue;
+        }
+        for b in &hf.blocks {
+            for inst in &b.insts {
+                let InstKind::Call(c) = &inst.kind else {
+                    continue;
+                };
+                let Some(name) = c.callee_name() else {
+                    continue;
+                };
+                let kind = super::program::classify(module, c);
+                let int_result = match &c.ty {
+                    Type::Func(f) => int_ty(&f.ret),
+                    t => int_ty(t),
+                };
+                let fine = int_result
+                    && matches!(
+                        kind,
+                        CalleeKind::UnknownPure
+                            | CalleeKind::UnknownUniform
+                            | CalleeKind::UnknownConvergent
+                    );
+                *ok.entry(name).or_insert(true) &= fine;
+                sites.push((name, h, inst.result));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for (name, h, result) in &sites {
+        if !ok[name] {
+            continue;
+        }
+        if let Some(r) = result {
+            let mut keyed = false;
+            if !slice_is_data(prog, uses, *h, *r, &mut keyed) {
+                ok.insert(name, false);
+            }
+        }
+    }
+    for (name, fine) in ok {
+        if fine {
+            out.insert(name.to_string());
+        }
+    }
+    out
+}
+
+/// The symbol of a new entry of a drawn function's table (M-DATA drawn
+/// results), `key` its key (`conv`: of the convergent table): named by
+/// the key's digest, so that memoization sees the same symbol for the
+/// same entry whatever the order the entries were made in.
+pub fn draw<K: std::hash::Hash>(conv: bool, key: &K, ret_ty: &Type) -> Val {
+    let bits = match ret_ty {
+        Type::Int(b) => *b,
+        _ => unreachable!("drawn_callees keeps integer results only"),
+    };
+    let mut f = super::reduce::Fp::new();
+    f.add(&(conv, key));
+    sym(Sym::Drawn {
+        bits,
+        name: f.finish(),
+    })
 }
 
 /// An integer type the interpreter computes with (`i1` to `i128`; wider
@@ -515,6 +619,7 @@ pub fn eval(v: &Val, assign: &[Val]) -> Val {
     let Val::Sym(s) = v else { return v.clone() };
     match &**s {
         Sym::Input(k) => assign[*k as usize].clone(),
+        Sym::Drawn { .. } => unreachable!("M-DATA: drawn results are relabelled to slots first"),
         Sym::Bin {
             op,
             flags,
@@ -551,6 +656,7 @@ fn slots_of(v: &Val, out: &mut Vec<u32>) {
     let Val::Sym(s) = v else { return };
     match &**s {
         Sym::Input(k) => out.push(*k),
+        Sym::Drawn { .. } => unreachable!("M-DATA: drawn results are relabelled to slots first"),
         Sym::Bin { a, b, .. } => {
             slots_of(a, out);
             slots_of(b, out);
@@ -559,10 +665,32 @@ fn slots_of(v: &Val, out: &mut Vec<u32>) {
     }
 }
 
-/// The values of a record that may be symbolic: observed call arguments and
-/// the threads' returned values.
+/// The values of a record that may be symbolic and that its behaviour
+/// shows: observed call arguments, convergent calls' results (drawn
+/// results) and the threads' returned values.
 fn record_values(e: &Execution) -> impl Iterator<Item = &Val> {
-    e.threads.iter().flat_map(|th| thread_values(th))
+    e.threads.iter().flat_map(|th| {
+        thread_values(th).chain(th.events.iter().filter_map(|ev| ev.result.as_ref()))
+    })
+}
+
+/// Whether thread record `th` shows a symbol anywhere: in what its
+/// behaviour shows, or in a convergent call's arguments (printed, not
+/// compared).
+fn thread_is_symbolic(th: &super::launch::ThreadBody) -> bool {
+    thread_values(th).any(is_sym)
+        || th
+            .events
+            .iter()
+            .any(|ev| ev.args.iter().chain(&ev.result).any(is_sym))
+}
+
+/// Whether a convergent call of thread record `th` has a symbolic result
+/// (its path digest then changes per instance).
+fn results_symbolic(th: &super::launch::ThreadBody) -> bool {
+    th.events
+        .iter()
+        .any(|ev| ev.result.as_ref().is_some_and(is_sym))
 }
 
 /// The values of thread record `th` that may be symbolic (as
@@ -579,24 +707,111 @@ fn thread_values(th: &super::launch::ThreadBody) -> impl Iterator<Item = &Val> {
     obs.chain(end)
 }
 
-/// The most argument pairs [`key_constraints`] keeps, and the most
-/// assignments [`instances`] tries for the slots only keys show, per
-/// record: past either the search stops with [`TOO_LARGE`] (every input
+/// The most argument pairs [`key_constraints`] keeps per record, and the
+/// most assignments [`instances`] tries for the slots only keys show, per
+/// instance: past either the search stops with [`TOO_LARGE`] (every input
 /// concrete).
 pub const MAX_KEY_WORK: usize = 1 << 16;
 
 /// What the keys of an execution's uninterpreted functions demand of the
 /// data inputs (M-DATA key uses): pairs of argument tuples of one
 /// function (one callee at one thread, one uniform callee, or one
-/// convergent callee over one communicating set) that drew different
-/// results, so that an instance is a real execution only where the pair
-/// evaluates to different tuples; at least one side of each pair is
-/// symbolic (two concrete keys of one function are different keys).
+/// convergent callee over one communicating set) whose results are not
+/// the same term, so that an instance is a real execution only where the
+/// pair evaluates to different tuples or to equal results (drawn results
+/// are symbols; two concrete results that differ make it "different
+/// tuples"); at least one side's arguments are symbolic (two concrete
+/// keys of one function are different keys).
 #[derive(Clone, Debug, Default)]
 pub struct KeyConstraints {
-    pairs: Vec<(Vec<Val>, Vec<Val>)>,
+    /// Per pair: both argument tuples and both results.
+    pairs: Vec<(Vec<Val>, Vec<Val>, Val, Val)>,
     /// Per pair: the slots its two sides show.
     slots: Vec<Vec<u32>>,
+    /// The widths of the drawn results' slots, in slot order after the
+    /// inputs'.
+    draws: Vec<u32>,
+    /// The slot of each drawn result, by name ([`Sym::Drawn`]).
+    slot_of: HashMap<u128, u32>,
+}
+
+impl KeyConstraints {
+    /// `v` with every drawn result replaced by its slot.
+    fn relabel(&self, v: &Val) -> Val {
+        let Val::Sym(s) = v else { return v.clone() };
+        match &**s {
+            Sym::Input(_) => v.clone(),
+            Sym::Drawn { name, .. } => sym(Sym::Input(self.slot_of[name])),
+            Sym::Bin {
+                size,
+                op,
+                flags,
+                bits,
+                a,
+                b,
+            } => sym(Sym::Bin {
+                size: *size,
+                op: *op,
+                flags: flags.clone(),
+                bits: *bits,
+                a: self.relabel(a),
+                b: self.relabel(b),
+            }),
+            Sym::Cast {
+                size,
+                op,
+                flags,
+                from,
+                to,
+                v,
+            } => sym(Sym::Cast {
+                size: *size,
+                op: *op,
+                flags: flags.clone(),
+                from: *from,
+                to: *to,
+                v: self.relabel(v),
+            }),
+        }
+    }
+
+    /// Execution `e` with every drawn result replaced by its slot (a copy
+    /// only when it shows one).
+    fn relabel_execution(&self, e: &Execution) -> Execution {
+        let mut x = e.clone();
+        if self.slot_of.is_empty() {
+            return x;
+        }
+        let drawn = |v: &Val| is_sym(v) && self.relabel(v) != *v;
+        for th in x.threads.iter_mut() {
+            if !thread_is_symbolic(th) {
+                continue;
+            }
+            let body = &mut **th;
+            for o in body.observations.iter_mut() {
+                if let Observation::Call { args, .. } = o {
+                    for a in args.iter_mut() {
+                        *a = self.relabel(a);
+                    }
+                }
+            }
+            if let Some(ThreadEnd::Returned(v)) = &mut body.end {
+                *v = self.relabel(v);
+            }
+            if body
+                .events
+                .iter()
+                .any(|ev| ev.args.iter().chain(&ev.result).any(drawn))
+            {
+                for ev in Arc::make_mut(&mut body.events).iter_mut() {
+                    for a in ev.args.iter_mut().chain(&mut ev.result) {
+                        *a = self.relabel(a);
+                    }
+                }
+            }
+        }
+        x
+    }
 }
 
 /// One uninterpreted function: its callee, the thread (per-thread pure
@@ -604,13 +819,30 @@ pub struct KeyConstraints {
 /// `true`), none for uniform ones.
 type FnId<'a> = (Option<&'a str>, Vec<u32>, bool);
 
-/// [`instances`] passed [`MAX_KEY_WORK`] assignments for one record.
+/// [`instances`] passed [`MAX_KEY_WORK`] assignments for one instance.
 #[derive(Debug)]
 pub struct KeyWorkExceeded;
 
 /// The key constraints of the machine's function tables (`memo`, `conv`),
 /// or `None` past [`MAX_KEY_WORK`] pairs.
-pub fn key_constraints(m: &super::state::Machine) -> Option<KeyConstraints> {
+pub fn key_constraints(m: &super::state::Machine, data: &Data) -> Option<KeyConstraints> {
+    // Slots for the drawn results: every one is a table entry's result.
+    let mut draws = Vec::new();
+    let mut slot_of: HashMap<u128, u32> = HashMap::new();
+    for v in m.memo.values().chain(m.conv.values()) {
+        if let Val::Sym(s) = v {
+            if let Sym::Drawn { bits, name } = &**s {
+                slot_of.insert(*name, (data.input_slots() + draws.len()) as u32);
+                draws.push(*bits);
+            }
+        }
+    }
+    let mut keys = KeyConstraints {
+        pairs: Vec::new(),
+        slots: Vec::new(),
+        draws,
+        slot_of,
+    };
     // Entries by function: (callee, thread) or (callee, set's threads).
     let mut by_fn: HashMap<FnId, Vec<(Vec<Val>, &Val)>> = HashMap::new();
     for (k, v) in m.memo.iter() {
@@ -640,17 +872,29 @@ pub fn key_constraints(m: &super::state::Machine) -> Option<KeyConstraints> {
                     if pairs.len() >= MAX_KEY_WORK {
                         return None;
                     }
+                    let a: Vec<Val> = a.iter().map(|v| keys.relabel(v)).collect();
+                    let b: Vec<Val> = b.iter().map(|v| keys.relabel(v)).collect();
+                    let (ra, rb) = (keys.relabel(ra), keys.relabel(rb));
                     let mut shown = Vec::new();
-                    for v in a.iter().chain(b) {
+                    for v in a.iter().chain(&b).chain([&ra, &rb]) {
                         slots_of(v, &mut shown);
                     }
                     slots.push(shown);
-                    pairs.push((a.clone(), b.clone()));
+                    pairs.push((a, b, ra, rb));
                 }
             }
         }
     }
-    Some(KeyConstraints { pairs, slots })
+    keys.pairs = pairs;
+    keys.slots = slots;
+    Some(keys)
+}
+
+/// Whether pair `i` of `keys` holds at `assign`: different argument
+/// tuples, or equal results.
+fn holds(keys: &KeyConstraints, i: usize, assign: &[Val]) -> bool {
+    let (a, b, ra, rb) = &keys.pairs[i];
+    differ(a, b, assign) || (is_sym(ra) || is_sym(rb)) && eval(ra, assign) == eval(rb, assign)
 }
 
 /// Whether the argument tuples `a` and `b` differ at `assign`.
@@ -690,12 +934,7 @@ fn solve(
     assign: &mut [Val],
     budget: &mut usize,
 ) -> Result<bool, KeyWorkExceeded> {
-    let ok = |d: usize, assign: &[Val]| {
-        at[d].iter().all(|&i| {
-            let (a, b) = &keys.pairs[i];
-            differ(a, b, assign)
-        })
-    };
+    let ok = |d: usize, assign: &[Val]| at[d].iter().all(|&i| holds(keys, i, assign));
     if !ok(0, assign) {
         return Ok(false);
     }
@@ -738,9 +977,9 @@ fn solve(
 /// Key uses ([`KeyConstraints`], `keys`): slots that only the keys of
 /// uninterpreted functions show are not enumerated; an assignment of the
 /// shown slots gives an instance when some assignment of those slots
-/// makes every constrained pair of keys differ (that assignment is the
-/// instance's launch), and none otherwise. `Err` when that search passed
-/// [`MAX_KEY_WORK`] assignments for the record.
+/// makes every constrained pair hold (that assignment is the instance's
+/// launch), and none otherwise. `Err` when that search passed
+/// [`MAX_KEY_WORK`] assignments for one instance.
 ///
 /// An instance differs from `e` only in the observed values and ends of
 /// the threads that show a symbol, so the digest's other parts (paths,
@@ -751,15 +990,25 @@ pub fn instances(
     keys: &KeyConstraints,
     data: &Data,
     opts: &Options,
-    emit: &mut dyn FnMut(u128, Execution) -> bool,
+    emit: &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> bool,
 ) -> Result<bool, KeyWorkExceeded> {
+    let relabelled;
+    let e = if keys.slot_of.is_empty() {
+        e
+    } else {
+        relabelled = keys.relabel_execution(e);
+        &relabelled
+    };
     let symbolic: Vec<usize> = e
         .threads
         .iter()
         .enumerate()
-        .filter(|(_, th)| thread_values(th).any(is_sym))
+        .filter(|(_, th)| thread_is_symbolic(th))
         .map(|(t, _)| t)
         .collect();
+    // Threads whose path digest changes per instance (drawn results of
+    // their convergent calls).
+    let repath: Vec<bool> = e.threads.iter().map(|th| results_symbolic(th)).collect();
     let mut parts = super::launch::DigestParts::new(e);
     let mut shown = Vec::new();
     for v in record_values(e) {
@@ -771,37 +1020,54 @@ pub fn instances(
     free.sort_unstable();
     free.dedup();
     free.retain(|s| shown.binary_search(s).is_err());
-    let mut budget = MAX_KEY_WORK;
-    let domain = |k: usize| -> Vec<Val> {
-        let bits = data.params[k].2;
+    // A slot's domain: its data input's, or its drawn result's.
+    let base = data.input_slots();
+    let domain = |s: usize| -> Vec<Val> {
+        let bits = if s < base {
+            data.params[s / data.threads].2
+        } else {
+            keys.draws[s - base]
+        };
         super::symmetry::domain(&Type::Int(bits), opts)
     };
-    let n_slots = data.params.len() * data.threads;
-    let mut assign: Vec<Val> = (0..n_slots)
-        .map(|s| domain(s / data.threads)[0].clone())
-        .collect();
-    let domains: Vec<Vec<Val>> = shown
-        .iter()
-        .map(|s| domain(*s as usize / data.threads))
-        .collect();
-    let free_domains: Vec<Vec<Val>> = free
-        .iter()
-        .map(|s| domain(*s as usize / data.threads))
-        .collect();
+    let n_slots = base + keys.draws.len();
+    let mut assign: Vec<Val> = (0..n_slots).map(|s| domain(s)[0].clone()).collect();
+    let domains: Vec<Vec<Val>> = shown.iter().map(|s| domain(*s as usize)).collect();
+    let free_domains: Vec<Vec<Val>> = free.iter().map(|s| domain(*s as usize)).collect();
     let at = decided_at(keys, &free);
+    // Per symbolic thread, a copy of its body whose symbolic values are
+    // overwritten by each instance's (evaluated from the record's), so
+    // that an instance is digested without building it, and built only
+    // when the digest is new.
+    let mut scratch: Vec<ThreadBody> = symbolic
+        .iter()
+        .map(|&t| {
+            let mut b = (*e.threads[t].body).clone();
+            Arc::make_mut(&mut b.events);
+            b
+        })
+        .collect();
     let mut digits = vec![0usize; shown.len()];
     loop {
         for (i, s) in shown.iter().enumerate() {
             assign[*s as usize] = domains[i][digits[i]].clone();
         }
         let real = keys.pairs.is_empty()
-            || solve(keys, &at, &free, &free_domains, &mut assign, &mut budget)?;
+            || solve(
+                keys,
+                &at,
+                &free,
+                &free_domains,
+                &mut assign,
+                &mut MAX_KEY_WORK.clone(),
+            )?;
         if real {
-            let x = instance(e, &assign, &symbolic);
-            for &t in &symbolic {
-                parts.set_thread(t, &x.threads[t]);
+            for (k, &t) in symbolic.iter().enumerate() {
+                evaluate(&e.threads[t], &mut scratch[k], &assign);
+                parts.set_thread(t, &scratch[k], repath[t]);
             }
-            if !emit(parts.digest(&x.outcome, None), x) {
+            let mut build = || instance(e, &assign, &symbolic, &scratch);
+            if !emit(parts.digest(&e.outcome, None), &mut build) {
                 return Ok(false);
             }
         }
@@ -821,26 +1087,51 @@ pub fn instances(
     }
 }
 
-/// `e` with every symbol evaluated at `assign`; `symbolic`: the threads
-/// that show one.
-fn instance(e: &Execution, assign: &[Val], symbolic: &[usize]) -> Execution {
-    let mut x = e.clone();
-    for &t in symbolic {
-        let body = &mut *x.threads[t];
-        for o in body.observations.iter_mut() {
-            if let Observation::Call { args, .. } = o {
-                for a in args.iter_mut() {
-                    if is_sym(a) {
-                        *a = eval(a, assign);
-                    }
+/// Writes into `out`, a copy of thread record `th`, every symbolic value
+/// of `th` (observed arguments, convergent calls' arguments and results,
+/// the returned value) evaluated at `assign`.
+fn evaluate(th: &ThreadBody, out: &mut ThreadBody, assign: &[Val]) {
+    for (o, w) in th.observations.iter().zip(out.observations.iter_mut()) {
+        if let (Observation::Call { args, .. }, Observation::Call { args: wa, .. }) = (o, w) {
+            for (a, x) in args.iter().zip(wa.iter_mut()) {
+                if is_sym(a) {
+                    *x = eval(a, assign);
                 }
             }
         }
-        if let Some(ThreadEnd::Returned(v)) = &mut body.end {
-            if is_sym(v) {
-                *v = eval(v, assign);
+    }
+    if let (Some(ThreadEnd::Returned(v)), Some(ThreadEnd::Returned(w))) = (&th.end, &mut out.end) {
+        if is_sym(v) {
+            *w = eval(v, assign);
+        }
+    }
+    if th
+        .events
+        .iter()
+        .any(|ev| ev.args.iter().chain(&ev.result).any(is_sym))
+    {
+        let events = Arc::make_mut(&mut out.events);
+        for (ev, w) in th.events.iter().zip(events.iter_mut()) {
+            for (a, x) in ev.args.iter().zip(w.args.iter_mut()) {
+                if is_sym(a) {
+                    *x = eval(a, assign);
+                }
+            }
+            if let (Some(r), Some(x)) = (&ev.result, &mut w.result) {
+                if is_sym(r) {
+                    *x = eval(r, assign);
+                }
             }
         }
+    }
+}
+
+/// `e` with every symbol evaluated at `assign`: the threads in `symbolic`
+/// take the bodies `bodies` ([`evaluate`]), the inputs are evaluated.
+fn instance(e: &Execution, assign: &[Val], symbolic: &[usize], bodies: &[ThreadBody]) -> Execution {
+    let mut x = e.clone();
+    for (&t, b) in symbolic.iter().zip(bodies) {
+        x.threads[t].body = Arc::new(b.clone());
     }
     for (_, vals) in x.inputs.iter_mut() {
         for v in vals.iter_mut() {
@@ -879,7 +1170,7 @@ mod tests {
         let candidates: Vec<(usize, bool)> = (0..prog.func(kernel).params.len())
             .map(|i| (i, false))
             .collect();
-        analyse(&prog, &opts, &candidates, true)
+        analyse(&prog, &opts, &candidates, true, false)
             .params
             .into_iter()
             .map(|(_, n, ..)| n)

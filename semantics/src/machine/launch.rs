@@ -282,8 +282,13 @@ impl DigestParts {
     /// Replaces thread `t`'s own digest by that of `th`, which has the same
     /// path and calls: the parts of another execution that differs from
     /// this one only in what thread `t` observes and how it ends (an
-    /// M-DATA instance of a symbolic record, [`super::data::instances`]).
-    pub fn set_thread(&mut self, t: usize, th: &ThreadBody) {
+    /// M-DATA instance of a symbolic record, [`super::data::instances`]),
+    /// and, when `path`, in its convergent calls' results (drawn results).
+    /// The sets and classes are those of this one.
+    pub fn set_thread(&mut self, t: usize, th: &ThreadBody, path: bool) {
+        if path {
+            self.paths[t] = Self::path(th);
+        }
         self.threads[t] = Self::thread(self.paths[t], th);
     }
 
@@ -377,6 +382,9 @@ pub struct Exploration {
     /// M-DATA: the data inputs run once as symbols (`%a, %b`), empty when
     /// none.
     pub data_inputs: String,
+    /// The search's behaviour digests, one per entry of `behaviours`, for
+    /// the closure under renaming (emptied by it).
+    pub(crate) digests: Vec<u128>,
 }
 
 impl Exploration {
@@ -384,6 +392,7 @@ impl Exploration {
     /// keeping the launch's description, for the driver to search again.
     fn restart(&mut self) {
         self.behaviours.clear();
+        self.digests.clear();
         self.explored = 0;
         self.pruned = 0;
         self.merged = 0;
@@ -474,7 +483,7 @@ pub fn launches_at_least(module: &Module, opts: &Options) -> Option<f64> {
     // M-DATA: data inputs are not launched (a smaller count is still a
     // lower bound when the search launches them after all).
     let prog = Program::new(module, kernel);
-    let data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts), true);
+    let data = super::data::analyse(&prog, opts, &data_candidates(&prog, opts), true, false);
     let mut per_thread = 1f64;
     for (i, p) in f.params.iter().enumerate() {
         let Some(v) = p.value else { continue };
@@ -579,6 +588,7 @@ pub fn explore_with(
             })
             .collect(),
         data_inputs: String::new(),
+        digests: Vec::new(),
     };
     // Launch symmetry and renamings (M-RENAME; `symmetry` holds the
     // argument, `renaming` the analysis, `orbit` the enumeration): orbit
@@ -596,24 +606,33 @@ pub fn explore_with(
             super::renaming::Renaming::none("no reductions", opts.threads)
         }
     };
-    // M-DATA: data inputs run once as symbols (the renamings leave them
-    // out: a symbol is not a domain value). Both reductions are exact;
-    // where they compete, the renaming of unknown functions' results
-    // wins: an input that shares a class with results (`@op(%x)` and
-    // `@op(%a)`, `%a` a result of `@op`; `@use(%x)` and `@use(%a)`) would
-    // leave those results unrenamed as a symbol. Data inputs with key
-    // uses are tried first, then without, then none.
+    // M-DATA: data inputs and drawn results run once as symbols (the
+    // renamings leave them out: a symbol is not a domain value). Both
+    // reductions are exact; where they compete, the renaming of unknown
+    // functions' results wins unless those results are drawn: an input
+    // that shares a class with results (`@op(%x)` and `@op(%a)`, `%a` a
+    // result of `@op`; `@use(%x)` and `@use(%a)`) would leave those
+    // results unrenamed as a symbol. Drawn results with data inputs (key
+    // uses included) are tried first, then data inputs with key uses,
+    // then without, then none.
     prog.renaming = renamings(&prog);
     if ex.reduced && opts.streams.is_empty() {
         let candidates = data_candidates(&prog, opts);
-        let renamed_results = prog.renaming.results.len();
-        for keys in [true, false] {
-            prog.data = super::data::analyse(&prog, opts, &candidates, keys);
+        let renamed: Vec<String> = prog.renaming.results.keys().cloned().collect();
+        for (keys, draws) in [(true, true), (true, false), (false, false)] {
+            if draws && !opts.drawn_results {
+                continue;
+            }
+            prog.data = super::data::analyse(&prog, opts, &candidates, keys, draws);
             if !prog.data.any() {
                 continue;
             }
             let with_data = renamings(&prog);
-            if with_data.results.len() >= renamed_results {
+            // Every callee whose results were renamed still is, or is drawn.
+            if renamed
+                .iter()
+                .all(|c| with_data.results.contains_key(c) || prog.data.draws.contains(c))
+            {
                 prog.renaming = with_data;
                 break;
             }
@@ -655,13 +674,14 @@ pub fn explore_with(
         let (explored, pruned) = (ex.explored, ex.pruned);
         let mut go = || progress(explored, pruned);
         let behaviours = std::mem::take(&mut ex.behaviours);
+        let digests = std::mem::take(&mut ex.digests);
         // Memory linear in threads x behaviours: the closure lists at most
         // CLOSURE_RECORDS thread records.
         let cap = opts.closure_records / opts.threads.max(1) as usize;
         let (closed, end) = if prog.renaming.blind_only() {
-            super::symmetry::close(behaviours, opts, cap, &mut go)
+            super::symmetry::close(behaviours, digests, opts, cap, &mut go)
         } else {
-            super::orbit::close(behaviours, &prog.renaming, opts, cap, &mut go)
+            super::orbit::close(behaviours, digests, &prog.renaming, opts, cap, &mut go)
         };
         ex.behaviours = closed;
         ex.complete &= end == super::symmetry::Closure::Complete;
@@ -796,16 +816,20 @@ fn search(
                 Outcome::Contradiction { .. } => ex.contradictions += 1,
                 Outcome::Finished => {}
             }
-            let mut add = |ex: &mut Exploration, key: u128, exec: Execution| match index.get(&key) {
-                Some(i) => ex.behaviours[*i].count += 1,
-                None => {
-                    index.insert(key, ex.behaviours.len());
-                    ex.behaviours.push(Behaviour {
-                        execution: exec,
-                        count: 1,
-                    });
-                }
-            };
+            let mut add =
+                |ex: &mut Exploration, key: u128, exec: &mut dyn FnMut() -> Execution| match index
+                    .get(&key)
+                {
+                    Some(i) => ex.behaviours[*i].count += 1,
+                    None => {
+                        index.insert(key, ex.behaviours.len());
+                        ex.digests.push(key);
+                        ex.behaviours.push(Behaviour {
+                            execution: exec(),
+                            count: 1,
+                        });
+                    }
+                };
             if prog.data.any() {
                 // M-DATA: the record's instances at every value of the
                 // data inputs it shows, listed up to the closure's limit
@@ -819,7 +843,7 @@ fn search(
                     at: "the keys of uninterpreted functions".into(),
                 };
                 let keys = if prog.data.keys {
-                    super::data::key_constraints(&m).ok_or_else(too_large)?
+                    super::data::key_constraints(&m, &prog.data).ok_or_else(too_large)?
                 } else {
                     Default::default()
                 };
@@ -843,7 +867,9 @@ fn search(
                     break;
                 }
             } else {
-                add(ex, exec.behaviour_digest(), exec);
+                let key = exec.behaviour_digest();
+                let mut exec = Some(exec);
+                add(ex, key, &mut || exec.take().expect("built once"));
             }
         }
         if !chooser.next_execution() {

@@ -161,6 +161,11 @@ pub struct Options {
     /// [`symmetry`] (launch symmetry); `false` runs the
     /// plain enumeration, the oracle the reductions are tested against.
     pub reduce: bool,
+    /// With `reduce`: run the results of uninterpreted functions that
+    /// feed only data as symbols (M-DATA drawn results); `false` leaves
+    /// them to value renaming (M-RENAME), for the tests of that
+    /// reduction. Both are exact.
+    pub drawn_results: bool,
     /// P-INPUT / P-MEM-OBJ: the size of an input buffer whose parameter has
     /// no `dereferenceable(N)` and whose contents are not given.
     pub buffer_bytes: u64,
@@ -208,6 +213,7 @@ impl Default for Options {
             max_merged: None,
             closure_records: symmetry::CLOSURE_RECORDS,
             reduce: true,
+            drawn_results: true,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
             buffers: BTreeMap::new(),
             races: false,

@@ -552,6 +552,7 @@ pub fn image(e: &Execution, r: &Renaming, g: &Elem, inputs: &BTreeMap<String, us
 /// `go` and the budget `cap` stop it as in [`super::symmetry::close`].
 pub fn close(
     behaviours: Vec<Behaviour>,
+    digests: Vec<u128>,
     r: &Renaming,
     opts: &Options,
     cap: usize,
@@ -559,7 +560,7 @@ pub fn close(
 ) -> (Vec<Behaviour>, super::symmetry::Closure) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    super::symmetry::close_under(behaviours, go, cap, |x, emit| {
+    super::symmetry::close_under(behaviours, digests, go, cap, |x, emit| {
         // Value renamings that differ only on values the behaviour does
         // not show give the same image.
         let shown = shown_values(x, r);

@@ -369,10 +369,18 @@ static CHECK_DIGESTS: AtomicBool = AtomicBool::new(false);
 
 /// For tests: with `on`, every fingerprint memoization takes is computed a
 /// second time without the per-thread digests kept with the threads
-/// ([`super::digest`]) and the two must agree (a panic otherwise). Applies
-/// to the whole process; it costs a full rehash per scheduling point.
+/// ([`super::digest`]) and the two must agree (a panic otherwise), and
+/// the behaviour digests the search hands to the closure under renaming
+/// (M-DATA instances digested before they are built among them) must be
+/// those of the behaviours. Applies to the whole process; it costs a full
+/// rehash per scheduling point.
 pub fn check_digests(on: bool) {
     CHECK_DIGESTS.store(on, Ordering::Relaxed);
+}
+
+/// Whether [`check_digests`] is on.
+pub(super) fn checking_digests() -> bool {
+    CHECK_DIGESTS.load(Ordering::Relaxed)
 }
 
 /// A 128-bit digest: the bytes that `Hash` writes, collected and hashed

@@ -409,16 +409,15 @@ fn op_results(
                         crate::ir::Type::Func(f) => f.ret.clone(),
                         t => t.clone(),
                     };
-                    // M-RENAME: restricted growth when the callee's
-                    // results are renamed.
-                    let v = super::orbit::choose_result(
-                        m,
-                        chooser,
-                        opts,
-                        &prog.renaming,
-                        call.callee_name().unwrap_or("<indirect>"),
-                        &ty,
-                    );
+                    let name = call.callee_name().unwrap_or("<indirect>");
+                    let v = if prog.data.draws.contains(name) {
+                        // M-DATA drawn results: a fresh symbol.
+                        super::data::draw(true, &memo, &ty)
+                    } else {
+                        // M-RENAME: restricted growth when the callee's
+                        // results are renamed.
+                        super::orbit::choose_result(m, chooser, opts, &prog.renaming, name, &ty)
+                    };
                     m.conv.insert(memo, v.clone());
                     v
                 }

@@ -513,11 +513,12 @@ pub enum Closure {
 /// is then incomplete).
 pub fn close(
     behaviours: Vec<Behaviour>,
+    digests: Vec<u128>,
     opts: &Options,
     cap: usize,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, Closure) {
-    close_under(behaviours, go, cap, |e, emit| {
+    close_under(behaviours, digests, go, cap, |e, emit| {
         emit_renamings(e, arrangements(e, opts), emit);
     })
 }
@@ -558,6 +559,7 @@ pub(super) fn emit_renamings(
 /// [`Emitted::Stop`].
 pub(super) fn close_under(
     behaviours: Vec<Behaviour>,
+    known: Vec<u128>,
     go: &mut dyn FnMut() -> bool,
     cap: usize,
     mut images_of: impl FnMut(
@@ -572,8 +574,25 @@ pub(super) fn close_under(
         / behaviours
             .first()
             .map_or(1, |b| b.execution.threads.len().max(1));
-    for b in behaviours {
-        let key = b.execution.behaviour_digest();
+    // The search's digests when it kept them, one per behaviour.
+    let known = if known.len() == behaviours.len() {
+        if super::reduce::checking_digests() {
+            for (b, k) in behaviours.iter().zip(&known) {
+                assert_eq!(
+                    b.execution.behaviour_digest(),
+                    *k,
+                    "the search's digest is the behaviour's"
+                );
+            }
+        }
+        known
+    } else {
+        behaviours
+            .iter()
+            .map(|b| b.execution.behaviour_digest())
+            .collect()
+    };
+    for (b, key) in behaviours.into_iter().zip(known) {
         if seen.insert(key) {
             out.push(b);
             digests.push(key);

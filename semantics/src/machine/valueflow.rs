@@ -200,6 +200,11 @@ pub(super) fn walk(prog: &Program, opts: &Options) -> Walk {
     };
     let mut lane_pins: BTreeSet<i128> = BTreeSet::new();
     let mut calls: Vec<(Loc, Vec<Option<usize>>, Option<usize>)> = Vec::new();
+    // M-DATA drawn results: symbols, not domain values.
+    for c in &prog.data.draws {
+        let r = flow.node(Node::Res(c.clone()));
+        flow.bad(r, || "a result drawn as a symbol".into());
+    }
     for (fi, f) in module.functions.iter().enumerate() {
         if !f.has_body() {
             continue;
