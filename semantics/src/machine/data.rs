@@ -79,6 +79,38 @@
 //! none. Memoization keeps every entry of the convergent table while one
 //! is symbolic (entries of ended threads included, `reduce::conv`).
 //!
+//! **Drawn results.** An uninterpreted function is *drawn* when every
+//! direct call of it is a pure, uniform or unknown convergent call with an
+//! integer result whose forward slice is data, as above (key uses
+//! included; `drawn_callees`). A new entry of its table then gets no
+//! chosen result but a symbol, [`Sym::Drawn`], named by the digest of the
+//! entry's key ([`draw`]): the same entry has the same name in whatever
+//! schedule made it, so memoization still meets equal states (named by
+//! position, the names followed the order entries were made in and
+//! cl19-anchor-sink-all.src at 4 threads explored 375 executions for 75).
+//! The argument is that of key uses with the result as one more unknown:
+//! no step other than the data ones reads a drawn value, so the symbolic
+//! execution with the same choices takes the same steps as a concrete
+//! execution of launch `d` that drew results `r` per concrete entry; give
+//! each symbolic entry the result its key's value drew at `d` (entries
+//! whose keys are equal at `d` are one concrete entry, so they get equal
+//! values) and the record evaluates to the concrete one. Conversely an
+//! assignment of the inputs and the drawn symbols under which every two
+//! entries of one function have different keys or equal results is such
+//! a `(d, r)`: the entries equal at `d` agree on one result. So an
+//! instance is kept exactly when every pair of entries of one function
+//! with a symbolic key and results that are not the same term holds
+//! (`holds`: keys differ, or results are equal; two concrete results
+//! that differ leave "keys differ", the key-use constraint). The names are
+//! replaced by slots after the inputs' before the instances are made
+//! (`KeyConstraints::relabel`; a slot ranges over its width's domain,
+//! as a chosen result does), and a drawn symbol only the keys show is
+//! solved for, as an input slot is. A digest names an entry as the
+//! fingerprints name states: two keys share a name with probability
+//! about 2^-128. M-RENAME leaves drawn results out of its classes (a
+//! symbol is not a domain value); the driver uses drawn results when
+//! every function whose results were renamed is renamed or drawn.
+//!
 //! Terms are bounded ([`MAX_TERM`] nodes as a tree): past it the search
 //! stops with [`TOO_LARGE`] and the driver searches again with every input
 //! concrete, which is the plain semantics.
