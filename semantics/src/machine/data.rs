@@ -162,7 +162,7 @@ pub enum Sym {
     /// digest of its table entry's key (callee, arguments, thread or
     /// communicating set), so that the same entry gets the same name in
     /// every schedule. Replaced by a slot ([`Sym::Input`]) before
-    /// instances are made ([`KeyConstraints::relabel`]).
+    /// instances are made (`KeyConstraints::relabel`).
     Drawn { bits: u32, name: u128 },
     /// `trunc`, `zext` or `sext` from `from` bits to `to` bits.
     Cast {
