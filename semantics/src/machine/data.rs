@@ -1071,14 +1071,19 @@ pub fn instances(
     // overwritten by each instance's (evaluated from the record's), so
     // that an instance is digested without building it, and built only
     // when the digest is new.
-    let mut scratch: Vec<ThreadBody> = symbolic
+    let mut scratch: Vec<Scratch> = symbolic
         .iter()
         .map(|&t| {
-            let mut b = (*e.threads[t].body).clone();
-            Arc::make_mut(&mut b.events);
-            b
+            let mut body = (*e.threads[t].body).clone();
+            Arc::make_mut(&mut body.events);
+            Scratch {
+                body,
+                vals: Vec::new(),
+                built: None,
+            }
         })
         .collect();
+    let mut vals = Vec::new();
     let mut digits = vec![0usize; shown.len()];
     loop {
         for (i, s) in shown.iter().enumerate() {
@@ -1095,10 +1100,20 @@ pub fn instances(
             )?;
         if real {
             for (k, &t) in symbolic.iter().enumerate() {
-                evaluate(&e.threads[t], &mut scratch[k], &assign);
-                parts.set_thread(t, &scratch[k], repath[t]);
+                // A thread whose values are those of the last instance
+                // keeps its digest and its last built body.
+                vals.clear();
+                vals.extend(symbolic_values(&e.threads[t]).map(|v| eval(v, &assign)));
+                let sc = &mut scratch[k];
+                if sc.built.is_some() && vals == sc.vals {
+                    continue;
+                }
+                write(&e.threads[t], &mut sc.body, &vals);
+                std::mem::swap(&mut sc.vals, &mut vals);
+                sc.built = None;
+                parts.set_thread(t, &sc.body, repath[t]);
             }
-            let mut build = || instance(e, &assign, &symbolic, &scratch);
+            let mut build = || instance(e, &assign, &symbolic, &mut scratch);
             if !emit(parts.digest(&e.outcome, None), &mut build) {
                 return Ok(false);
             }
@@ -1119,23 +1134,56 @@ pub fn instances(
     }
 }
 
-/// Writes into `out`, a copy of thread record `th`, every symbolic value
-/// of `th` (observed arguments, convergent calls' arguments and results,
-/// the returned value) evaluated at `assign`.
-fn evaluate(th: &ThreadBody, out: &mut ThreadBody, assign: &[Val]) {
+/// Per symbolic thread of a record, while its instances are made: a copy
+/// of its body holding the current instance's values, those values
+/// ([`symbolic_values`] order), and the body last built with them.
+struct Scratch {
+    body: ThreadBody,
+    vals: Vec<Val>,
+    built: Option<Arc<ThreadBody>>,
+}
+
+/// The symbolic values of thread record `th`, in the order [`write`]
+/// writes them: observed calls' arguments, the returned value, then the
+/// convergent calls' arguments and results.
+fn symbolic_values(th: &ThreadBody) -> impl Iterator<Item = &Val> {
+    let obs = th.observations.iter().flat_map(|o| match o {
+        Observation::Call { args, .. } => args.iter(),
+        Observation::Store { .. } => [].iter(),
+    });
+    let end = match &th.end {
+        Some(ThreadEnd::Returned(v)) => Some(v),
+        _ => None,
+    };
+    let events = th
+        .events
+        .iter()
+        .flat_map(|ev| ev.args.iter().chain(&ev.result));
+    obs.chain(end).chain(events).filter(|v| is_sym(v))
+}
+
+/// Writes `vals` ([`symbolic_values`] of `th` evaluated) into `out`, a
+/// copy of thread record `th`, each at the position of the value of `th`
+/// it evaluates.
+fn write(th: &ThreadBody, out: &mut ThreadBody, vals: &[Val]) {
+    let mut next = vals.iter();
+    let mut put = |v: &Val, w: &mut Val| {
+        if is_sym(v) {
+            *w = next
+                .next()
+                .expect("one value per symbolic position")
+                .clone();
+        }
+    };
     for (o, w) in th.observations.iter().zip(out.observations.iter_mut()) {
         if let (Observation::Call { args, .. }, Observation::Call { args: wa, .. }) = (o, w) {
             for (a, x) in args.iter().zip(wa.iter_mut()) {
-                if is_sym(a) {
-                    *x = eval(a, assign);
-                }
+                put(a, x);
             }
         }
     }
     if let (Some(ThreadEnd::Returned(v)), Some(ThreadEnd::Returned(w))) = (&th.end, &mut out.end) {
-        if is_sym(v) {
-            *w = eval(v, assign);
-        }
+        put(v, w);
     }
     if th
         .events
@@ -1145,25 +1193,31 @@ fn evaluate(th: &ThreadBody, out: &mut ThreadBody, assign: &[Val]) {
         let events = Arc::make_mut(&mut out.events);
         for (ev, w) in th.events.iter().zip(events.iter_mut()) {
             for (a, x) in ev.args.iter().zip(w.args.iter_mut()) {
-                if is_sym(a) {
-                    *x = eval(a, assign);
-                }
+                put(a, x);
             }
             if let (Some(r), Some(x)) = (&ev.result, &mut w.result) {
-                if is_sym(r) {
-                    *x = eval(r, assign);
-                }
+                put(r, x);
             }
         }
     }
 }
 
 /// `e` with every symbol evaluated at `assign`: the threads in `symbolic`
-/// take the bodies `bodies` ([`evaluate`]), the inputs are evaluated.
-fn instance(e: &Execution, assign: &[Val], symbolic: &[usize], bodies: &[ThreadBody]) -> Execution {
+/// take their scratch bodies (built once per change of their values,
+/// shared by the instances until the next), the inputs are evaluated.
+fn instance(
+    e: &Execution,
+    assign: &[Val],
+    symbolic: &[usize],
+    scratch: &mut [Scratch],
+) -> Execution {
     let mut x = e.clone();
-    for (&t, b) in symbolic.iter().zip(bodies) {
-        x.threads[t].body = Arc::new(b.clone());
+    for (&t, sc) in symbolic.iter().zip(scratch.iter_mut()) {
+        let body = sc
+            .built
+            .get_or_insert_with(|| Arc::new(sc.body.clone()))
+            .clone();
+        x.threads[t].body = body;
     }
     for (_, vals) in x.inputs.iter_mut() {
         for v in vals.iter_mut() {
