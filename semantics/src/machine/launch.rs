@@ -379,8 +379,8 @@ pub struct Exploration {
     pub kernel: String,
     /// Number of cycle hierarchies per defined function that has cycles.
     pub hierarchies: Vec<(String, usize)>,
-    /// M-DATA: the data inputs run once as symbols (`%a, %b`), empty when
-    /// none.
+    /// M-DATA: the data inputs and drawn results run once as symbols
+    /// (`%a, %b, results of @f`), empty when none.
     pub data_inputs: String,
     /// The search's behaviour digests, one per entry of `behaviours`, for
     /// the closure under renaming (emptied by it).

@@ -16,7 +16,7 @@
 //! | exact reductions of the enumeration            | [`reduce`]    | R-BEHAV, M-OPER |
 //! | per-thread digests of memoized states          | [`digest`]    | R-BEHAV |
 //! | live frame values: what memoization compares   | [`liveness`]  | M-LIVE |
-//! | data inputs run once as symbols, instantiated  | [`data`]      | M-DATA |
+//! | data inputs, drawn results as symbols, instantiated | [`data`]      | M-DATA |
 //! | launch symmetry: the argument, sorted inputs | [`symmetry`]  | R-BEHAV, P-INPUT, M-RENAME |
 //! | which threads and values may be renamed        | [`renaming`]  | M-RENAME |
 //! | the value-flow graph that analysis reads       | [`valueflow`] | M-RENAME |

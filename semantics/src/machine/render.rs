@@ -423,7 +423,7 @@ pub fn counts(ex: &Exploration) -> String {
                 if ex.data_inputs.is_empty() {
                     String::new()
                 } else {
-                    format!("data inputs run once as symbols ({}), ", ex.data_inputs)
+                    format!("run once as symbols: {}; ", ex.data_inputs)
                 },
                 match &ex.symmetry {
                     Ok(0) => format!("launch symmetry ({})", ex.renaming),
