@@ -1308,6 +1308,62 @@ mod tests {
         assert!(data_of(wide).is_empty());
     }
 
+    /// M-DATA drawn results: the functions whose every call site's result
+    /// only feeds data (observed calls, keys, arithmetic, the returned
+    /// value) are drawn; one site whose result meets a comparison keeps
+    /// the function's results chosen, as does a stream function (its
+    /// results are observed inputs, not keyed) or a result not an integer.
+    #[test]
+    fn drawn_results_are_found() {
+        let drawn = |body: &str| -> Vec<String> {
+            let text = format!(
+                "define void @k(i32 %a) {{\nentry:\n{body}\n  ret void\n}}\n\
+                 declare void @use(i32)\n\
+                 declare i32 @stream(i32)\n\
+                 declare i32 @op(i32) convergent\n\
+                 declare i32 @pure(i32) memory(none)\n\
+                 declare float @fpure(i32) memory(none)\n\
+                 declare i32 @uni(i32) memory(none) nodivergencesource\n"
+            );
+            let m = crate::parse_module("drawn.ll", &text).unwrap_or_else(|e| panic!("{e}"));
+            let opts = Options {
+                entry: Some("k".into()),
+                threads: 2,
+                ..Options::default()
+            };
+            let kernel = super::super::launch::find_kernel(&m, &opts).expect("kernel");
+            let prog = Program::new(&m, kernel);
+            analyse(&prog, &opts, &[(0, false)], true, true)
+                .draws
+                .into_iter()
+                .collect()
+        };
+        assert_eq!(
+            drawn(
+                "  %p = call i32 @pure(i32 %a)\n  %q = call i32 @op(i32 %p)\n  \
+                 %u = call i32 @uni(i32 %q)\n  %s = add i32 %u, 1\n  call void @use(i32 %s)"
+            ),
+            ["op", "pure", "uni"]
+        );
+        // One of two sites meets a comparison: not drawn.
+        assert_eq!(
+            drawn(
+                "  %p = call i32 @pure(i32 %a)\n  call void @use(i32 %p)\n  \
+                 %q = call i32 @pure(i32 1)\n  %c = icmp eq i32 %q, 0\n  \
+                 br i1 %c, label %x, label %x\nx:"
+            ),
+            Vec::<String>::new()
+        );
+        // A stream function's result, a float result: not drawn.
+        assert_eq!(
+            drawn(
+                "  %p = call i32 @stream(i32 %a)\n  call void @use(i32 %p)\n  \
+                 %f = call float @fpure(i32 %a)"
+            ),
+            Vec::<String>::new()
+        );
+    }
+
     /// M-DATA: a comparison, a branch, a select condition, the operand of
     /// a modelled convergent operation, a division, a store, a freeze or
     /// a returned value of a helper that meets a branch make the input
