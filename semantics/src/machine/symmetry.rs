@@ -510,7 +510,8 @@ pub enum Closure {
 /// orbit and every 1,024 images; when it answers `false` (time limit,
 /// Ctrl-C) the closure stops with the images found so far; it also stops
 /// when the behaviours reach `cap` (each is a real behaviour; the result
-/// is then incomplete).
+/// is then incomplete). `digests`: the behaviours' digests as the search
+/// computed them, one each (any other length: computed here).
 pub fn close(
     behaviours: Vec<Behaviour>,
     digests: Vec<u128>,
@@ -556,7 +557,8 @@ pub(super) fn emit_renamings(
 /// thread records in all. `images_of` emits each
 /// image as its behaviour digest and a function that builds it (called
 /// only for a new digest), and stops emitting when `emit` returns
-/// [`Emitted::Stop`].
+/// [`Emitted::Stop`]. `known`: the behaviours' digests, one each, or
+/// empty to compute them here.
 pub(super) fn close_under(
     behaviours: Vec<Behaviour>,
     known: Vec<u128>,
