@@ -1144,22 +1144,14 @@ struct Scratch {
 }
 
 /// The symbolic values of thread record `th`, in the order [`write`]
-/// writes them: observed calls' arguments, the returned value, then the
-/// convergent calls' arguments and results.
+/// writes them: observed calls' arguments and the returned value
+/// ([`thread_values`]), then the convergent calls' arguments and results.
 fn symbolic_values(th: &ThreadBody) -> impl Iterator<Item = &Val> {
-    let obs = th.observations.iter().flat_map(|o| match o {
-        Observation::Call { args, .. } => args.iter(),
-        Observation::Store { .. } => [].iter(),
-    });
-    let end = match &th.end {
-        Some(ThreadEnd::Returned(v)) => Some(v),
-        _ => None,
-    };
     let events = th
         .events
         .iter()
         .flat_map(|ev| ev.args.iter().chain(&ev.result));
-    obs.chain(end).chain(events).filter(|v| is_sym(v))
+    thread_values(th).chain(events).filter(|v| is_sym(v))
 }
 
 /// Writes `vals` ([`symbolic_values`] of `th` evaluated) into `out`, a
@@ -1233,6 +1225,24 @@ fn instance(
 mod tests {
     use super::*;
 
+    /// What M-DATA finds in kernel `@k` of module `text` launched in 2
+    /// threads, every parameter a candidate, key uses allowed, drawn
+    /// results when `draws`.
+    fn analysed(text: &str, draws: bool) -> Data {
+        let m = crate::parse_module("data.ll", text).unwrap_or_else(|e| panic!("{e}"));
+        let opts = Options {
+            entry: Some("k".into()),
+            threads: 2,
+            ..Options::default()
+        };
+        let kernel = super::super::launch::find_kernel(&m, &opts).expect("kernel");
+        let prog = Program::new(&m, kernel);
+        let candidates: Vec<(usize, bool)> = (0..prog.func(kernel).params.len())
+            .map(|i| (i, false))
+            .collect();
+        analyse(&prog, &opts, &candidates, true, draws)
+    }
+
     /// The data inputs M-DATA finds in kernel `@k` of `body` (declarations
     /// added), by name.
     fn data_of(body: &str) -> Vec<String> {
@@ -1245,18 +1255,7 @@ mod tests {
              declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent\n\
              @g = global i32 0\n"
         );
-        let m = crate::parse_module("data.ll", &text).unwrap_or_else(|e| panic!("{e}"));
-        let opts = Options {
-            entry: Some("k".into()),
-            threads: 2,
-            ..Options::default()
-        };
-        let kernel = super::super::launch::find_kernel(&m, &opts).expect("kernel");
-        let prog = Program::new(&m, kernel);
-        let candidates: Vec<(usize, bool)> = (0..prog.func(kernel).params.len())
-            .map(|i| (i, false))
-            .collect();
-        analyse(&prog, &opts, &candidates, true, false)
+        analysed(&text, false)
             .params
             .into_iter()
             .map(|(_, n, ..)| n)
@@ -1325,18 +1324,7 @@ mod tests {
                  declare float @fpure(i32) memory(none)\n\
                  declare i32 @uni(i32) memory(none) nodivergencesource\n"
             );
-            let m = crate::parse_module("drawn.ll", &text).unwrap_or_else(|e| panic!("{e}"));
-            let opts = Options {
-                entry: Some("k".into()),
-                threads: 2,
-                ..Options::default()
-            };
-            let kernel = super::super::launch::find_kernel(&m, &opts).expect("kernel");
-            let prog = Program::new(&m, kernel);
-            analyse(&prog, &opts, &[(0, false)], true, true)
-                .draws
-                .into_iter()
-                .collect()
+            analysed(&text, true).draws.into_iter().collect()
         };
         assert_eq!(
             drawn(
