@@ -255,7 +255,9 @@ pub struct Data {
     pub keys: bool,
     /// Uninterpreted functions whose results are drawn as symbols (M-DATA
     /// drawn results): every call site's result feeds data only. Each new
-    /// entry of their tables takes a fresh slot after the inputs' ([`draw`]).
+    /// entry of their tables gets a symbol named by its key ([`draw`]),
+    /// given a slot after the inputs' when the record's instances are
+    /// made ([`key_constraints`]).
     pub draws: std::collections::BTreeSet<String>,
 }
 
