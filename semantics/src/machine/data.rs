@@ -712,11 +712,7 @@ fn record_values(e: &Execution) -> impl Iterator<Item = &Val> {
 /// behaviour shows, or in a convergent call's arguments (printed, not
 /// compared).
 fn thread_is_symbolic(th: &super::launch::ThreadBody) -> bool {
-    thread_values(th).any(is_sym)
-        || th
-            .events
-            .iter()
-            .any(|ev| ev.args.iter().chain(&ev.result).any(is_sym))
+    symbolic_values(th).next().is_some()
 }
 
 /// Whether a convergent call of thread record `th` has a symbolic result
@@ -809,39 +805,13 @@ impl KeyConstraints {
         }
     }
 
-    /// Execution `e` with every drawn result replaced by its slot (a copy
-    /// only when it shows one).
+    /// Execution `e` with every drawn result replaced by its slot.
     fn relabel_execution(&self, e: &Execution) -> Execution {
         let mut x = e.clone();
-        if self.slot_of.is_empty() {
-            return x;
-        }
-        let drawn = |v: &Val| is_sym(v) && self.relabel(v) != *v;
-        for th in x.threads.iter_mut() {
-            if !thread_is_symbolic(th) {
-                continue;
-            }
-            let body = &mut **th;
-            for o in body.observations.iter_mut() {
-                if let Observation::Call { args, .. } = o {
-                    for a in args.iter_mut() {
-                        *a = self.relabel(a);
-                    }
-                }
-            }
-            if let Some(ThreadEnd::Returned(v)) = &mut body.end {
-                *v = self.relabel(v);
-            }
-            if body
-                .events
-                .iter()
-                .any(|ev| ev.args.iter().chain(&ev.result).any(drawn))
-            {
-                for ev in Arc::make_mut(&mut body.events).iter_mut() {
-                    for a in ev.args.iter_mut().chain(&mut ev.result) {
-                        *a = self.relabel(a);
-                    }
-                }
+        for (th, out) in e.threads.iter().zip(x.threads.iter_mut()) {
+            let vals: Vec<Val> = symbolic_values(th).map(|v| self.relabel(v)).collect();
+            if !vals.is_empty() {
+                write(th, out, &vals);
             }
         }
         x
