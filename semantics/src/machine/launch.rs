@@ -279,6 +279,23 @@ impl DigestParts {
         f.finish()
     }
 
+    /// A digest of what thread `t` shows that no renaming of threads
+    /// changes: its own record ([`Self::thread`]) and the sizes of its
+    /// converged-with classes and communicating sets, in its order. Two
+    /// threads one renaming maps onto each other have equal colours
+    /// ([`super::symmetry::orbit`] labels threads colour by colour).
+    pub fn color(&self, t: usize) -> u128 {
+        let mut f = super::reduce::Fp::new();
+        f.add(&self.threads[t]);
+        for c in &self.visit_of[t] {
+            f.add(&self.visits[*c as usize].len());
+        }
+        for s in &self.set_of[t] {
+            f.add(&self.sets[*s as usize].len());
+        }
+        f.finish()
+    }
+
     /// Replaces thread `t`'s own digest by that of `th`, which has the same
     /// path and calls: the parts of another execution that differs from
     /// this one only in what thread `t` observes and how it ends (an

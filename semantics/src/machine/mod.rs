@@ -154,7 +154,8 @@ pub struct Options {
     /// 103,680 merged).
     pub max_merged: Option<u64>,
     /// The closure under renaming lists at most this many thread records
-    /// (behaviours times threads) and counts the rest by digest
+    /// (behaviours times threads) and counts the rest (by orbit size with
+    /// blind thread renamings, [`symmetry::orbit`]; by digest otherwise)
     /// ([`symmetry::CLOSURE_RECORDS`], the default; tests set it low).
     pub closure_records: usize,
     /// Apply the exact reductions of [`reduce`] (memoized states) and

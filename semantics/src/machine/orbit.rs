@@ -560,7 +560,7 @@ pub fn close(
 ) -> (Vec<Behaviour>, super::symmetry::Closure) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    super::symmetry::close_under(behaviours, digests, go, cap, |x, emit| {
+    super::symmetry::close_under(behaviours, digests, go, cap, None, |x, emit| {
         // Value renamings that differ only on values the behaviour does
         // not show give the same image.
         let shown = shown_values(x, r);

@@ -395,7 +395,7 @@ pub fn counts(ex: &Exploration) -> String {
         ex.explored,
         match ex.counted {
             Some(n) => format!(
-                "{n} ({} listed, the others renamings of listed ones, counted by digest)",
+                "{n} ({} listed, the others renamings of listed ones, counted)",
                 ex.behaviours.len()
             ),
             None => ex.behaviours.len().to_string(),
@@ -433,7 +433,7 @@ pub fn counts(ex: &Exploration) -> String {
                         match (ex.closure_capped, ex.counted) {
                             // Memory linear in threads x behaviours.
                             (Some(c), Some(n)) => format!(
-                                "; the closure under renaming listed {c} behaviours, its limit of {} thread records, and counted the other {} by digest",
+                                "; the closure under renaming listed {c} behaviours, its limit of {} thread records, and counted the other {} (by orbit size, or by digest)",
                                 super::symmetry::CLOSURE_RECORDS,
                                 n - c
                             ),

@@ -405,7 +405,7 @@ impl Iterator for Arrangements {
                 if self.cur != self.own {
                     let mut perm: Vec<usize> = (0..self.n).collect();
                     for (g, ts) in self.groups.iter().enumerate() {
-                        for (s, d) in assignment(ts, &self.own[g], &self.cur[g]) {
+                        for (s, d) in assignment(ts, &self.own[g], &self.cur[g], ts) {
                             perm[s] = d;
                         }
                     }
@@ -429,9 +429,10 @@ impl Iterator for Arrangements {
     }
 }
 
-/// Source thread → destination slot for the arrangement `to` of the group
-/// `ts` whose threads have classes `own`.
-fn assignment(ts: &[usize], own: &[usize], to: &[usize]) -> Vec<(usize, usize)> {
+/// Source thread → destination for the arrangement `to` of the threads
+/// `ts` whose classes are `own` over the slots `dest`: the i-th thread of
+/// class c (in thread order) goes to the i-th slot holding c.
+fn assignment(ts: &[usize], own: &[usize], to: &[usize], dest: &[usize]) -> Vec<(usize, usize)> {
     let mut used = vec![false; ts.len()];
     let mut out = Vec::with_capacity(ts.len());
     for (slot, c) in to.iter().enumerate() {
@@ -439,9 +440,152 @@ fn assignment(ts: &[usize], own: &[usize], to: &[usize]) -> Vec<(usize, usize)> 
             .find(|i| !used[*i] && own[*i] == *c)
             .expect("an arrangement is a permutation of the group's own classes");
         used[i] = true;
-        out.push((ts[i], ts[slot]));
+        out.push((ts[i], dest[slot]));
     }
     out
+}
+
+/// The number of distinct arrangements of a multiset with these
+/// multiplicities (n! / (k1! k2! ...)), or `None` past `u128`.
+fn multinomial(counts: impl IntoIterator<Item = usize>) -> Option<u128> {
+    // Built up one class at a time: C(n + k, k) for each class of k.
+    let mut n: u128 = 0;
+    let mut out: u128 = 1;
+    for k in counts {
+        for i in 1..=k as u128 {
+            n += 1;
+            // out * n / i stays an integer at every step (a binomial).
+            out = out.checked_mul(n)? / i;
+        }
+    }
+    Some(out)
+}
+
+/// The orbit of behaviour `e` under G (blind thread renamings within each
+/// launch group and subgroup, [`class_of`]), without listing it: a
+/// canonical digest, the same for every behaviour of the orbit, and the
+/// orbit's size. `None` when more than `budget` labellings would have to be
+/// tried, or the size passes `u128`.
+///
+/// Issue 18: the closure uses it past its listing limit ([`close`]), where
+/// it only counts; enumerating an orbit's images to count them costs up to
+/// |G| digests (8! at 8 threads of distinct records), this costs the
+/// labellings below, usually a handful.
+///
+/// **Argument.** A labelling λ is a renaming in G; its image λ·e has
+/// digest [`renamed_digest`]. Colour each thread by what no renaming
+/// changes ([`DigestParts::color`]). Within each class, order the colours
+/// and give the colour cells, in that order, consecutive slots of the
+/// class's thread ids: the labellings considered are those sending each
+/// cell onto its slots (the set H·λ₀ for H, the colour-preserving
+/// renamings). For σ in G, σ·e has the same cells renamed by σ, so the
+/// labellings of σ·e are those of e composed with σ⁻¹, and give the same
+/// images: the least image digest is the same over the orbit (the
+/// canonical digest). The labellings whose image is the least form one
+/// coset λ·Aut(e), where Aut(e) (the renamings fixing e) preserves colours.
+/// Two threads whose swap fixes e are *exchangeable*; that relation is an
+/// equivalence ((t v) = (t u)(u v)(t u)) whose classes E give a subgroup
+/// S_E of Aut(e), and images depend only on λ up to S_E: so only the
+/// labellings increasing within each E class are tried (one per coset
+/// λ·S_E), L = Π over cells of multinomial(cell; its E classes) of them,
+/// of which |Aut(e)| / |S_E| give the least image. Then
+/// |G·e| = |G| / |Aut(e)| = Π over classes of multinomial(class; cells)
+/// × L / (the labellings giving the least image).
+pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)> {
+    let n = e.threads.len();
+    let parts = DigestParts::new(e);
+    let ident: Vec<usize> = (0..n).collect();
+    let own = renamed_digest(&parts, e, &ident);
+    // Cells: per class (in thread order), threads by colour.
+    let mut cells: BTreeMap<(Class, u128), Vec<usize>> = BTreeMap::new();
+    let mut classes: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
+    for t in 0..n {
+        let c = class_of(opts, t as u32);
+        cells.entry((c, parts.color(t))).or_default().push(t);
+        classes.entry(c).or_default().push(t);
+    }
+    let mut size = multinomial(std::iter::empty())?;
+    for class in classes.keys() {
+        let per_cell = cells
+            .range((*class, 0)..=(*class, u128::MAX))
+            .map(|(_, v)| v.len());
+        size = size.checked_mul(multinomial(per_cell)?)?;
+    }
+    // Each cell's slots, its threads' exchangeable classes and the first
+    // arrangement of those.
+    struct Cell {
+        threads: Vec<usize>,
+        slots: Vec<usize>,
+        own: Vec<usize>,
+        cur: Vec<usize>,
+    }
+    let mut next_slot: BTreeMap<Class, usize> = BTreeMap::new();
+    let mut labellings: u128 = 1;
+    let mut list: Vec<Cell> = Vec::new();
+    for ((class, _), ts) in &cells {
+        let at = next_slot.entry(*class).or_insert(0);
+        let slots = classes[class][*at..*at + ts.len()].to_vec();
+        *at += ts.len();
+        let mut reps: Vec<usize> = Vec::new();
+        let own: Vec<usize> = ts
+            .iter()
+            .map(|t| {
+                let swapped = |r: usize| {
+                    let mut p = ident.clone();
+                    p.swap(*t, r);
+                    renamed_digest(&parts, e, &p) == own
+                };
+                reps.iter().position(|r| swapped(*r)).unwrap_or_else(|| {
+                    reps.push(*t);
+                    reps.len() - 1
+                })
+            })
+            .collect();
+        let mut counts = vec![0; reps.len()];
+        for c in &own {
+            counts[*c] += 1;
+        }
+        labellings = labellings.checked_mul(multinomial(counts)?)?;
+        let mut cur = own.clone();
+        cur.sort_unstable();
+        list.push(Cell {
+            threads: ts.clone(),
+            slots,
+            own,
+            cur,
+        });
+    }
+    if labellings > budget {
+        return None;
+    }
+    let mut least: Option<(u128, u128)> = None;
+    let mut perm = ident.clone();
+    loop {
+        for cell in &list {
+            for (s, d) in assignment(&cell.threads, &cell.own, &cell.cur, &cell.slots) {
+                perm[s] = d;
+            }
+        }
+        let d = renamed_digest(&parts, e, &perm);
+        least = match least {
+            Some((m, k)) if m == d => Some((m, k + 1)),
+            Some((m, k)) if m < d => Some((m, k)),
+            _ => Some((d, 1)),
+        };
+        // Odometer over the cells' arrangements.
+        let mut i = 0;
+        loop {
+            if i == list.len() {
+                let (canon, hits) = least.expect("the first labelling was tried");
+                return Some((canon, size.checked_mul(labellings / hits)?));
+            }
+            if next_permutation(&mut list[i].cur) {
+                break;
+            }
+            list[i].cur.sort_unstable();
+            i += 1;
+        }
+    }
 }
 
 /// Lexicographic successor; `false` after the last arrangement.
@@ -462,13 +606,15 @@ fn next_permutation(a: &mut [usize]) -> bool {
 /// renaming, times the thread count (thread records, so that memory stays
 /// linear in threads times behaviours, about 300 bytes a record):
 /// 1,000,000 (250,000 behaviours at 4 threads, 20,000 at 50). Past it the
-/// closure lists no more behaviours but goes on counting them by digest
-/// ([`Closure::Counted`]), up to [`CLOSURE_DIGESTS`]; the listing is then
-/// incomplete, saying so. Issue 18 item 4.
+/// closure lists no more behaviours but goes on counting them
+/// ([`Closure::Counted`]): each further orbit of blind thread renamings by
+/// its size ([`orbit`]), others by the digests of their images, up to
+/// [`CLOSURE_DIGESTS`]; the listing is then incomplete, saying so. Issue 18
+/// item 4.
 pub const CLOSURE_RECORDS: usize = 1_000_000;
 
-/// The closure counts at most this many thread records (distinct
-/// behaviours, listed and counted, times the thread count: 5,000,000
+/// The closure counts at most this many thread records by digest
+/// (distinct behaviours, listed and counted, times the thread count: 5,000,000
 /// behaviours at 8 threads, 800,000 at 50) before it stops
 /// ([`Closure::Capped`]): a digest set of 16 bytes per behaviour plus the
 /// table's overhead (under 200 MiB), and time linear in thread records.
@@ -519,10 +665,16 @@ pub fn close(
     cap: usize,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, Closure) {
-    close_under(behaviours, digests, go, cap, |e, emit| {
+    let mut count = |e: &Execution| orbit(e, opts, ORBIT_LABELLINGS);
+    close_under(behaviours, digests, go, cap, Some(&mut count), |e, emit| {
         emit_renamings(e, arrangements(e, opts), emit);
     })
 }
+
+/// Past the listing limit, [`close`] counts an orbit by [`orbit`] when at
+/// most this many labellings decide it (every orbit at 8 threads: at most
+/// 8! = 40,320), and by enumerating its images otherwise.
+pub const ORBIT_LABELLINGS: u128 = 1_000_000;
 
 /// Emits `e` renamed by each of `perms` (thread `t` becomes `perm[t]`;
 /// the identity first, as [`arrangements`] lists them) to a
@@ -548,6 +700,9 @@ pub(super) fn emit_renamings(
     true
 }
 
+/// An orbit's canonical digest and size, or `None` ([`orbit`]).
+pub(super) type OrbitCount<'a> = &'a mut dyn FnMut(&Execution) -> Option<(u128, u128)>;
+
 /// The closure loop of [`close`] and of M-RENAME's [`super::orbit::close`]:
 /// the distinct behaviours (by behaviour key), then, for each whose key no
 /// earlier orbit produced, every image `images_of` emits, each new key
@@ -558,12 +713,18 @@ pub(super) fn emit_renamings(
 /// image as its behaviour digest and a function that builds it (called
 /// only for a new digest), and stops emitting when `emit` returns
 /// [`Emitted::Stop`]. `known`: the behaviours' digests, one each, or
-/// empty to compute them here.
+/// empty to compute them here. `count`, when given, answers an orbit's
+/// canonical digest and size ([`orbit`]) or `None`: past the listing limit
+/// an orbit it answers is counted by that, without enumerating its images
+/// (orbits are disjoint, and an orbit whose images were enumerated holds
+/// every behaviour of it in `in_orbit`, so a behaviour outside it is in an
+/// orbit counted by canonical digest or not yet counted).
 pub(super) fn close_under(
     behaviours: Vec<Behaviour>,
     known: Vec<u128>,
     go: &mut dyn FnMut() -> bool,
     cap: usize,
+    mut count: Option<OrbitCount<'_>>,
     mut images_of: impl FnMut(
         &Execution,
         &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> Emitted,
@@ -606,6 +767,9 @@ pub(super) fn close_under(
     let mut images = Vec::new();
     let mut end = Closure::Complete;
     let mut tried: u64 = 0;
+    // Orbits counted by canonical digest, and their behaviours.
+    let mut canonical: FxHashSet<u128> = FxHashSet::default();
+    let mut counted: u128 = 0;
     for (b, key) in out.iter().zip(&digests) {
         if in_orbit.contains(key) {
             continue;
@@ -615,6 +779,14 @@ pub(super) fn close_under(
             break;
         }
         let found = out.len();
+        if found + images.len() >= cap {
+            if let Some(size) = count.as_mut().and_then(|count| count(&b.execution)) {
+                if canonical.insert(size.0) {
+                    counted += size.1;
+                }
+                continue;
+            }
+        }
         images_of(&b.execution, &mut |key, build| {
             tried += 1;
             if tried.is_multiple_of(1024) && !go() {
@@ -643,11 +815,14 @@ pub(super) fn close_under(
             break;
         }
     }
-    if end == Closure::Complete && seen.len() > out.len() + images.len() {
-        end = Closure::Counted {
-            listed: out.len() + images.len(),
-            total: seen.len(),
-        };
+    // Every behaviour is in an orbit enumerated into `in_orbit` or counted.
+    let listed = out.len() + images.len();
+    if end == Closure::Complete {
+        match usize::try_from(in_orbit.len() as u128 + counted) {
+            Ok(total) if total > listed => end = Closure::Counted { listed, total },
+            Ok(_) => {}
+            Err(_) => end = Closure::Capped(listed),
+        }
     }
     out.extend(images);
     (out, end)
