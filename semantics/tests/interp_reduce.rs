@@ -980,6 +980,66 @@ fn merged_executions_have_their_own_budget() {
     assert_eq!(execs.explored + execs.pruned, 5);
 }
 
+/// Issue 18: `symmetry::orbit` on every behaviour of complete closures
+/// under blind thread renaming: the behaviours it gives one canonical
+/// digest are exactly one orbit, and the size it gives is the number of
+/// behaviours of that orbit the closure listed (so the canonical digest is
+/// the same across an orbit, different across orbits, and |G| / |Aut(e)|
+/// is right, automorphisms beyond swaps of exchangeable threads included).
+#[test]
+fn orbit_sizes_equal_the_listed_orbits() {
+    use std::collections::BTreeMap;
+    let mut checked = 0;
+    for (file, threads) in [
+        ("cl16-anchor-sink.src", 4),
+        ("cl17-anchor-hoist.tgt", 4),
+        ("cl12-unroll-heart-remainder.src", 5),
+        ("cl13-unroll-heart-even.tgt", 4),
+        ("cl06-inline-entry.src", 4),
+    ] {
+        let m = refine_example(file);
+        let o = Options {
+            threads,
+            entry: file.starts_with("cl06").then(|| "main".to_string()),
+            ..Options::default()
+        };
+        let ex = explore(&m, &o).expect("runs");
+        assert!(ex.complete, "{file}");
+        assert!(
+            ex.symmetry.as_ref().is_ok_and(|n| *n > 0),
+            "{file}: the closure adds behaviours"
+        );
+        // Per canonical digest: the size `orbit` gives and how many
+        // listed behaviours have it.
+        let mut orbits: BTreeMap<u128, (u128, u128)> = BTreeMap::new();
+        use semantics::machine::symmetry::{arrangements, orbit, renamed};
+        for (i, b) in ex.behaviours.iter().enumerate() {
+            let (canon, size) = orbit(&b.execution, &o, u128::MAX).expect("within u128");
+            let e = orbits.entry(canon).or_insert((size, 0));
+            assert_eq!(e.0, size, "{file}: one orbit, one size");
+            e.1 += 1;
+            // Every renaming of a behaviour has its canonical digest
+            // (checked on one behaviour in 8; the listed images are the
+            // renamings of the search's behaviours).
+            if i % 8 == 0 {
+                for perm in arrangements(&b.execution, &o) {
+                    let image = renamed(&b.execution, &perm);
+                    let (c, n) = orbit(&image, &o, u128::MAX).expect("within u128");
+                    assert_eq!((c, n), (canon, size), "{file}: renamed by {perm:?}");
+                }
+            }
+        }
+        for (size, listed) in orbits.values() {
+            assert_eq!(
+                size, listed,
+                "{file}: an orbit's size is its listed behaviours"
+            );
+        }
+        checked += orbits.len();
+    }
+    assert!(checked > 100, "{checked} orbits");
+}
+
 /// Issue 18: past its listing limit (`Options::closure_records` thread
 /// records) the closure under renaming counts the remaining images by
 /// digest: the count is the number of behaviours the unlimited closure
