@@ -1142,6 +1142,25 @@ fn large_launch_counts_are_pinned() {
             142_857,
             7_185,
         ),
+        // 16 threads, counted by orbit size (the previous head stopped
+        // both: at the count's limit, at the time limit). The counts have
+        // the closed forms of the complete listings at 2 to 8 threads:
+        // 3^n (every launch its own behaviour; 6,561 at 8) and
+        // (n + 2) 2^(n-1) (1,280 at 8).
+        (
+            "refine/cl29-unroll-uncontrolled-even.src.ll",
+            16,
+            43_046_721,
+            62_500,
+            153,
+        ),
+        (
+            "refine/cl02-reduction-merge-divergent.src.ll",
+            16,
+            589_824,
+            62_500,
+            153,
+        ),
     ];
     for &(file, threads, distinct, listed, explored) in rows {
         let (module, opts) = launch(file, threads);
