@@ -354,40 +354,70 @@ pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
         .iter()
         .map(|ts| ts.iter().map(|t| classes[*t]).collect())
         .collect();
-    let cur = own
-        .iter()
-        .map(|o| {
-            let mut a = o.clone();
-            a.sort_unstable();
-            a
-        })
-        .collect();
-    Arrangements {
-        n: e.threads.len(),
-        groups,
-        own,
-        cur,
-        started: false,
-        pending: true,
-    }
+    Arrangements::new(e.threads.len(), groups.clone(), own, groups)
 }
 
-/// The iterator of [`arrangements`]: per group, the distinct arrangements
-/// of its threads' classes in lexicographic order, combined as an
-/// odometer (the first group turning fastest). An arrangement `a` of a
+/// The iterator of [`arrangements`] (and of [`orbit`]'s labellings): per
+/// group, the distinct arrangements of its threads' classes in
+/// lexicographic order, combined as an odometer (the first group turning
+/// fastest), the group's own arrangement first. An arrangement `a` of a
 /// group's slots gives the permutation sending the i-th thread of class c
 /// (in thread order) to the i-th slot holding c.
 pub struct Arrangements {
     n: usize,
     groups: Vec<Vec<usize>>,
-    /// Each group's classes in thread order (the identity arrangement).
+    /// Each group's classes in thread order (its own arrangement).
     own: Vec<Vec<usize>>,
+    /// Each group's slots (thread ids) in order.
+    dest: Vec<Vec<usize>>,
     /// Each group's current arrangement.
     cur: Vec<Vec<usize>>,
-    /// Whether the identity was given.
+    /// Whether the own arrangements were given.
     started: bool,
     /// Whether `cur` is still to be given.
     pending: bool,
+}
+
+impl Arrangements {
+    /// The arrangements of the threads `groups[g]`, of classes `own[g]`,
+    /// over the slots `dest[g]` (`dest == groups`: renamings of the threads
+    /// among themselves, the own arrangement the identity), for `n`
+    /// threads in all.
+    fn new(
+        n: usize,
+        groups: Vec<Vec<usize>>,
+        own: Vec<Vec<usize>>,
+        dest: Vec<Vec<usize>>,
+    ) -> Arrangements {
+        let cur = own
+            .iter()
+            .map(|o| {
+                let mut a = o.clone();
+                a.sort_unstable();
+                a
+            })
+            .collect();
+        Arrangements {
+            n,
+            groups,
+            own,
+            dest,
+            cur,
+            started: false,
+            pending: true,
+        }
+    }
+
+    /// The permutation of the arrangements `arr`, one per group.
+    fn perm(&self, arr: &[Vec<usize>]) -> Vec<usize> {
+        let mut perm: Vec<usize> = (0..self.n).collect();
+        for (g, ts) in self.groups.iter().enumerate() {
+            for (s, d) in assignment(ts, &self.own[g], &arr[g], &self.dest[g]) {
+                perm[s] = d;
+            }
+        }
+        perm
+    }
 }
 
 impl Iterator for Arrangements {
@@ -396,20 +426,14 @@ impl Iterator for Arrangements {
     fn next(&mut self) -> Option<Vec<usize>> {
         if !self.started {
             self.started = true;
-            return Some((0..self.n).collect());
+            return Some(self.perm(&self.own));
         }
         loop {
             if self.pending {
                 self.pending = false;
-                // The identity was given first.
+                // The own arrangements were given first.
                 if self.cur != self.own {
-                    let mut perm: Vec<usize> = (0..self.n).collect();
-                    for (g, ts) in self.groups.iter().enumerate() {
-                        for (s, d) in assignment(ts, &self.own[g], &self.cur[g], ts) {
-                            perm[s] = d;
-                        }
-                    }
-                    return Some(perm);
+                    return Some(self.perm(&self.cur));
                 }
             }
             // Odometer over the groups' arrangements.
@@ -504,24 +528,17 @@ pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)
         cells.entry((c, parts.color(t))).or_default().push(t);
         classes.entry(c).or_default().push(t);
     }
-    let mut size = multinomial(std::iter::empty())?;
+    let mut size: u128 = 1;
     for class in classes.keys() {
         let per_cell = cells
             .range((*class, 0)..=(*class, u128::MAX))
             .map(|(_, v)| v.len());
         size = size.checked_mul(multinomial(per_cell)?)?;
     }
-    // Each cell's slots, its threads' exchangeable classes and the first
-    // arrangement of those.
-    struct Cell {
-        threads: Vec<usize>,
-        slots: Vec<usize>,
-        own: Vec<usize>,
-        cur: Vec<usize>,
-    }
+    // Per cell: its threads, their exchangeable classes, its slots.
+    let (mut groups, mut exchangeable, mut dest) = (Vec::new(), Vec::new(), Vec::new());
     let mut next_slot: BTreeMap<Class, usize> = BTreeMap::new();
     let mut labellings: u128 = 1;
-    let mut list: Vec<Cell> = Vec::new();
     for ((class, _), ts) in &cells {
         let at = next_slot.entry(*class).or_insert(0);
         let slots = classes[class][*at..*at + ts.len()].to_vec();
@@ -546,46 +563,25 @@ pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)
             counts[*c] += 1;
         }
         labellings = labellings.checked_mul(multinomial(counts)?)?;
-        let mut cur = own.clone();
-        cur.sort_unstable();
-        list.push(Cell {
-            threads: ts.clone(),
-            slots,
-            own,
-            cur,
-        });
+        groups.push(ts.clone());
+        exchangeable.push(own);
+        dest.push(slots);
     }
     if labellings > budget {
         return None;
     }
+    // The least image digest and how many labellings give it.
     let mut least: Option<(u128, u128)> = None;
-    let mut perm = ident.clone();
-    loop {
-        for cell in &list {
-            for (s, d) in assignment(&cell.threads, &cell.own, &cell.cur, &cell.slots) {
-                perm[s] = d;
-            }
-        }
+    for perm in Arrangements::new(n, groups, exchangeable, dest) {
         let d = renamed_digest(&parts, e, &perm);
         least = match least {
             Some((m, k)) if m == d => Some((m, k + 1)),
             Some((m, k)) if m < d => Some((m, k)),
             _ => Some((d, 1)),
         };
-        // Odometer over the cells' arrangements.
-        let mut i = 0;
-        loop {
-            if i == list.len() {
-                let (canon, hits) = least.expect("the first labelling was tried");
-                return Some((canon, size.checked_mul(labellings / hits)?));
-            }
-            if next_permutation(&mut list[i].cur) {
-                break;
-            }
-            list[i].cur.sort_unstable();
-            i += 1;
-        }
     }
+    let (canon, hits) = least.expect("every cell has one arrangement at least");
+    Some((canon, size.checked_mul(labellings / hits)?))
 }
 
 /// Lexicographic successor; `false` after the last arrangement.
