@@ -544,7 +544,7 @@ pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)
         let slots = classes[class][*at..*at + ts.len()].to_vec();
         *at += ts.len();
         let mut reps: Vec<usize> = Vec::new();
-        let own: Vec<usize> = ts
+        let labels: Vec<usize> = ts
             .iter()
             .map(|t| {
                 let swapped = |r: usize| {
@@ -559,12 +559,12 @@ pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)
             })
             .collect();
         let mut counts = vec![0; reps.len()];
-        for c in &own {
+        for c in &labels {
             counts[*c] += 1;
         }
         labellings = labellings.checked_mul(multinomial(counts)?)?;
         groups.push(ts.clone());
-        exchangeable.push(own);
+        exchangeable.push(labels);
         dest.push(slots);
     }
     if labellings > budget {
@@ -776,9 +776,9 @@ pub(super) fn close_under(
         }
         let found = out.len();
         if found + images.len() >= cap {
-            if let Some(size) = count.as_mut().and_then(|count| count(&b.execution)) {
-                if canonical.insert(size.0) {
-                    counted += size.1;
+            if let Some((canon, size)) = count.as_mut().and_then(|count| count(&b.execution)) {
+                if canonical.insert(canon) {
+                    counted += size;
                 }
                 continue;
             }
