@@ -222,7 +222,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::liveness::{Live, Liveness};
 use super::memory::ObjKind;
 use super::renaming::Renaming;
-use super::state::{KeyId, KeyNode, Keys, Loc, Machine};
+use super::state::{KeyId, Keys, Loc, Machine};
 use super::value::Val;
 use rustc_hash::FxHashMap;
 use xxhash_rust::xxh3::xxh3_128;
@@ -246,22 +246,18 @@ pub struct States {
     live: Option<Liveness>,
 }
 
-/// Digests of keys under renamings of threads, for the whole search: a
-/// key's renamed digest is a function of its structure (its structural
-/// digest [`Keys::canon`]) and of the renaming, so it is keyed by both and
-/// holds in every machine of the search (key ids would not: they are
-/// numbered per path). Before this table, each fingerprint recomputed the
-/// renamed digests of every key it met up the key's parents (over half the
-/// instructions of `cl18-anchor-hoist-loop.src` at 4 threads).
+/// The ids of the renamings the search's fingerprints used, for the
+/// threads' digest caches ([`super::digest::Naming`]). (Renamed key
+/// digests need no table: a key tree names at most one thread, and its
+/// renamed digest is one hash of its name-free digest and the new name,
+/// [`super::state::Keys::renamed`]. Before that, a search-wide table of
+/// renamed digests keyed by (digest, renaming) was looked up for every
+/// key of every fingerprint: 13% of `cl12-unroll-heart-remainder-inner.src`
+/// at 8 threads in that lookup alone.)
 #[derive(Default)]
 pub(super) struct Renamed {
     perms: FxHashMap<Vec<u32>, u32>,
-    digests: FxHashMap<(u128, u32), u128>,
 }
-
-/// Past this many renamed digests the table of digests starts over
-/// (memory bound; only speed is lost).
-const RENAMED_CAP: usize = 1 << 22;
 
 impl Renamed {
     fn perm_id(&mut self, perm: &[u32]) -> u32 {
@@ -312,11 +308,6 @@ impl States {
     /// Records `m`; `false` when it (or, under state symmetry, a renaming
     /// of it) was reached before.
     pub fn first_visit(&mut self, m: &Machine) -> bool {
-        if self.renamed.digests.len() > RENAMED_CAP {
-            // The renamings keep their ids: the threads' digest caches are
-            // keyed by them.
-            self.renamed.digests.clear();
-        }
         let values = self.values.as_ref();
         let live = self.live.as_ref();
         let fp = fingerprint_with(m, &self.class, values, &mut self.renamed, live);
@@ -488,15 +479,11 @@ pub(super) fn item<T: Hash + ?Sized>(x: &T) -> u128 {
 pub(super) struct Names<'a> {
     keys: &'a Keys,
     perm: Option<Vec<u32>>,
-    /// The thread renaming's id in `global`, and the search's table of
-    /// renamed key digests (`None` for own names).
-    global: Option<(u32, &'a mut Renamed)>,
-    /// Renamed digests of the keys met so far (keys form trees through
-    /// their parents).
-    cache: FxHashMap<KeyId, u128>,
-    /// The id of the whole renaming (threads and values) for the threads'
-    /// digest caches.
-    naming: super::digest::Naming,
+    /// The id of the value renaming ([`super::digest::OWN`] without
+    /// value symmetry) for the threads' digest caches: what they keep is
+    /// free of thread names ([`super::digest`]), so it holds under every
+    /// renaming of threads.
+    value_naming: super::digest::Naming,
     /// Value symmetry: the renamings and, per class, the new index of each
     /// free value ([`super::digest::relabel`]).
     vals: Option<(&'a Renaming, Vec<Vec<usize>>)>,
@@ -527,9 +514,7 @@ impl<'a> Names<'a> {
         Names {
             keys,
             perm: None,
-            global: None,
-            cache: FxHashMap::default(),
-            naming: super::digest::OWN,
+            value_naming: super::digest::OWN,
             vals: None,
             live,
         }
@@ -552,18 +537,15 @@ impl<'a> Names<'a> {
         vals: Option<(&'a Renaming, Vec<Vec<usize>>)>,
         live: Option<&'a Liveness>,
     ) -> Names<'a> {
-        let key_id = perm.as_ref().map(|p| renamed.perm_id(p));
-        let naming = match (&vals, key_id) {
-            (None, None) => super::digest::OWN,
-            (None, Some(id)) => id,
-            (Some((_, map)), _) => {
-                // The whole renaming's id: the thread permutation, a
-                // separator, then each class's value map.
-                let mut whole: Vec<u32> = perm.clone().unwrap_or_default();
-                whole.push(u32::MAX);
+        let value_naming = match &vals {
+            None => super::digest::OWN,
+            Some((_, map)) => {
+                // The value renaming's id: each class's value map, each
+                // followed by a separator.
+                let mut whole: Vec<u32> = Vec::new();
                 for m in map {
                     whole.extend(m.iter().map(|i| *i as u32));
-                    whole.push(u32::MAX - 1);
+                    whole.push(u32::MAX);
                 }
                 renamed.perm_id(&whole)
             }
@@ -571,9 +553,7 @@ impl<'a> Names<'a> {
         Names {
             keys,
             perm,
-            global: key_id.map(|id| (id, renamed)),
-            cache: FxHashMap::default(),
-            naming,
+            value_naming,
             vals,
             live,
         }
@@ -634,99 +614,42 @@ impl<'a> Names<'a> {
         out
     }
 
-    /// The renamed digest of `k` if this fingerprint or the search's table
-    /// has it (copied into this fingerprint's cache).
-    fn lookup(&mut self, k: KeyId) -> bool {
-        if self.cache.contains_key(&k) {
-            return true;
-        }
-        if let Some((id, g)) = &self.global {
-            if let Some(d) = g.digests.get(&(self.keys.canon(k), *id)) {
-                self.cache.insert(k, *d);
-                return true;
-            }
-        }
-        false
-    }
-
-    /// The renaming's id for the threads' digest caches
-    /// ([`super::digest::Naming`]): threads and values.
-    pub(super) fn naming(&self) -> super::digest::Naming {
-        self.naming
-    }
-
-    /// The thread renaming's id alone (digests of keys, which hold no
-    /// values: the fired instances' sums).
-    pub(super) fn key_naming(&self) -> super::digest::Naming {
-        self.global
-            .as_ref()
-            .map_or(super::digest::OWN, |(id, _)| *id)
+    /// The value renaming's id for the threads' digest caches
+    /// ([`super::digest::Naming`]).
+    pub(super) fn value_naming(&self) -> super::digest::Naming {
+        self.value_naming
     }
 
     pub(super) fn tid(&self, t: u32) -> u32 {
         self.perm.as_ref().map_or(t, |p| p[t as usize])
     }
 
-    /// The structural digest of `k` under the renaming: the same digest
-    /// as [`Keys::intern`] computes, with the thread names in the nodes
-    /// renamed (so the identity renaming gives [`Keys::canon`]).
+    /// The structural digest of `k` under the renaming: the digest
+    /// [`Keys::intern`] gives the tree with its thread names renamed (so
+    /// the identity renaming gives [`Keys::canon`]); one hash, see
+    /// [`super::state::Keys::renamed`].
     pub(super) fn key(&mut self, k: KeyId) -> u128 {
-        // A key that names no thread has the same digest under every
-        // renaming.
-        if self.perm.is_none() || !self.keys.names_thread(k) {
-            return self.keys.canon(k);
+        match &self.perm {
+            Some(p) => self.keys.renamed(k, p),
+            None => self.keys.canon(k),
         }
-        if self.lookup(k) {
-            return self.cache[&k];
-        }
-        // Iteratively: the chain of parents up to a known digest.
-        let mut chain = vec![k];
-        while let Some(&top) = chain.last() {
-            if !self.keys.names_thread(top) || self.lookup(top) {
-                chain.pop();
-                break;
-            }
-            match self.keys.node(top) {
-                KeyNode::Block { parent, .. } | KeyNode::Inst { parent, .. } => chain.push(parent),
-                _ => break,
-            }
-        }
-        while let Some(x) = chain.pop() {
-            let mut f = Fp::new();
-            match self.keys.node(x) {
-                KeyNode::Block {
-                    func,
-                    block,
-                    parent,
-                } => f.add(&(1u8, func, block, self.known(parent))),
-                KeyNode::Inst { loc, parent, n } => f.add(&(2u8, loc, self.known(parent), n)),
-                KeyNode::Fresh { loc, tid, event } => f.add(&(
-                    3u8,
-                    KeyNode::Fresh {
-                        loc,
-                        tid: self.tid(tid),
-                        event,
-                    },
-                )),
-                KeyNode::Thread(t) => f.add(&(3u8, KeyNode::Thread(self.tid(t)))),
-                other => f.add(&(3u8, other)),
-            }
-            let d = f.finish();
-            self.cache.insert(x, d);
-            if let Some((id, g)) = &mut self.global {
-                g.digests.insert((self.keys.canon(x), *id), d);
-            }
-        }
-        self.cache[&k]
     }
 
-    /// The renamed digest of `k` once [`Names::key`] computed its parents:
-    /// cached, or its own when it names no thread.
-    fn known(&self, k: KeyId) -> u128 {
-        if self.keys.names_thread(k) {
-            self.cache[&k]
-        } else {
-            self.keys.canon(k)
+    /// The digest of `k` with its thread name erased, and the thread it
+    /// names, if any ([`super::state::Keys::free`]).
+    pub(super) fn free_key(&self, k: KeyId) -> (u128, Option<u32>) {
+        self.keys.free(k)
+    }
+
+    /// [`Names::val_at`] with a token's thread name erased, and the thread
+    /// it names, if any.
+    pub(super) fn free_val_at(&mut self, at: At, v: &Val) -> ((u8, u128), Option<u32>) {
+        match v {
+            Val::Token(k) => {
+                let (d, t) = self.keys.free(*k);
+                ((1, d), t)
+            }
+            other => (self.val_at(at, other), None),
         }
     }
 
@@ -736,12 +659,6 @@ impl<'a> Names<'a> {
             Val::Token(k) => (1, self.key(*k)),
             other => (0, item(other)),
         }
-    }
-
-    /// Order-independent digest of a set of keys.
-    pub(super) fn key_set<'k>(&mut self, ks: impl Iterator<Item = &'k KeyId>) -> u128 {
-        ks.map(|x| item(&self.key(*x)))
-            .fold(0u128, u128::wrapping_add)
     }
 }
 
@@ -883,6 +800,18 @@ fn whole(m: &Machine, names: &mut Names, order: &[usize], tag: u8) -> u128 {
     f.add(&conv(m, names));
     for t in order {
         f.add(&super::digest::thread(m.threads.slot(*t), names));
+    }
+    if names.perm.is_some() && CHECK_DIGESTS.load(Ordering::Relaxed) {
+        let mut own = Names {
+            keys: names.keys,
+            perm: None,
+            value_naming: names.value_naming,
+            vals: names.vals.clone(),
+            live: names.live,
+        };
+        for t in order {
+            super::digest::check_places(m.threads.slot(*t), names, &mut own);
+        }
     }
     f.finish()
 }

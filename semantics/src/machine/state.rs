@@ -79,12 +79,36 @@ pub struct Keys {
     /// Node -> key id.
     ids: HashMap<KeyNode, KeyId>,
     /// Key id -> digest of the key's tree (memoization): equal for equal trees
-    /// whatever order the keys were interned in; and whether the tree names
-    /// a thread (a [`KeyNode::Fresh`] or [`KeyNode::Thread`] node), so that
-    /// renaming threads (state symmetry, [`super::reduce`]) changes its
-    /// digest. A key that names no thread keeps its digest under every
-    /// renaming.
-    canon: Vector<(u128, bool)>,
+    /// whatever order the keys were interned in; and, for a tree that
+    /// names a thread, its name-free digest and the thread it names (see
+    /// [`KeyDigest`]).
+    canon: Vector<KeyDigest>,
+}
+
+/// The digests of a key tree (memoization, state symmetry). A tree names
+/// at most one thread: its root (a [`KeyNode::Fresh`] or
+/// [`KeyNode::Thread`] node; every other node has one parent, and the other
+/// roots name none). Such a tree's digest is `H(5, free, tid)`, where
+/// `free` digests the tree with the root's thread id erased: the tree is
+/// determined by the pair, so equal digests still mean equal trees (up to
+/// XXH3-128 collisions), and renaming thread `tid` to `u` gives the digest
+/// `H(5, free, u)` without walking the tree ([`Keys::renamed`]). A tree
+/// that names no thread keeps its digest under every renaming.
+#[derive(Clone, Copy, Debug)]
+struct KeyDigest {
+    canon: u128,
+    /// `(free, tid)` for a tree that names a thread.
+    named: Option<(u128, u32)>,
+}
+
+/// The root's thread id in a name-free digest.
+const ERASED: u32 = u32::MAX;
+
+/// The digest of a tree that names thread `tid`, from its name-free digest.
+fn named_digest(free: u128, tid: u32) -> u128 {
+    let mut f = super::reduce::Fp::new();
+    f.add(&(5u8, free, tid));
+    f.finish()
 }
 
 impl Keys {
@@ -94,36 +118,93 @@ impl Keys {
         }
         let id = KeyId(self.nodes.len() as u32);
         let mut f = super::reduce::Fp::new();
+        // The parent's digest a child's digest takes: the name-free one
+        // when the parent names a thread (the child names the same).
+        let part = |keys: &Keys, parent: KeyId| {
+            let d = keys.canon[parent.0 as usize];
+            match d.named {
+                Some((free, tid)) => (free, Some(tid)),
+                None => (d.canon, None),
+            }
+        };
         let named = match node {
             KeyNode::Block {
                 func,
                 block,
                 parent,
             } => {
-                f.add(&(1u8, func, block, self.canon(parent)));
-                self.names_thread(parent)
+                let (p, tid) = part(self, parent);
+                f.add(&(1u8, func, block, p));
+                tid
             }
             KeyNode::Inst { loc, parent, n } => {
-                f.add(&(2u8, loc, self.canon(parent), n));
-                self.names_thread(parent)
+                let (p, tid) = part(self, parent);
+                f.add(&(2u8, loc, p, n));
+                tid
+            }
+            KeyNode::Fresh { loc, tid, event } => {
+                f.add(&(
+                    3u8,
+                    KeyNode::Fresh {
+                        loc,
+                        tid: ERASED,
+                        event,
+                    },
+                ));
+                Some(tid)
+            }
+            KeyNode::Thread(t) => {
+                f.add(&(3u8, KeyNode::Thread(ERASED)));
+                Some(t)
             }
             other => {
                 f.add(&(3u8, other));
-                matches!(other, KeyNode::Fresh { .. } | KeyNode::Thread(_))
+                None
             }
+        };
+        let d = f.finish();
+        let digest = match named {
+            Some(tid) => KeyDigest {
+                canon: named_digest(d, tid),
+                named: Some((d, tid)),
+            },
+            None => KeyDigest {
+                canon: d,
+                named: None,
+            },
         };
         self.nodes.push_back(node);
         self.ids.insert(node, id);
-        self.canon.push_back((f.finish(), named));
+        self.canon.push_back(digest);
         id
     }
     /// The structural digest of `k` (memoization).
     pub fn canon(&self, k: KeyId) -> u128 {
-        self.canon[k.0 as usize].0
+        self.canon[k.0 as usize].canon
     }
-    /// Whether `k`'s tree names a thread (see the field `canon`).
+    /// Whether `k`'s tree names a thread (see [`KeyDigest`]).
     pub fn names_thread(&self, k: KeyId) -> bool {
-        self.canon[k.0 as usize].1
+        self.canon[k.0 as usize].named.is_some()
+    }
+    /// The digest of `k` with its thread name erased, and the thread it
+    /// names (the canonical digest and `None` for a tree that names none;
+    /// see [`KeyDigest`]).
+    pub fn free(&self, k: KeyId) -> (u128, Option<u32>) {
+        let d = self.canon[k.0 as usize];
+        match d.named {
+            Some((free, tid)) => (free, Some(tid)),
+            None => (d.canon, None),
+        }
+    }
+    /// The digest of `k` with its threads renamed by `perm` (thread `t`
+    /// named `perm[t]`): the same digest as [`Keys::canon`] of the renamed
+    /// tree, in one hash (see [`KeyDigest`]).
+    pub fn renamed(&self, k: KeyId, perm: &[u32]) -> u128 {
+        let d = self.canon[k.0 as usize];
+        match d.named {
+            Some((free, tid)) => named_digest(free, perm[tid as usize]),
+            None => d.canon,
+        }
     }
     pub fn node(&self, k: KeyId) -> KeyNode {
         self.nodes[k.0 as usize]
