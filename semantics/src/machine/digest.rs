@@ -503,20 +503,32 @@ fn event(e: &super::state::CallEvent, free: &mut Free) -> u128 {
 fn observation(o: &Observation, free: &mut Free) -> u128 {
     let mut f = Fp::new();
     match o {
+        Observation::Call { callee, .. } => f.add(&(0u8, callee)),
+        other => f.add(&(1u8, other)),
+    }
+    for (at, v) in observed_values(o) {
+        f.add(&free.val_at(at, v));
+    }
+    f.finish()
+}
+
+/// The values an observation holds, each with where it sits (M-RENAME
+/// classes): an unknown call's arguments, then its result; none for the
+/// other observations.
+pub(super) fn observed_values(o: &Observation) -> impl Iterator<Item = (At<'_>, &Val)> + '_ {
+    let (callee, args, result) = match o {
         Observation::Call {
             callee,
             args,
             result,
-        } => {
-            f.add(&(0u8, callee));
-            for (k, a) in args.iter().enumerate() {
-                f.add(&free.val_at(At::Slot(callee, k), a));
-            }
-            f.add(&free.val_at(At::Result(callee), result));
-        }
-        other => f.add(&(1u8, other)),
-    }
-    f.finish()
+        } => (callee.as_str(), args.as_slice(), Some(result)),
+        _ => ("", &[][..], None),
+    };
+    let args = args
+        .iter()
+        .enumerate()
+        .map(move |(k, a)| (At::Slot(callee, k), a));
+    args.chain(result.map(|r| (At::Result(callee), r)))
 }
 
 /// For [`super::reduce::check_digests`]: a thread's digest computed
@@ -574,16 +586,8 @@ fn direct(th: &super::state::ThreadState, names: &mut Names) -> [u128; 4] {
     let all_events = part.finish();
     let mut part = Fp::new();
     for o in th.observations.iter() {
-        if let Observation::Call {
-            callee,
-            args,
-            result,
-        } = o
-        {
-            for (k, a) in args.iter().enumerate() {
-                part.add(&names.val_at(At::Slot(callee, k), a));
-            }
-            part.add(&names.val_at(At::Result(callee), result));
+        for (at, v) in observed_values(o) {
+            part.add(&names.val_at(at, v));
         }
     }
     let observations = part.finish();
@@ -745,7 +749,7 @@ pub(super) fn relabel(
     order: &[usize],
     live: Option<&super::liveness::Liveness>,
 ) -> Vec<Vec<usize>> {
-    use super::state::{Observation, Status, ThreadEnd};
+    use super::state::{Status, ThreadEnd};
     let mut map: Vec<Vec<Option<usize>>> =
         r.classes.iter().map(|c| vec![None; c.free.len()]).collect();
     let mut next = vec![0usize; r.classes.len()];
@@ -798,16 +802,13 @@ pub(super) fn relabel(
             }
         }
         for o in th.observations.iter() {
-            if let Observation::Call {
-                callee,
-                args,
-                result,
-            } = o
-            {
-                for (k, a) in args.iter().enumerate() {
-                    note(r.slot(callee, k), a);
-                }
-                note(r.results.get(callee.as_str()).copied(), result);
+            for (at, v) in observed_values(o) {
+                let class = match at {
+                    At::Slot(callee, k) => r.slot(callee, k),
+                    At::Result(callee) => r.results.get(callee).copied(),
+                    _ => None,
+                };
+                note(class, v);
             }
         }
         if let Some(res) = &th.resume {

@@ -129,7 +129,11 @@
 //! (launch group and subgroup) the threads are ordered by signature; the
 //! state renamed by that order is
 //! fingerprinted exactly (tags keep these fingerprints apart from plain
-//! ones). Two states with equal fingerprints are renamings of each other
+//! ones). The renamed state is never built: a key's renamed digest is one
+//! hash of its name-free digest and its root's new name
+//! ([`super::state::Keys::renamed`]), and a thread's part is its name-free
+//! digest with the places that name threads renamed ([`super::digest`]),
+//! so a new canonical order costs a few hashes per thread. Two states with equal fingerprints are renamings of each other
 //! whatever order ties take (ties only lose merges). States whose P-INPUT
 //! uninterpreted-function table is non-empty (`Machine::memo`: readnone
 //! calls keyed by arguments and thread ids, not renamed) or that hold threads'
