@@ -90,7 +90,7 @@ struct Cache {
 const NAMINGS: usize = 4;
 
 /// How a digest names values: [`OWN`], or the id of a value renaming in
-/// the search's table (`reduce::Renamed`; a thread lives in one search).
+/// the search's table (`reduce::ValueNamings`; a thread lives in one search).
 pub(super) type Naming = u32;
 /// The values' own names.
 pub(super) const OWN: Naming = u32::MAX;
@@ -550,10 +550,13 @@ fn direct(th: &super::state::ThreadState, names: &mut Names) -> [u128; 4] {
             names.key(fr.block_key),
         ));
         let live = names.live(th, i);
-        let mut vals = fr.values.iter().filter(|(id, _)| live.contains(**id));
-        f.add(&sum(&mut vals.by_ref().map(|(id, v)| {
-            item(&(id, names.val_at(At::Frame(fr.func, *id), v)))
-        })));
+        f.add(&sum(&mut fr
+            .values
+            .iter()
+            .filter(|(id, _)| live.contains(**id))
+            .map(|(id, v)| {
+                item(&(id, names.val_at(At::Frame(fr.func, *id), v)))
+            })));
         f.add(&sum(&mut fr
             .last_header
             .iter()

@@ -242,16 +242,17 @@ pub struct States {
     /// Value symmetry: the renamings whose opaque classes memoization may
     /// rename (M-RENAME); `None` when off.
     values: Option<Renaming>,
-    /// Renamed key digests, kept across fingerprints (state symmetry).
-    renamed: Renamed,
+    /// The ids of the value renamings met (value symmetry).
+    namings: ValueNamings,
     /// M-LIVE: the live values of each program point; dead frame values
     /// are left out of every fingerprint ([`super::liveness`]). `None`:
     /// every value counts.
     live: Option<Liveness>,
 }
 
-/// The ids of the renamings the search's fingerprints used, for the
-/// threads' digest caches ([`super::digest::Naming`]). (Renamed key
+/// The ids of the value renamings the search's fingerprints used, for the
+/// threads' digest caches ([`super::digest::Naming`]; what they keep names
+/// no thread, so thread renamings need no id). (Renamed key
 /// digests need no table: a key tree names at most one thread, and its
 /// renamed digest is one hash of its name-free digest and the new name,
 /// [`super::state::Keys::renamed`]. Before that, a search-wide table of
@@ -259,17 +260,17 @@ pub struct States {
 /// key of every fingerprint: 13% of `cl12-unroll-heart-remainder-inner.src`
 /// at 8 threads in that lookup alone.)
 #[derive(Default)]
-pub(super) struct Renamed {
-    perms: FxHashMap<Vec<u32>, u32>,
+pub(super) struct ValueNamings {
+    ids: FxHashMap<Vec<u32>, u32>,
 }
 
-impl Renamed {
-    fn perm_id(&mut self, perm: &[u32]) -> u32 {
-        if let Some(id) = self.perms.get(perm) {
+impl ValueNamings {
+    fn id(&mut self, map: &[u32]) -> u32 {
+        if let Some(id) = self.ids.get(map) {
             return *id;
         }
-        let id = self.perms.len() as u32;
-        self.perms.insert(perm.to_vec(), id);
+        let id = self.ids.len() as u32;
+        self.ids.insert(map.to_vec(), id);
         id
     }
 }
@@ -304,7 +305,7 @@ impl States {
             seen: Default::default(),
             class,
             values: values.has_opaque().then(|| values.clone()),
-            renamed: Renamed::default(),
+            namings: ValueNamings::default(),
             live,
         }
     }
@@ -314,7 +315,7 @@ impl States {
     pub fn first_visit(&mut self, m: &Machine) -> bool {
         let values = self.values.as_ref();
         let live = self.live.as_ref();
-        let fp = fingerprint_with(m, &self.class, values, &mut self.renamed, live);
+        let fp = fingerprint_with(m, &self.class, values, &mut self.namings, live);
         if CHECK_DIGESTS.load(Ordering::Relaxed) {
             let fresh = Machine {
                 threads: m.threads.without_digests(),
@@ -323,7 +324,13 @@ impl States {
             };
             assert_eq!(
                 fp,
-                fingerprint_with(&fresh, &self.class, values, &mut Renamed::default(), live),
+                fingerprint_with(
+                    &fresh,
+                    &self.class,
+                    values,
+                    &mut ValueNamings::default(),
+                    live
+                ),
                 "digest: a cached per-thread digest must equal a fresh one \
                  (histories only grow; a thread changes only through IndexMut)"
             );
@@ -340,20 +347,20 @@ fn fingerprint_with(
     m: &Machine,
     class: &[u32],
     values: Option<&Renaming>,
-    renamed: &mut Renamed,
+    namings: &mut ValueNamings,
     live: Option<&Liveness>,
 ) -> u128 {
     let values = values.filter(|_| m.memo.is_empty());
     let fp = if class.is_empty() {
         None
     } else {
-        fingerprint_up_to_threads(m, class, values, renamed, live)
+        fingerprint_up_to_threads(m, class, values, namings, live)
     };
     fp.or_else(|| {
         values.map(|r| {
             let order: Vec<usize> = (0..m.threads.len()).collect();
             let map = super::digest::relabel(m, r, &order, live);
-            let mut names = Names::new(&m.keys, None, renamed, Some((r, map)), live);
+            let mut names = Names::new(&m.keys, None, namings, Some((r, map)), live);
             whole(m, &mut names, &order, 2)
         })
     })
@@ -524,20 +531,11 @@ impl<'a> Names<'a> {
         }
     }
 
-    fn renamed(
-        keys: &'a Keys,
-        perm: Vec<u32>,
-        renamed: &'a mut Renamed,
-        live: Option<&'a Liveness>,
-    ) -> Names<'a> {
-        Names::new(keys, Some(perm), renamed, None, live)
-    }
-
     /// Threads renamed by `perm` (if any) and values by `vals` (if any).
     fn new(
         keys: &'a Keys,
         perm: Option<Vec<u32>>,
-        renamed: &'a mut Renamed,
+        namings: &'a mut ValueNamings,
         vals: Option<(&'a Renaming, Vec<Vec<usize>>)>,
         live: Option<&'a Liveness>,
     ) -> Names<'a> {
@@ -551,7 +549,7 @@ impl<'a> Names<'a> {
                     whole.extend(m.iter().map(|i| *i as u32));
                     whole.push(u32::MAX);
                 }
-                renamed.perm_id(&whole)
+                namings.id(&whole)
             }
         };
         Names {
@@ -687,7 +685,7 @@ pub(super) fn fingerprint_up_to_threads(
     m: &Machine,
     class: &[u32],
     values: Option<&Renaming>,
-    renamed: &mut Renamed,
+    namings: &mut ValueNamings,
     live: Option<&Liveness>,
 ) -> Option<u128> {
     if !m.memo.is_empty()
@@ -725,8 +723,7 @@ pub(super) fn fingerprint_up_to_threads(
     let tag = if vals.is_some() { 3 } else { 1 };
     let mut names = match (perm, vals) {
         (None, None) => Names::own(&m.keys, live),
-        (Some(p), None) => Names::renamed(&m.keys, p, renamed, live),
-        (p, vals) => Names::new(&m.keys, p, renamed, vals, live),
+        (p, vals) => Names::new(&m.keys, p, namings, vals, live),
     };
     Some(whole(m, &mut names, &order, tag))
 }
