@@ -275,14 +275,20 @@ impl<'n, 'a> Free<'n, 'a> {
         let mut sum = 0u128;
         for e in entries {
             let (d, t) = digest(self.names, e);
-            let d = item(&d);
-            if let Some(t) = t {
-                self.refs.add(t, item(&(1u8, tag, d)));
-            }
-            sum = sum.wrapping_add(d);
+            sum = sum.wrapping_add(set_entry(&mut self.refs, tag, &d, t));
         }
         sum
     }
+}
+
+/// One entry of an unordered part tagged `tag`: its digest (the term of
+/// the part's sum), its thread (if any) named at `(1, tag, digest)`.
+fn set_entry(refs: &mut Refs, tag: (u8, u64), d: &impl std::hash::Hash, t: Option<u32>) -> u128 {
+    let d = item(d);
+    if let Some(t) = t {
+        refs.add(t, item(&(1u8, tag, d)));
+    }
+    d
 }
 
 impl DigestCache {
@@ -353,10 +359,7 @@ pub(super) fn fired(set: &super::state::Fired, names: &mut Names) -> u128 {
     if from < set.len() {
         for k in set.in_order().focus().narrow(from..) {
             let (d, t) = names.free_key(*k);
-            let d = item(&d);
-            if let Some(t) = t {
-                sum.refs.add(t, item(&(1u8, (0u8, 0u64), d)));
-            }
+            let d = set_entry(&mut sum.refs, (0, 0), &d, t);
             sum.digest = sum.digest.wrapping_add(d);
             sum.len += 1;
         }

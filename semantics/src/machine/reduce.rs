@@ -133,8 +133,9 @@
 //! hash of its name-free digest and its root's new name
 //! ([`super::state::Keys::renamed`]), and a thread's part is its name-free
 //! digest with the places that name threads renamed ([`super::digest`]),
-//! so a new canonical order costs a few hashes per thread. Two states with equal fingerprints are renamings of each other
-//! whatever order ties take (ties only lose merges). States whose P-INPUT
+//! so a new canonical order costs a few hashes per thread. Two states
+//! with equal fingerprints are renamings of each other whatever order ties
+//! take (ties only lose merges). States whose P-INPUT
 //! uninterpreted-function table is non-empty (`Machine::memo`: readnone
 //! calls keyed by arguments and thread ids, not renamed) or that hold threads'
 //! private objects get the plain fingerprint.

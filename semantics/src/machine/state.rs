@@ -118,27 +118,20 @@ impl Keys {
         }
         let id = KeyId(self.nodes.len() as u32);
         let mut f = super::reduce::Fp::new();
-        // The parent's digest a child's digest takes: the name-free one
-        // when the parent names a thread (the child names the same).
-        let part = |keys: &Keys, parent: KeyId| {
-            let d = keys.canon[parent.0 as usize];
-            match d.named {
-                Some((free, tid)) => (free, Some(tid)),
-                None => (d.canon, None),
-            }
-        };
+        // A child takes its parent's name-free digest and names the same
+        // thread.
         let named = match node {
             KeyNode::Block {
                 func,
                 block,
                 parent,
             } => {
-                let (p, tid) = part(self, parent);
+                let (p, tid) = self.free(parent);
                 f.add(&(1u8, func, block, p));
                 tid
             }
             KeyNode::Inst { loc, parent, n } => {
-                let (p, tid) = part(self, parent);
+                let (p, tid) = self.free(parent);
                 f.add(&(2u8, loc, p, n));
                 tid
             }
@@ -181,10 +174,6 @@ impl Keys {
     /// The structural digest of `k` (memoization).
     pub fn canon(&self, k: KeyId) -> u128 {
         self.canon[k.0 as usize].canon
-    }
-    /// Whether `k`'s tree names a thread (see [`KeyDigest`]).
-    pub fn names_thread(&self, k: KeyId) -> bool {
-        self.canon[k.0 as usize].named.is_some()
     }
     /// The digest of `k` with its thread name erased, and the thread it
     /// names (the canonical digest and `None` for a tree that names none;
