@@ -8,10 +8,13 @@
 //! `nodivergencesource` one shared by the threads, an anchored convergent
 //! operation), whose results are drawn per key, so that equal arguments
 //! must give equal results in the instances.
+//! Data values also move between threads through modelled operations
+//! that only copy them (`readfirstlane`, `readlane` and a shuffle by a
+//! lane or index from `%c`, `writelane`), whose results stay data.
 //! One kernel in four also lets a data value reach a use that makes its
 //! input *not* data (a comparison feeding a branch, the operand of a
-//! modelled convergent operation, a division, a store), so that the
-//! analysis's refusals are exercised too. For the interpreter's reductions oracle
+//! modelled reduction, the lane operand of `readlane`, a division, a
+//! store), so that the analysis's refusals are exercised too. For the interpreter's reductions oracle
 //! (`semantics/tests/interp_reduce.rs`): the search that runs data inputs
 //! as symbols must find exactly the plain search's behaviours.
 
@@ -50,6 +53,11 @@ pub enum Step {
     /// x)` (1, `nodivergencesource`), or `@op(i32 x)` under an anchor (2);
     /// each result is then observed.
     Key { x: usize, y: usize, kind: u8 },
+    /// A move under an anchor: `readfirstlane(x)` (kind 0), `readlane(x,
+    /// zext %c)` (1), `subgroupShuffle(x, zext %c + 1)` (2: lane 2 is
+    /// outside a launch of 2 threads, poison), `writelane(x, 0, y)` (3);
+    /// the result is then observed.
+    Move { x: usize, y: usize, kind: u8 },
 }
 
 /// What makes an input not data, planted in one kernel in four.
@@ -57,9 +65,11 @@ pub enum Step {
 pub enum Breaker {
     /// `icmp eq x, 1` feeding a branch to an observed block.
     Branch(usize),
-    /// `x` as the operand of a modelled convergent operation
-    /// (`llvm.amdgcn.readfirstlane`, computed from its operands).
+    /// `x` as the operand of a modelled convergent operation that
+    /// computes from it (`subgroupAdd`, a reduction).
     Convergent(usize),
+    /// `x` as the lane operand of `llvm.amdgcn.readlane`.
+    Lane(usize),
     /// `udiv 7, x` (UB when `x` is 0).
     Divide(usize),
     /// `x` stored to a global.
@@ -100,6 +110,7 @@ fn arb_step(k: usize) -> impl Strategy<Value = Step> {
         1 => (0..n, 0..n).prop_map(|(x, y)| Step::Select { x, y }),
         1 => (0..n, 0..n).prop_map(|(x, y)| Step::Loop { x, y }),
         2 => (0..n, 0..n, 0..3u8).prop_map(|(x, y, kind)| Step::Key { x, y, kind }),
+        2 => (0..n, 0..n, 0..4u8).prop_map(|(x, y, kind)| Step::Move { x, y, kind }),
     ]
 }
 
@@ -112,10 +123,11 @@ pub fn arb_data_kernel(max_steps: usize) -> impl Strategy<Value = DataKernel> {
                 steps,
                 prop_oneof![
                     3 => Just(None),
-                    1 => (0..4u8, 0..len + 2).prop_map(|(w, x)| Some(match w {
+                    1 => (0..5u8, 0..len + 2).prop_map(|(w, x)| Some(match w {
                         0 => Breaker::Branch(x),
                         1 => Breaker::Convergent(x),
                         2 => Breaker::Divide(x),
+                        3 => Breaker::Lane(x),
                         _ => Breaker::Store(x),
                     })),
                 ],
@@ -206,6 +218,30 @@ impl DataKernel {
                     };
                     body += &format!("  call void @use(i32 {v}, i32 2)\n");
                 }
+                Step::Move { x, y, kind } => {
+                    body += &format!(
+                        "  %mt{k} = call token @llvm.experimental.convergence.anchor()\n\
+                         \x20 %ml{k} = zext i1 %c to i32\n"
+                    );
+                    let (x, y) = (&vals[*x], &vals[*y]);
+                    body += &match kind {
+                        0 => format!("  {v} = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {x})"),
+                        1 => format!(
+                            "  {v} = call i32 @llvm.amdgcn.readlane.i32(i32 {x}, i32 %ml{k})"
+                        ),
+                        2 => format!(
+                            "  %mi{k} = add i32 %ml{k}, 1\n\
+                             \x20 {v} = call i32 @subgroupShuffle(i32 {x}, i32 %mi{k})"
+                        ),
+                        _ => format!(
+                            "  {v} = call i32 @llvm.amdgcn.writelane.i32(i32 {x}, i32 0, i32 {y})"
+                        ),
+                    };
+                    body += &format!(
+                        " [ \"convergencectrl\"(token %mt{k}) ]\n\
+                         \x20 call void @use(i32 {v}, i32 3)\n"
+                    );
+                }
             }
             vals.push(v);
         }
@@ -226,7 +262,15 @@ impl DataKernel {
             Some(Breaker::Convergent(x)) => {
                 body += &format!(
                     "  %bt = call token @llvm.experimental.convergence.anchor()\n\
-                     \x20 %bo = call i32 @llvm.amdgcn.readfirstlane.i32(i32 {}) [ \"convergencectrl\"(token %bt) ]\n\
+                     \x20 %bo = call i32 @subgroupAdd(i32 {}) [ \"convergencectrl\"(token %bt) ]\n\
+                     \x20 call void @use(i32 %bo, i32 0)\n",
+                    vals[*x]
+                );
+            }
+            Some(Breaker::Lane(x)) => {
+                body += &format!(
+                    "  %bt = call token @llvm.experimental.convergence.anchor()\n\
+                     \x20 %bo = call i32 @llvm.amdgcn.readlane.i32(i32 5, i32 {}) [ \"convergencectrl\"(token %bt) ]\n\
                      \x20 call void @use(i32 %bo, i32 0)\n",
                     vals[*x]
                 );
@@ -272,7 +316,11 @@ impl DataKernel {
              declare void @use(i32, i32)\n\
              declare i32 @pure(i32, i32) nounwind willreturn memory(none)\n\
              declare i32 @uni(i32) nounwind willreturn memory(none) nodivergencesource\n\
-             declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent nounwind willreturn memory(none)\n"
+             declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent nounwind willreturn memory(none)\n\
+             declare i32 @llvm.amdgcn.readlane.i32(i32, i32) convergent nounwind willreturn memory(none)\n\
+             declare i32 @llvm.amdgcn.writelane.i32(i32, i32, i32) convergent nounwind willreturn memory(none)\n\
+             declare i32 @subgroupShuffle(i32, i32) convergent nounwind willreturn memory(none)\n\
+             declare i32 @subgroupAdd(i32) convergent nounwind willreturn memory(none)\n"
         )
     }
 }

@@ -23,6 +23,13 @@
 //!   result from the thread's input stream (`UnknownStream`, not
 //!   convergent at the call site: the result does not depend on the
 //!   arguments, which are observed);
+//! - the moved operand of a modelled operation that only moves a value
+//!   between threads or passes it through (a shuffle's or `readlane`'s
+//!   value, `readfirstlane`, `subgroupBroadcastFirst`, `writelane`'s
+//!   value and old value, `set.inactive`, `wwm`; `moved_operands`), with
+//!   an integer result, which joins the slice: the result is a copy of
+//!   one member's operand, or poison, or UB, chosen by the other operands
+//!   (not in the slice), the set and the geometry alone;
 //! - an argument of a direct call of an *uninterpreted* function (a *key
 //!   use*): a pure or uniform unknown function (P-INPUT) or an unknown
 //!   convergent one (C-OPS), whose result is drawn once per key (callee,
@@ -31,16 +38,20 @@
 //! - the kernel's returned value (how the thread ended, observed).
 //!
 //! Anything else (a branch or switch condition, a comparison, a select
-//! condition, a division, a memory access, an operand of a modelled
-//! convergent operation or of any modelled intrinsic, `freeze`, a vector
-//! operation) makes the parameter not data.
+//! condition, a division, a memory access, a lane or index operand or
+//! any operand of a modelled operation that computes from it (ballot,
+//! vote, reduction, match, compare-ballot, lane permutation), `freeze`,
+//! a vector operation) makes the parameter not data.
 //!
 //! **The argument.** Run a launch whose data inputs are symbols
 //! (`Val::Sym(Input(slot))`, one slot per data parameter and thread, or per
 //! parameter when it is uniform): the allowed operations build symbolic
 //! terms ([`Sym`]) in place of values, and every other value is computed
 //! exactly as in a concrete launch, because no step other than the allowed
-//! ones reads a slice value. By induction over the steps of any sequence
+//! ones reads a slice value (a move reads only its other operands, the
+//! set and the geometry to choose whose copy it returns, so its result is
+//! that member's term, and evaluated at `d` the concrete move's result).
+//! By induction over the steps of any sequence
 //! of choices: the concrete launch with data inputs `d` makes the same
 //! choices available and takes the same steps, every one of its values
 //! is the symbolic value evaluated at `d` ([`eval`] applies the integer
@@ -612,6 +623,23 @@ fn slice_is_data(
                                 *keyed = true;
                                 None
                             }
+                            // A move: the result is a member's copy of
+                            // the operand (or poison, or UB, decided by
+                            // the other operands and the set).
+                            CalleeKind::Builtin(op) => {
+                                let moved = moved_operands(op);
+                                let only_moved = c.args.iter().enumerate().all(|(k, a)| {
+                                    !is_local(&a.value, v) || moved.contains(&(k as u8))
+                                });
+                                let int_result = match &c.ty {
+                                    Type::Func(f) => int_ty(&f.ret),
+                                    t => int_ty(t),
+                                };
+                                if moved.is_empty() || !only_moved || !int_result {
+                                    return false;
+                                }
+                                inst.result
+                            }
                             _ => return false,
                         }
                     }
@@ -645,6 +673,24 @@ fn slice_is_data(
         }
     }
     true
+}
+
+/// The operands a modelled operation only moves (M-DATA): its result is
+/// one member's value of such an operand (C-OPS `subgroupShuffle`,
+/// `readlane`, `readfirstlane`, `subgroupBroadcastFirst`; P-THREAD
+/// `writelane`, `set.inactive`, `wwm`, `wqm`), or poison, or UB, and
+/// which one is decided by the other operands (lane, index), the
+/// communicating set and the geometry, never by the moved value
+/// (`collective::in_set`, `read_lane`, `per_thread`). Empty for any
+/// other operation.
+fn moved_operands(op: crate::intrinsics::Op) -> Vec<u8> {
+    use crate::intrinsics::Op;
+    match op {
+        Op::Shuffle { val, .. } | Op::Broadcast { val, .. } => vec![val],
+        Op::First { arg } | Op::PassThrough { arg } => vec![arg],
+        Op::WriteLane { val, old, .. } => vec![val, old],
+        _ => Vec::new(),
+    }
 }
 
 /// The value of `v` with data inputs `assign` (indexed by slot): symbols

@@ -560,7 +560,64 @@ pub fn close(
 ) -> (Vec<Behaviour>, super::symmetry::Closure) {
     let elems = elements(r);
     let inputs: BTreeMap<String, usize> = r.inputs.clone();
-    super::symmetry::close_under(behaviours, digests, go, cap, None, |x, emit| {
+    // Past the listing limit, an orbit is counted by its size when its
+    // behaviour shows no value G renames: G then acts on it by the thread
+    // permutations alone (`image` changes nothing else the digest reads),
+    // a product of symmetric groups over `classes` (the blocks of lane
+    // renamings, the launch classes of blind ones, one class per thread
+    // otherwise), which `symmetry::orbit_within` counts. Whether a
+    // behaviour shows a renamed value is the same over its orbit, so every
+    // orbit is counted one way only.
+    let classes: Vec<super::symmetry::Class> = (0..r.n)
+        .map(|t| match &r.threads {
+            Threads::Lanes { blocks } => match blocks.iter().position(|b| b.contains(&t)) {
+                Some(b) => (b as u32, (0, 0)),
+                None => (u32::MAX, (t, 0)),
+            },
+            Threads::Blind => super::symmetry::class_of(opts, t),
+            Threads::Off(_) => (u32::MAX, (t, 0)),
+        })
+        .collect();
+    let mut count = |x: &Execution| {
+        if shows_renamed(x, r) {
+            return None;
+        }
+        super::symmetry::orbit_within(x, &classes, super::symmetry::ORBIT_LABELLINGS)
+    };
+    super::symmetry::close_under(behaviours, digests, go, cap, Some(&mut count), |x, emit| {
+        if !shows_renamed(x, r) {
+            // G acts on `x` by the thread permutations alone: one image
+            // per arrangement of its records within the classes, digested
+            // without building it, built (`image`, which also renames
+            // the launch inputs and call arguments the listing prints)
+            // only when new.
+            let parts = super::launch::DigestParts::new(x);
+            let arrangements = super::symmetry::arrangements_within(x, &classes);
+            for (i, perm) in arrangements.enumerate() {
+                let g = Elem {
+                    perm: perm.iter().map(|p| *p as u32).collect(),
+                    ..Elem::identity(r)
+                };
+                let digest = super::symmetry::renamed_digest(&parts, x, &perm);
+                let mut build = || {
+                    let y = image(x, r, &g, &inputs);
+                    if super::reduce::checking_digests() {
+                        assert_eq!(
+                            y.behaviour_digest(),
+                            digest,
+                            "an image renames threads only"
+                        );
+                    }
+                    y
+                };
+                match emit(digest, &mut build) {
+                    super::symmetry::Emitted::Stop => return,
+                    super::symmetry::Emitted::Known if i == 0 => return,
+                    _ => {}
+                }
+            }
+            return;
+        }
         // Value renamings that differ only on values the behaviour does
         // not show give the same image.
         let shown = shown_values(x, r);
@@ -600,11 +657,63 @@ fn shown_values(e: &Execution, r: &Renaming) -> BTreeSet<(usize, usize)> {
             }
         }
     };
+    renamable_values(e, r, true, &mut note);
+    for (name, vals) in &e.inputs {
+        for v in vals {
+            note(r.inputs.get(name).copied(), v);
+        }
+    }
+    out
+}
+
+/// Whether some element of G changes a value that `e`'s behaviour digest
+/// reads (the places [`image`] renames, launch inputs aside): a free
+/// value of an opaque class, a lane value below the thread count, or
+/// the thread a shuffle read out of its set under lane renamings.
+fn shows_renamed(e: &Execution, r: &Renaming) -> bool {
+    let mut shown = false;
+    // A call event's arguments are not part of the behaviour (R-BEHAV,
+    // `DigestParts::path`).
+    renamable_values(e, r, false, &mut |c, v| {
+        if let (Some(c), Val::Int { v, .. }) = (c, v) {
+            let cl = &r.classes[c];
+            shown |= match cl.kind {
+                Kind::Opaque => cl.free.contains(v),
+                Kind::Lane => *v < u128::from(r.n),
+            };
+        }
+    });
+    let lanes = matches!(r.threads, Threads::Lanes { .. });
+    shown
+        || (lanes
+            && e.threads.iter().any(|th| {
+                matches!(
+                    th.end,
+                    Some(ThreadEnd::Ub {
+                        why: UbKind::ShuffleOutOfSet { thread },
+                        ..
+                    }) if thread < u128::from(r.n)
+                )
+            }))
+}
+
+/// Calls `note` with the class (if any) and value of every place of `e`'s
+/// threads that [`image`] renames: call events' arguments (when
+/// `event_args`) and results, observed calls' arguments and results,
+/// returned values.
+fn renamable_values(
+    e: &Execution,
+    r: &Renaming,
+    event_args: bool,
+    note: &mut dyn FnMut(Option<usize>, &Val),
+) {
     for th in &e.threads {
         for ev in th.events.iter() {
             if let Some((args, res)) = r.sites.get(&ev.loc) {
-                for (a, c) in ev.args.iter().zip(args) {
-                    note(*c, a);
+                if event_args {
+                    for (a, c) in ev.args.iter().zip(args) {
+                        note(*c, a);
+                    }
                 }
                 if let Some(v) = &ev.result {
                     note(*res, v);
@@ -628,10 +737,4 @@ fn shown_values(e: &Execution, r: &Renaming) -> BTreeSet<(usize, usize)> {
             note(r.ret, v);
         }
     }
-    for (name, vals) in &e.inputs {
-        for v in vals {
-            note(r.inputs.get(name).copied(), v);
-        }
-    }
-    out
 }

@@ -324,6 +324,15 @@ pub fn renamed_digest(parts: &DigestParts, e: &Execution, perm: &[usize]) -> u12
 /// up to C(50, 25) images), so its consumer decides how many it takes
 /// ([`close`]'s budgets).
 pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
+    let classes: Vec<Class> = (0..e.threads.len())
+        .map(|t| class_of(opts, t as u32))
+        .collect();
+    arrangements_within(e, &classes)
+}
+
+/// [`arrangements`] under the permutations that keep every thread `t` in
+/// `classes[t]` ([`orbit_within`]).
+pub fn arrangements_within(e: &Execution, classes_of: &[Class]) -> Arrangements {
     // Class of each thread: identical records within a group (numbered
     // in order of first appearance).
     let same = |a: &ThreadRecord, b: &ThreadRecord| {
@@ -346,8 +355,9 @@ pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
         })
         .collect();
     let mut groups: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
-    for t in 0..e.threads.len() {
-        groups.entry(class_of(opts, t as u32)).or_default().push(t);
+    assert_eq!(classes_of.len(), e.threads.len(), "one class per thread");
+    for (t, c) in classes_of.iter().enumerate() {
+        groups.entry(*c).or_default().push(t);
     }
     let groups: Vec<Vec<usize>> = groups.into_values().collect();
     let own: Vec<Vec<usize>> = groups
@@ -516,6 +526,19 @@ fn multinomial(counts: impl IntoIterator<Item = usize>) -> Option<u128> {
 /// |G·e| = |G| / |Aut(e)| = Π over classes of multinomial(class; cells)
 /// × L / (the labellings giving the least image).
 pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)> {
+    let classes: Vec<Class> = (0..e.threads.len())
+        .map(|t| class_of(opts, t as u32))
+        .collect();
+    orbit_within(e, &classes, budget)
+}
+
+/// [`orbit`] under the renamings that keep every thread `t` in
+/// `classes[t]` and may permute the threads of a class arbitrarily (the
+/// blind renamings when the classes are [`class_of`]'s; M-RENAME's lane
+/// renamings on a behaviour that shows no lane value, with the blocks as
+/// classes, `orbit::close`). The argument of [`orbit`] holds for any such
+/// product of symmetric groups.
+pub fn orbit_within(e: &Execution, classes_of: &[Class], budget: u128) -> Option<(u128, u128)> {
     let n = e.threads.len();
     let parts = DigestParts::new(e);
     let ident: Vec<usize> = (0..n).collect();
@@ -523,8 +546,8 @@ pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)
     // Cells: per class (in thread order), threads by colour.
     let mut cells: BTreeMap<(Class, u128), Vec<usize>> = BTreeMap::new();
     let mut classes: BTreeMap<Class, Vec<usize>> = BTreeMap::new();
-    for t in 0..n {
-        let c = class_of(opts, t as u32);
+    assert_eq!(classes_of.len(), n, "one class per thread");
+    for (t, c) in classes_of.iter().copied().enumerate() {
         cells.entry((c, parts.color(t))).or_default().push(t);
         classes.entry(c).or_default().push(t);
     }
