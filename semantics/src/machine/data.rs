@@ -1271,6 +1271,10 @@ mod tests {
              declare i32 @pure(i32) memory(none)\n\
              declare i32 @uni(i32) memory(none) nodivergencesource\n\
              declare i32 @llvm.amdgcn.readfirstlane.i32(i32) convergent\n\
+             declare i32 @llvm.amdgcn.readlane.i32(i32, i32) convergent\n\
+             declare i32 @llvm.amdgcn.writelane.i32(i32, i32, i32) convergent\n\
+             declare i32 @llvm.amdgcn.wave.reduce.umax.i32(i32, i32) convergent\n\
+             declare i32 @subgroupShuffle(i32, i32) convergent\n\
              @g = global i32 0\n"
         );
         analysed(&text, false)
@@ -1313,6 +1317,19 @@ mod tests {
             "%q = call i32 @pure(i32 %a)",
             "%q = call i32 @op(i32 %a)",
             "%q = call i32 @uni(i32 %a)",
+        ] {
+            let k = format!(
+                "define void @k(i32 %a) {{\nentry:\n  {call}\n  call void @use(i32 %q)\n  ret void\n}}"
+            );
+            assert_eq!(data_of(&k), ["a"], "{call}");
+        }
+        // Moves: the value a modelled operation only copies between
+        // threads; its result stays data (observed here).
+        for call in [
+            "%q = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %a)",
+            "%q = call i32 @llvm.amdgcn.readlane.i32(i32 %a, i32 1)",
+            "%q = call i32 @llvm.amdgcn.writelane.i32(i32 %a, i32 0, i32 %a)",
+            "%q = call i32 @subgroupShuffle(i32 %a, i32 2)",
         ] {
             let k = format!(
                 "define void @k(i32 %a) {{\nentry:\n  {call}\n  call void @use(i32 %q)\n  ret void\n}}"
@@ -1371,16 +1388,20 @@ mod tests {
     }
 
     /// M-DATA: a comparison, a branch, a select condition, the operand of
-    /// a modelled convergent operation, a division, a store, a freeze or
-    /// a returned value of a helper that meets a branch make the input
-    /// control.
+    /// a modelled operation that computes from it (a reduction), a lane
+    /// or index operand, a move whose result then meets a comparison, a
+    /// division, a store, a freeze or a returned value of a helper that
+    /// meets a branch make the input control.
     #[test]
     fn control_uses_are_refused() {
         let cases = [
             "%q = icmp eq i32 %a, 1\n  call void @use(i32 0)",
             "%q = trunc i32 %a to i1\n  br i1 %q, label %x, label %x\nx:",
             "%q = trunc i32 %a to i1\n  %s = select i1 %q, i32 1, i32 2",
-            "%q = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %a)",
+            "%q = call i32 @llvm.amdgcn.wave.reduce.umax.i32(i32 %a, i32 0)",
+            "%q = call i32 @llvm.amdgcn.readlane.i32(i32 5, i32 %a)",
+            "%q = call i32 @subgroupShuffle(i32 %a, i32 %a)",
+            "%q = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %a)\n  %r = icmp eq i32 %q, 0\n  call void @use(i32 0)",
             "%q = udiv i32 7, %a\n  call void @use(i32 %q)",
             "store i32 %a, ptr @g",
             "%q = freeze i32 %a\n  call void @use(i32 %q)",

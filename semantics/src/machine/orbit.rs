@@ -591,31 +591,14 @@ pub fn close(
             // without building it, built (`image`, which also renames
             // the launch inputs and call arguments the listing prints)
             // only when new.
-            let parts = super::launch::DigestParts::new(x);
             let arrangements = super::symmetry::arrangements_within(x, &classes);
-            for (i, perm) in arrangements.enumerate() {
+            super::symmetry::emit_renamings_by(x, arrangements, emit, |perm| {
                 let g = Elem {
                     perm: perm.iter().map(|p| *p as u32).collect(),
                     ..Elem::identity(r)
                 };
-                let digest = super::symmetry::renamed_digest(&parts, x, &perm);
-                let mut build = || {
-                    let y = image(x, r, &g, &inputs);
-                    if super::reduce::checking_digests() {
-                        assert_eq!(
-                            y.behaviour_digest(),
-                            digest,
-                            "an image renames threads only"
-                        );
-                    }
-                    y
-                };
-                match emit(digest, &mut build) {
-                    super::symmetry::Emitted::Stop => return,
-                    super::symmetry::Emitted::Known if i == 0 => return,
-                    _ => {}
-                }
-            }
+                image(x, r, &g, &inputs)
+            });
             return;
         }
         // Value renamings that differ only on values the behaviour does

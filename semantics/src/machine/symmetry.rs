@@ -708,9 +708,31 @@ pub(super) fn emit_renamings(
     perms: impl Iterator<Item = Vec<usize>>,
     emit: &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> Emitted,
 ) -> bool {
+    emit_renamings_by(e, perms, emit, |perm| renamed(e, perm))
+}
+
+/// [`emit_renamings`], an image built by `build` (called only for a new
+/// digest), which must give the execution [`renamed_digest`] digests:
+/// `e` with its threads renamed by `perm`, and possibly values the digest
+/// does not read changed with them (M-RENAME's `orbit::close` renames
+/// the launch inputs and call arguments the listing prints).
+pub(super) fn emit_renamings_by(
+    e: &Execution,
+    perms: impl Iterator<Item = Vec<usize>>,
+    emit: &mut dyn FnMut(u128, &mut dyn FnMut() -> Execution) -> Emitted,
+    build: impl Fn(&[usize]) -> Execution,
+) -> bool {
     let parts = DigestParts::new(e);
     for (i, perm) in perms.enumerate() {
-        match emit(renamed_digest(&parts, e, &perm), &mut || renamed(e, &perm)) {
+        let digest = renamed_digest(&parts, e, &perm);
+        let mut image = || {
+            let y = build(&perm);
+            if super::reduce::checking_digests() {
+                assert_eq!(y.behaviour_digest(), digest, "an image's digest");
+            }
+            y
+        };
+        match emit(digest, &mut image) {
             Emitted::Stop => return false,
             Emitted::Known if i == 0 => return true,
             _ => {}
