@@ -1311,21 +1311,14 @@ mod tests {
                  \x20 ret i32 %w\n\
                  }";
         assert_eq!(data_of(k), ["a", "b", "u"]);
-        // Key uses: the argument of a pure, a uniform or a convergent
-        // unknown function (its result is drawn per key, not computed).
         for call in [
+            // Key uses: the argument of a pure, a uniform or a convergent
+            // unknown function (its result is drawn per key, not computed).
             "%q = call i32 @pure(i32 %a)",
             "%q = call i32 @op(i32 %a)",
             "%q = call i32 @uni(i32 %a)",
-        ] {
-            let k = format!(
-                "define void @k(i32 %a) {{\nentry:\n  {call}\n  call void @use(i32 %q)\n  ret void\n}}"
-            );
-            assert_eq!(data_of(&k), ["a"], "{call}");
-        }
-        // Moves: the value a modelled operation only copies between
-        // threads; its result stays data (observed here).
-        for call in [
+            // Moves: the value a modelled operation only copies between
+            // threads; its result stays data (observed here).
             "%q = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %a)",
             "%q = call i32 @llvm.amdgcn.readlane.i32(i32 %a, i32 1)",
             "%q = call i32 @llvm.amdgcn.writelane.i32(i32 %a, i32 0, i32 %a)",
