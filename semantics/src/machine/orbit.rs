@@ -568,16 +568,16 @@ pub fn close(
     // otherwise), which `symmetry::orbit_within` counts. Whether a
     // behaviour shows a renamed value is the same over its orbit, so every
     // orbit is counted one way only.
-    let classes: Vec<super::symmetry::Class> = (0..r.n)
-        .map(|t| match &r.threads {
-            Threads::Lanes { blocks } => match blocks.iter().position(|b| b.contains(&t)) {
+    let classes: Vec<super::symmetry::Class> = match &r.threads {
+        Threads::Blind => super::symmetry::classes(opts, r.n as usize),
+        Threads::Lanes { blocks } => (0..r.n)
+            .map(|t| match blocks.iter().position(|b| b.contains(&t)) {
                 Some(b) => (b as u32, (0, 0)),
                 None => (u32::MAX, (t, 0)),
-            },
-            Threads::Blind => super::symmetry::class_of(opts, t),
-            Threads::Off(_) => (u32::MAX, (t, 0)),
-        })
-        .collect();
+            })
+            .collect(),
+        Threads::Off(_) => (0..r.n).map(|t| (u32::MAX, (t, 0))).collect(),
+    };
     let mut count = |x: &Execution| {
         if shows_renamed(x, r) {
             return None;

@@ -167,6 +167,11 @@ pub fn class_of(opts: &Options, t: u32) -> Class {
     (geo.group_of(t), geo.subgroup_key(t))
 }
 
+/// [`class_of`] of each of `n` threads.
+pub fn classes(opts: &Options, n: usize) -> Vec<Class> {
+    (0..n).map(|t| class_of(opts, t as u32)).collect()
+}
+
 /// Whether some function of the module accesses memory (the machine runs
 /// threads one after the other between firings, so their memory accesses
 /// do not commute with each other): the reason, or `None`.
@@ -324,10 +329,7 @@ pub fn renamed_digest(parts: &DigestParts, e: &Execution, perm: &[usize]) -> u12
 /// up to C(50, 25) images), so its consumer decides how many it takes
 /// ([`close`]'s budgets).
 pub fn arrangements(e: &Execution, opts: &Options) -> Arrangements {
-    let classes: Vec<Class> = (0..e.threads.len())
-        .map(|t| class_of(opts, t as u32))
-        .collect();
-    arrangements_within(e, &classes)
+    arrangements_within(e, &classes(opts, e.threads.len()))
 }
 
 /// [`arrangements`] under the permutations that keep every thread `t` in
@@ -526,10 +528,7 @@ fn multinomial(counts: impl IntoIterator<Item = usize>) -> Option<u128> {
 /// |G·e| = |G| / |Aut(e)| = Π over classes of multinomial(class; cells)
 /// × L / (the labellings giving the least image).
 pub fn orbit(e: &Execution, opts: &Options, budget: u128) -> Option<(u128, u128)> {
-    let classes: Vec<Class> = (0..e.threads.len())
-        .map(|t| class_of(opts, t as u32))
-        .collect();
-    orbit_within(e, &classes, budget)
+    orbit_within(e, &classes(opts, e.threads.len()), budget)
 }
 
 /// [`orbit`] under the renamings that keep every thread `t` in
@@ -684,9 +683,10 @@ pub fn close(
     cap: usize,
     go: &mut dyn FnMut() -> bool,
 ) -> (Vec<Behaviour>, Closure) {
-    let mut count = |e: &Execution| orbit(e, opts, ORBIT_LABELLINGS);
+    let classes = classes(opts, opts.threads as usize);
+    let mut count = |e: &Execution| orbit_within(e, &classes, ORBIT_LABELLINGS);
     close_under(behaviours, digests, go, cap, Some(&mut count), |e, emit| {
-        emit_renamings(e, arrangements(e, opts), emit);
+        emit_renamings(e, arrangements_within(e, &classes), emit);
     })
 }
 
