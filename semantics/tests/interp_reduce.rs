@@ -357,6 +357,32 @@ fn reduced_equals_plain_on_float_memory_kernels() {
     assert!(t.plain >= 4 * t.compared as u64, "{} executions", t.plain);
 }
 
+/// M-LIVE-MEM: kernels that load input buffer words at thread-dependent
+/// addresses (their own, a neighbour's, a fixed word, a loop's), before and
+/// after convergent operations and barriers, under branches on loaded
+/// values, with stores and atomics over input words
+/// (`testgen::buffer_kernels`), at 2 and 3 threads over {0, 1}: leaving
+/// input bytes no continuation reads out of the fingerprints, and looking
+/// states up after a thread's run that loaded inputs, finds the plain
+/// search's behaviours.
+#[test]
+fn reduced_equals_plain_on_buffer_kernels() {
+    let progs = testgen::sample(&testgen::buffer_kernels::arb_buffer_kernel(), 240, 53);
+    let mut t = Tally::new();
+    for (i, text) in progs.iter().enumerate() {
+        let threads = if i % 2 == 0 { 2 } else { 3 };
+        t.add(compare(text, &opts(threads, 60, vec![0, 1])));
+    }
+    t.report("buffer kernels, 2 and 3 threads");
+    assert!(t.compared >= 180, "too few compared: {}", t.compared);
+    assert!(
+        t.reduced * 2 < t.plain,
+        "{} of {} executions",
+        t.reduced,
+        t.plain
+    );
+}
+
 /// Launch and state symmetry rename threads only within their subgroup
 /// (`symmetry::class_of`): with `--subgroup-size` smaller than the launch
 /// group, a subgroup reduction tells subgroups apart. A reduction in

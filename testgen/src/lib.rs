@@ -42,6 +42,7 @@
 //! The product (`checker::prove::meta`) uses [`cfg`], [`tokens`],
 //! [`uniformity`], [`refine_family`] and [`sample`]; the rest serves tests.
 
+pub mod buffer_kernels;
 pub mod cfg;
 pub mod data_flow;
 pub mod defects;

@@ -50,6 +50,7 @@ mod ops;
 pub mod orbit;
 pub mod program;
 pub mod query;
+pub mod readers;
 pub mod reduce;
 pub mod renaming;
 pub mod render;

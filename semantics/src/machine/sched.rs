@@ -119,9 +119,11 @@ pub fn run_execution(
     checkpoints: &mut Checkpoints,
 ) -> Result<ExecEnd, RunError> {
     let n = m.threads.len();
+    seen.prepare(prog, opts, m);
     loop {
         for t in 0..n {
             if matches!(m.threads[t].status, Status::Running) {
+                let before = chooser.depth();
                 let mut cx = Ctx {
                     prog,
                     opts,
@@ -134,6 +136,24 @@ pub fn run_execution(
                         return Ok(ExecEnd::Contradiction { rule, detail })
                     }
                 }
+                // M-LIVE-MEM: the state after a thread's run that made
+                // choices (inputs it loaded), when other threads are still
+                // to run; see `reduce`, "Where states are compared".
+                if seen.reads_known()
+                    && chooser.depth() > before
+                    && (t + 1..n).any(|u| matches!(m.threads[u].status, Status::Running))
+                    && !m.threads.iter().any(|t| matches!(t.status, Status::Killed))
+                    && opts.reduce
+                    && !chooser.replaying()
+                    && chooser.mode() == ChooserMode::Exhaustive
+                {
+                    if !seen.first_visit(prog, m) {
+                        return Ok(ExecEnd::Merged);
+                    }
+                    // Resuming from here runs the rest of the pass, as
+                    // this execution does.
+                    checkpoints.save(chooser, m);
+                }
             }
         }
         if m.threads.iter().any(|t| matches!(t.status, Status::Killed)) {
@@ -144,7 +164,7 @@ pub fn run_execution(
         // comes next; checked at every scheduling point, the end of the
         // execution included.
         let memo = opts.reduce && !chooser.replaying() && chooser.mode() == ChooserMode::Exhaustive;
-        if memo && !seen.first_visit(m) {
+        if memo && !seen.first_visit(prog, m) {
             return Ok(ExecEnd::Merged);
         }
         let cands = candidates(m);
