@@ -49,13 +49,16 @@ use super::step::Ctx;
 use super::value::Val;
 use super::Options;
 
+/// Bytes of memory: object, offset, count.
+pub type Span = (u32, i64, u64);
+
 /// The instructions that may read memory, each with what every thread
 /// reads there (M-LIVE-MEM).
 #[derive(Clone, Debug)]
 pub struct Readers {
     /// Per instruction: where it is, and per thread (index in the launch)
     /// the object, offset and byte count it reads.
-    sites: Vec<(Loc, Vec<(u32, i64, u64)>)>,
+    sites: Vec<(Loc, Vec<Span>)>,
 }
 
 /// What every thread may read of memory in the program run from `m` (a
@@ -233,7 +236,7 @@ impl Readers {
     /// The bytes of memory some continuation of `m` may still read, as
     /// (object, offset, count): what each thread that has not ended reads
     /// at each reading instruction its frames may still execute.
-    pub fn live(&self, prog: &Program, m: &Machine) -> Vec<(u32, i64, u64)> {
+    pub fn live(&self, prog: &Program, m: &Machine) -> Vec<Span> {
         let mut out = Vec::new();
         for (t, th) in m.threads.iter().enumerate() {
             if !matches!(th.status, Status::Running | Status::Waiting(_)) {

@@ -422,7 +422,7 @@ fn fingerprint_with(
 /// M-LIVE-MEM's `live` bytes (object, offset, count), every input byte
 /// outside them read as unread (no continuation reads it and R-MEM shows
 /// none, [`super::readers`]).
-fn memory_digest(mem: &super::memory::Memory, live: Option<&[(u32, i64, u64)]>) -> u128 {
+fn memory_digest(mem: &super::memory::Memory, live: Option<&[super::readers::Span]>) -> u128 {
     use super::memory::Byte;
     let Some(live) = live else {
         return item(mem);
