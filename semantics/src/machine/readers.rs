@@ -43,6 +43,7 @@ use std::collections::HashMap;
 use crate::ir::{InstKind, Operand, Type, ValueDef, ValueId};
 
 use super::chooser::{Chooser, ChooserMode};
+use super::memory::Byte;
 use super::program::{classify, CalleeKind, Program};
 use super::state::{Loc, Machine, Status};
 use super::step::Ctx;
@@ -63,7 +64,7 @@ pub struct Readers {
 
 /// What every thread may read of memory in the program run from `m` (a
 /// launched machine), or `None` when some read is not a launch constant
-/// (module documentation).
+/// (module documentation) or no read meets an input byte not read yet.
 pub fn analyse(prog: &Program, opts: &Options, m: &Machine) -> Option<Readers> {
     let mut chooser = Chooser::new(ChooserMode::Exhaustive);
     let cx = Ctx {
@@ -116,7 +117,16 @@ pub fn analyse(prog: &Program, opts: &Options, m: &Machine) -> Option<Readers> {
             }
         }
     }
-    Some(Readers { sites })
+    // Nothing to leave out when nothing reads input bytes.
+    let reads_input = sites.iter().any(|(_, per_thread)| {
+        per_thread.iter().any(|&(obj, ..)| {
+            m.mem
+                .objects
+                .get(&obj)
+                .is_some_and(|o| o.bytes.iter().any(|b| matches!(b, Byte::Unread)))
+        })
+    });
+    reads_input.then_some(Readers { sites })
 }
 
 /// Whether a value of type `t` is or holds a pointer.

@@ -215,6 +215,10 @@
 //! the state saved at the deepest scheduling point before that choice
 //! otherwise ([`super::sched::Checkpoints`]). The machine is a function of
 //! the choices made, so this runs the same executions in the same order.
+//! Where M-LIVE-MEM applies, a state is also saved after a thread's run
+//! that made choices and met no known state: resuming there runs the rest
+//! of the pass, as the execution that saved it did (see "Where states are
+//! compared").
 //!
 //! Launch symmetry, the other exact reduction, lives in
 //! [`super::symmetry`] with its argument. Partial-order reduction by sleep
