@@ -335,6 +335,18 @@ fn reduced_equals_plain_on_mc07_family() {
     assert!(t.compared >= 350, "too few compared: {}", t.compared);
 }
 
+/// Compares `progs` at 2 threads (even positions) and 3 (odd), domain
+/// {0, 1}, `max_steps` steps per thread; reports the tally as `what`.
+fn alternate_2_and_3(progs: &[String], max_steps: u64, what: &str) -> Tally {
+    let mut t = Tally::new();
+    for (i, text) in progs.iter().enumerate() {
+        let threads = if i % 2 == 0 { 2 } else { 3 };
+        t.add(compare(text, &opts(threads, max_steps, vec![0, 1])));
+    }
+    t.report(what);
+    t
+}
+
 /// Kernels over floats, pointers and memory (`testgen::floats`: float
 /// arithmetic, intrinsics and compares, `ptrtoint` compares, stores and
 /// loads of workgroup and observed global slots, barriers, a first-lane
@@ -345,12 +357,7 @@ fn reduced_equals_plain_on_mc07_family() {
 #[test]
 fn reduced_equals_plain_on_float_memory_kernels() {
     let progs = testgen::sample(&testgen::floats::arb_memory_kernel(), 200, 47);
-    let mut t = Tally::new();
-    for (i, text) in progs.iter().enumerate() {
-        let threads = if i % 2 == 0 { 2 } else { 3 };
-        t.add(compare(text, &opts(threads, 40, vec![0, 1])));
-    }
-    t.report("float/memory kernels, 2 and 3 threads");
+    let t = alternate_2_and_3(&progs, 40, "float/memory kernels, 2 and 3 threads");
     assert!(t.compared >= 150, "too few compared: {}", t.compared);
     // Per-thread float arguments over {0, 1}: launches differ in what the
     // threads store and read.
@@ -368,12 +375,7 @@ fn reduced_equals_plain_on_float_memory_kernels() {
 #[test]
 fn reduced_equals_plain_on_buffer_kernels() {
     let progs = testgen::sample(&testgen::buffer_kernels::arb_buffer_kernel(), 240, 53);
-    let mut t = Tally::new();
-    for (i, text) in progs.iter().enumerate() {
-        let threads = if i % 2 == 0 { 2 } else { 3 };
-        t.add(compare(text, &opts(threads, 60, vec![0, 1])));
-    }
-    t.report("buffer kernels, 2 and 3 threads");
+    let t = alternate_2_and_3(&progs, 60, "buffer kernels, 2 and 3 threads");
     assert!(t.compared >= 180, "too few compared: {}", t.compared);
     assert!(
         t.reduced * 2 < t.plain,
