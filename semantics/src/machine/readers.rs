@@ -23,8 +23,11 @@
 //! `get_local_id`, ...) by integer arithmetic, casts and `getelementptr`
 //! alone, evaluated with the interpreter's own operations. A call of a
 //! function without a body that is given a pointer (`memcpy`, an unknown
-//! function, a masked load) or an indirect call, or any memory access in
-//! another function, makes the analysis give up. A state's live input
+//! function, a masked load), an indirect call, a call of the kernel
+//! function itself (its loads would then run with other parameters than
+//! the launch's), or any memory access in another function, makes the
+//! analysis give up; so does a program in which no such read meets an
+//! input byte not read yet. A state's live input
 //! bytes ([`Readers::live`]) are then, for every thread that has not ended
 //! and every such instruction its frames may still execute
 //! ([`Program::may_reach`], an over-approximation), the bytes that thread
@@ -88,9 +91,13 @@ pub fn analyse(prog: &Program, opts: &Options, m: &Machine) -> Option<Readers> {
                     InstKind::AtomicRmw { ptr, value, .. } => (&value.ty, ptr),
                     InstKind::CmpXchg { ptr, cmp, .. } => (&cmp.ty, &**ptr),
                     InstKind::Call(c) => {
-                        let defined = matches!(classify(prog.module, c), CalleeKind::Defined(_));
+                        let callee = classify(prog.module, c);
+                        let defined = matches!(callee, CalleeKind::Defined(_));
                         let pointer = c.args.iter().any(|a| holds_pointer(&a.ty));
-                        if c.callee_name().is_none() || (!defined && pointer) {
+                        // A call of the kernel function itself would run
+                        // its loads with other parameters than the launch's.
+                        let kernel = matches!(callee, CalleeKind::Defined(g) if g == prog.kernel);
+                        if c.callee_name().is_none() || (!defined && pointer) || kernel {
                             return None;
                         }
                         continue;
