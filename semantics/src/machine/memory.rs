@@ -152,7 +152,9 @@ pub struct Shadow {
 /// All objects of a launch by id (0 is never an object: null).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Memory {
-    pub objects: OrdMap<u32, Object>,
+    /// Each object shared copy-on-write: a write copies that object
+    /// alone, not the map node's other objects with their bytes.
+    pub objects: OrdMap<u32, std::sync::Arc<Object>>,
     /// P-MEM-SYNC (only with race detection): each thread's vector clock,
     /// sparse; a thread's own entry is its epoch minus one, others the
     /// latest epoch of that thread that happens before it.
@@ -367,7 +369,7 @@ impl Memory {
     }
 
     pub fn add(&mut self, id: u32, obj: Object) {
-        self.objects.insert(id, obj);
+        self.objects.insert(id, std::sync::Arc::new(obj));
     }
 
     /// P-MEM-ACCESS: the object and offset a `size`-byte access through `p`
@@ -419,10 +421,11 @@ impl Memory {
     }
 
     pub fn write(&mut self, obj: u32, off: u64, bytes: &[Byte]) {
-        let o = self
-            .objects
-            .get_mut(&obj)
-            .expect("P-MEM-ACCESS: writes go to objects checked by Memory::check");
+        let o = std::sync::Arc::make_mut(
+            self.objects
+                .get_mut(&obj)
+                .expect("P-MEM-ACCESS: writes go to objects checked by Memory::check"),
+        );
         for (i, b) in bytes.iter().enumerate() {
             o.bytes.set(off as usize + i, *b);
         }
