@@ -120,6 +120,10 @@ pub fn run_execution(
 ) -> Result<ExecEnd, RunError> {
     let n = m.threads.len();
     seen.prepare(prog, opts, m);
+    // States met during a replay were reached on this very path.
+    let memo = |chooser: &Chooser| {
+        opts.reduce && !chooser.replaying() && chooser.mode() == ChooserMode::Exhaustive
+    };
     loop {
         for t in 0..n {
             if matches!(m.threads[t].status, Status::Running) {
@@ -143,9 +147,7 @@ pub fn run_execution(
                     && chooser.depth() > before
                     && (t + 1..n).any(|u| matches!(m.threads[u].status, Status::Running))
                     && !m.threads.iter().any(|t| matches!(t.status, Status::Killed))
-                    && opts.reduce
-                    && !chooser.replaying()
-                    && chooser.mode() == ChooserMode::Exhaustive
+                    && memo(chooser)
                 {
                     if !seen.first_visit(prog, m) {
                         return Ok(ExecEnd::Merged);
@@ -163,8 +165,7 @@ pub fn run_execution(
         // that an earlier path already reached has been explored, whatever
         // comes next; checked at every scheduling point, the end of the
         // execution included.
-        let memo = opts.reduce && !chooser.replaying() && chooser.mode() == ChooserMode::Exhaustive;
-        if memo && !seen.first_visit(prog, m) {
+        if memo(chooser) && !seen.first_visit(prog, m) {
             return Ok(ExecEnd::Merged);
         }
         let cands = candidates(m);
