@@ -416,10 +416,7 @@ fn fingerprint_with(
             whole(m, &mut names, &order, 2, mem)
         })
     })
-    .unwrap_or_else(|| {
-        let order: Vec<usize> = (0..m.threads.len()).collect();
-        whole(m, &mut Names::own(&m.keys, live), &order, 0, mem)
-    })
+    .unwrap_or_else(|| own_names(m, live, mem))
 }
 
 /// The digest of `mem` as fingerprints take it: whole, or with
@@ -770,14 +767,13 @@ impl<'a> Names<'a> {
 /// With `live` (M-LIVE), frame values dead at their frame's point are left
 /// out ([`super::liveness`]).
 pub fn fingerprint(m: &Machine, live: Option<&Liveness>) -> u128 {
+    own_names(m, live, memory_digest(&m.mem, None))
+}
+
+/// [`fingerprint`] with the memory digested as `mem` ([`memory_digest`]).
+fn own_names(m: &Machine, live: Option<&Liveness>, mem: u128) -> u128 {
     let order: Vec<usize> = (0..m.threads.len()).collect();
-    whole(
-        m,
-        &mut Names::own(&m.keys, live),
-        &order,
-        0,
-        memory_digest(&m.mem, None),
-    )
+    whole(m, &mut Names::own(&m.keys, live), &order, 0, mem)
 }
 
 /// State symmetry (see the module documentation): a fingerprint of `m`
