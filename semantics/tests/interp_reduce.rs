@@ -81,6 +81,40 @@ fn compare(text: &str, opts: &Options) -> Option<Compared> {
         opts.threads
     );
     assert!(reduced.explored + reduced.pruned <= plain.explored + plain.pruned);
+    // `Options::jobs`: the launches dealt out among 2 or 3 workers, each
+    // with its own memoized states, list the same behaviours, in the same
+    // order unless the closure under renaming added some (a worker may
+    // then find an image that the single search merged into a renamed
+    // state and left to the closure, and list it earlier).
+    let jobs = 2 + text.len() % 2;
+    let parallel = explore(
+        &module,
+        &Options {
+            reduce: true,
+            jobs,
+            ..opts.clone()
+        },
+    )
+    .expect("explores");
+    let listing = |ex: &Exploration| -> Vec<String> {
+        ex.behaviours
+            .iter()
+            .map(|b| b.execution.behaviour_key())
+            .collect()
+    };
+    let closed = reduced.symmetry.as_ref().is_ok_and(|n| *n > 0);
+    assert!(
+        if closed {
+            keys(&parallel) == keys(&reduced)
+        } else {
+            listing(&parallel) == listing(&reduced)
+        } && parallel.complete == reduced.complete
+            && parallel.distinct() == reduced.distinct(),
+        "{jobs} workers listed other behaviours ({} vs {}) at {} threads on\n{text}",
+        parallel.behaviours.len(),
+        reduced.behaviours.len(),
+        opts.threads
+    );
     assert_eq!(
         reduced.cut > 0,
         plain.cut > 0,

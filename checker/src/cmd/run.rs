@@ -187,6 +187,13 @@ pub struct Args {
     /// behaviours is the same; only the counts differ.
     #[arg(long)]
     pub no_reduce: bool,
+    /// Search in N worker threads (exhaustive mode): the canonical
+    /// launches are dealt out among them. The behaviours and their order
+    /// are the same for every N; the counts of explored and merged
+    /// executions are not (each worker memoizes the states it explored),
+    /// and a launch with a single canonical launch uses one worker.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
 }
 
 /// `--arg name=v` / `name=v0,v1,...`. `float_of` names the floating
@@ -478,6 +485,7 @@ fn options_without_args(args: &Args) -> Result<Options, CliError> {
         buffers: parse_buffers(&args.buffers)?,
         races: args.races,
         streams: Vec::new(),
+        jobs: args.jobs as usize,
     })
 }
 
@@ -548,12 +556,15 @@ pub fn run(args: &Args) -> Result<Exit, CliError> {
     // second.
     let start = std::time::Instant::now();
     let mut bar: Option<indicatif::ProgressBar> = None;
+    // The message is redrawn every 64 executions, or on each call when
+    // the workers of --jobs report their totals (every few milliseconds).
+    let every = if args.jobs > 1 { 1 } else { 64 };
     let mut progress = |explored: u64, pruned: u64| {
         if bar.is_none() && start.elapsed() > std::time::Duration::from_secs(1) {
             bar = Some(indicatif::ProgressBar::new_spinner());
         }
         if let Some(b) = &bar {
-            if (explored + pruned).is_multiple_of(64) {
+            if (explored + pruned).is_multiple_of(every) {
                 b.set_message(format!(
                     "{explored} executions explored, {pruned} schedules pruned"
                 ));

@@ -333,6 +333,7 @@ fn moptions(m: &Module, kernel: &str, opts: &Options, cex: &Cex) -> MOptions {
         races: false,
         // R-STREAM-SMT: the solver's input streams, pinned.
         streams: cex.streams.clone(),
+        jobs: 1,
     }
 }
 

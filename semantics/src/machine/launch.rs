@@ -402,6 +402,10 @@ pub struct Exploration {
     /// The search's behaviour digests, one per entry of `behaviours`, for
     /// the closure under renaming (emptied by it).
     pub(crate) digests: Vec<u128>,
+    /// Per entry of `behaviours` (while the search runs): the ordinal of
+    /// the launch whose execution first showed it, by which the parallel
+    /// search ([`Options::jobs`]) orders what its workers found.
+    origins: Vec<u64>,
 }
 
 impl Exploration {
@@ -410,6 +414,7 @@ impl Exploration {
     fn restart(&mut self) {
         self.behaviours.clear();
         self.digests.clear();
+        self.origins.clear();
         self.explored = 0;
         self.pruned = 0;
         self.merged = 0;
@@ -606,6 +611,7 @@ pub fn explore_with(
             .collect(),
         data_inputs: String::new(),
         digests: Vec::new(),
+        origins: Vec::new(),
     };
     // Launch symmetry and renamings (M-RENAME; `symmetry` holds the
     // argument, `renaming` the analysis, `orbit` the enumeration): orbit
@@ -659,7 +665,7 @@ pub fn explore_with(
     }
     loop {
         ex.renaming = prog.renaming.describe();
-        let searched = match search(&prog, opts, progress, &mut ex) {
+        let searched = match search_jobs(&prog, opts, progress, &mut ex) {
             // M-DATA: terms past their bound; every input concrete.
             Err(RunError::Unsupported { construct, .. })
                 if prog.data.any() && construct == super::data::TOO_LARGE =>
@@ -731,17 +737,165 @@ pub fn explore_with(
     Ok(ex)
 }
 
+/// [`search`] over every launch, in [`Options::jobs`] worker threads when
+/// more than one is asked for (exhaustive mode).
+///
+/// Worker `w` of `k` runs the canonical launches whose ordinal is `w`
+/// modulo `k` and skips the others as it skips non-canonical ones; each
+/// keeps its own memoized states and checkpoints. The union is exact: the
+/// launches partition the choice tree at its first choices, a worker's
+/// merged execution abandons a state *it* explored already (so its
+/// continuations' behaviours are in its own list), and the digests are
+/// functions of the behaviours. Only the counts of explored and merged
+/// executions depend on `k` (a state two workers reach is explored by
+/// both). The behaviours are listed in the order of the launch that first
+/// showed them, then of discovery within it, so the listing is the same
+/// from run to run. The caller's `progress` (time limit, Ctrl-C, the
+/// spinner) is polled on this thread every few milliseconds with the
+/// workers' totals; the budgets of executions and merges hold for the
+/// total (each worker checks it after its execution, so the total may pass
+/// it by up to `k - 1`).
+fn search_jobs(
+    prog: &Program,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+    ex: &mut Exploration,
+) -> Result<bool, RunError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+    let k = opts.jobs.max(1) as u64;
+    if k == 1 || opts.chooser != super::ChooserMode::Exhaustive {
+        return search(prog, opts, &mut |e, p, _| progress(e, p), ex, (0, 1));
+    }
+    let stop = AtomicBool::new(false);
+    // Why the workers were stopped: 0 not, 1 the execution budget, 2 the
+    // merge budget, 3 the caller.
+    let why = AtomicU8::new(0);
+    let [explored, pruned, merged] = [(); 3].map(|_| AtomicU64::new(0));
+    let results: Vec<(Result<bool, RunError>, Exploration)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..k)
+            .map(|w| {
+                let (prog, mut local) = (prog.clone(), ex.clone());
+                let (stop, why) = (&stop, &why);
+                let (explored, pruned, merged) = (&explored, &pruned, &merged);
+                // The main thread's 8 MiB: the search ran there before.
+                let worker = std::thread::Builder::new().stack_size(8 << 20);
+                worker.spawn_scoped(s, move || {
+                    let mut last = (0, 0, 0);
+                    let mut tick = |e: u64, p: u64, m: u64| {
+                        let total_e = explored.fetch_add(e - last.0, Relaxed) + e - last.0;
+                        let total_p = pruned.fetch_add(p - last.1, Relaxed) + p - last.1;
+                        let total_m = merged.fetch_add(m - last.2, Relaxed) + m - last.2;
+                        last = (e, p, m);
+                        let spent = if total_e + total_p >= opts.max_executions {
+                            1
+                        } else if total_m >= opts.merge_budget() {
+                            2
+                        } else {
+                            0
+                        };
+                        if spent != 0 {
+                            let _ = why.compare_exchange(0, spent, Relaxed, Relaxed);
+                            stop.store(true, Relaxed);
+                        }
+                        !stop.load(Relaxed)
+                    };
+                    let r = search(&prog, opts, &mut tick, &mut local, (w, k));
+                    if !matches!(r, Ok(false)) {
+                        // An error, or a restart without thread renaming:
+                        // the other workers' results are not needed.
+                        stop.store(true, Relaxed);
+                    }
+                    (r, local)
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .expect("the operating system starts a thread");
+        while !workers.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            if !stop.load(Relaxed) && !progress(explored.load(Relaxed), pruned.load(Relaxed)) {
+                let _ = why.compare_exchange(0, 3, Relaxed, Relaxed);
+                stop.store(true, Relaxed);
+            }
+        }
+        workers
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut found = Vec::new();
+    let mut restart = false;
+    for (r, local) in results {
+        restart |= r?;
+        found.push(local);
+    }
+    if restart {
+        return Ok(true);
+    }
+    // Each worker's behaviours, by the launch that first showed them.
+    let mut order: Vec<(u64, usize, usize)> = Vec::new();
+    for (w, local) in found.iter().enumerate() {
+        order.extend(local.origins.iter().enumerate().map(|(i, o)| (*o, w, i)));
+        ex.explored += local.explored;
+        ex.pruned += local.pruned;
+        ex.merged += local.merged;
+        ex.cut += local.cut;
+        ex.ub += local.ub;
+        ex.contradictions += local.contradictions;
+        ex.complete &= local.complete;
+        if ex.limit.is_none() {
+            ex.limit = local.limit;
+        }
+    }
+    order.sort_unstable();
+    let mut index: HashMap<u128, usize> = HashMap::default();
+    for (origin, w, i) in order {
+        let (digest, b) = (found[w].digests[i], &found[w].behaviours[i]);
+        match index.get(&digest) {
+            Some(j) => ex.behaviours[*j].count += b.count,
+            None => {
+                index.insert(digest, ex.behaviours.len());
+                ex.behaviours.push(b.clone());
+                ex.digests.push(digest);
+                ex.origins.push(origin);
+            }
+        }
+    }
+    match why.load(Relaxed) {
+        1 => ex.limit = Some(Limit::Executions(opts.max_executions)),
+        2 => ex.limit = Some(Limit::Merged(opts.merge_budget())),
+        3 => ex.limit = Some(Limit::Stopped),
+        _ => {}
+    }
+    // M-DATA: the listing of instances holds at most its limit in all.
+    let cap = opts.closure_records / opts.threads.max(1) as usize;
+    if prog.data.any() && ex.behaviours.len() > cap {
+        ex.behaviours.truncate(cap);
+        ex.digests.truncate(cap);
+        ex.origins.truncate(cap);
+        ex.complete = false;
+        ex.limit = Some(Limit::Instances(cap));
+    }
+    Ok(false)
+}
+
 /// The depth-first search over every choice, collecting distinct
 /// behaviours into `ex`. Under the renamings of `prog.renaming` (M-RENAME)
 /// launches are orbit representatives and draws of renamed results grow
 /// restrictedly; when threads are renamed, the search returns `true`
 /// (abandoned) at the first execution that ends in a contradiction in the
 /// middle of a run.
+///
+/// `slice = (w, k)`: only the launches whose ordinal (canonical launches
+/// in the order the search meets them, from 0) is `w` modulo `k` are run
+/// ([`search_jobs`]); `(0, 1)` runs every launch. `tick(explored, pruned,
+/// merged)` is called after every execution and answers whether to go
+/// on.
 fn search(
     prog: &Program,
     opts: &Options,
-    progress: &mut dyn FnMut(u64, u64) -> bool,
+    tick: &mut dyn FnMut(u64, u64, u64) -> bool,
     ex: &mut Exploration,
+    slice: (u64, u64),
 ) -> Result<bool, RunError> {
     use super::renaming::Threads;
     let renaming = &prog.renaming;
@@ -789,19 +943,33 @@ fn search(
         hierarchy: Vec::new(),
         used: Vec::new(),
     };
+    // The canonical launches met so far, and the number of choices the
+    // last one made: a launch built again after the chooser advanced one
+    // of those choices is the next launch, otherwise the same one replayed.
+    let mut ordinal: u64 = 0;
+    let mut launch_depth: Option<usize> = None;
     loop {
+        let advanced = chooser.advanced();
         let restored = match (checkpoints.backtrack(&mut chooser), &launched) {
             (Some(m), Some(inputs)) => Some((m, inputs.clone())),
-            _ => launch(prog, opts, &mut chooser, plan.as_ref(), &blank)?,
+            _ => {
+                let built = launch(prog, opts, &mut chooser, plan.as_ref(), &blank)?;
+                if built.is_some() && launch_depth.is_none_or(|d| advanced < d) {
+                    launch_depth = Some(chooser.depth());
+                    ordinal += 1;
+                }
+                built.filter(|_| (ordinal - 1) % slice.1 == slice.0)
+            }
         };
         let Some((mut m, inputs)) = restored else {
-            // Not canonical: the chooser advances past this prefix (no
-            // state was saved since the launch's choices).
+            // Not canonical, or another worker's launch: the chooser
+            // advances past this prefix (no state was saved since the
+            // launch's choices).
             skipped += 1;
             if !chooser.next_execution() {
                 break;
             }
-            if skipped.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
+            if skipped.is_multiple_of(1024) && !tick(ex.explored, ex.pruned, ex.merged) {
                 ex.complete = false;
                 ex.limit = Some(Limit::Stopped);
                 break;
@@ -841,6 +1009,7 @@ fn search(
                     None => {
                         index.insert(key, ex.behaviours.len());
                         ex.digests.push(key);
+                        ex.origins.push(ordinal - 1);
                         ex.behaviours.push(Behaviour {
                             execution: exec(),
                             count: 1,
@@ -871,7 +1040,7 @@ fn search(
                     }
                     add(ex, key, e);
                     made += 1;
-                    if made.is_multiple_of(1024) && !progress(ex.explored, ex.pruned) {
+                    if made.is_multiple_of(1024) && !tick(ex.explored, ex.pruned, ex.merged) {
                         stop = Some(Limit::Stopped);
                         return false;
                     }
@@ -892,7 +1061,7 @@ fn search(
         if !chooser.next_execution() {
             break;
         }
-        if !progress(ex.explored, ex.pruned) {
+        if !tick(ex.explored, ex.pruned, ex.merged) {
             ex.complete = false;
             ex.limit = Some(Limit::Stopped);
             break;

@@ -184,6 +184,12 @@ pub struct Options {
     /// values, and every read when this is empty, are drawn from the
     /// domain. Given streams turn the M-RENAME renamings off.
     pub streams: Vec<Vec<i128>>,
+    /// Worker threads of the exhaustive search (at least 1): the canonical
+    /// launches are dealt out among them round-robin (`launch.rs`,
+    /// `search_jobs`). The distinct behaviours and their listing order do
+    /// not depend on it; the counts of explored and merged executions do
+    /// (each worker memoizes its own states).
+    pub jobs: usize,
 }
 
 /// Default per-thread step bound.
@@ -220,6 +226,7 @@ impl Default for Options {
             buffers: BTreeMap::new(),
             races: false,
             streams: Vec::new(),
+            jobs: 1,
         }
     }
 }

@@ -295,7 +295,7 @@ impl FuncInfo {
 }
 
 /// The launched module with its static facts.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Program<'m> {
     pub module: &'m Module,
     /// Index of the kernel in `module.functions`.
