@@ -8,7 +8,8 @@
 # 1.6 s enumerating, 2.5 s with its 224 MB of --json). Each run stops itself after $LIMIT
 # seconds (`run --time-limit`, so a stopped run still reports its partial
 # counts, marked INCOMPLETE); `timeout` is only a backstop. $FILES chooses
-# the examples, $EXTRA adds options (e.g. EXTRA=--no-reduce). $KERNELS, a
+# the examples, $EXTRA adds options (e.g. EXTRA=--no-reduce, or
+# EXTRA="--jobs 2": two worker threads, so CPU may exceed wall). $KERNELS, a
 # directory of clang-22 builds of examples/kernels (scripts/build-kernels.sh
 # DIR 2), adds its `*.O2.ll` files (the kernel is found without --kernel).
 # One line per launch: "threads file explored merged distinct status secs
