@@ -38,16 +38,19 @@ fn listing(out: &std::process::Output) -> String {
 }
 
 /// Several launches (per-thread inputs, launch symmetry, memoization, an
-/// anchor in `all` mode, M-DATA inputs): 1, 2 and 3 workers print the same
-/// listing.
+/// anchor in `all` mode, M-DATA inputs, a restart after a contradiction):
+/// 1, 2 and 3 workers print the same listing.
 #[test]
 fn workers_list_the_same_behaviours_in_the_same_order() {
-    let cases: [(&str, &str, &[&str]); 5] = [
+    let cases: [(&str, &str, &[&str]); 6] = [
         ("refine/cl03-jump-threading.src.ll", "3", &[]),
         ("refine/cl13-unroll-heart-even.src.ll", "3", &[]),
         ("refine/cl06-inline-entry.src.ll", "3", &["--entry", "main"]),
         ("refine/cl14-shuffle-hoist-poison.src.ll", "3", &[]),
         ("interp/cl21-scaled.ll", "4", &[]),
+        // A contradiction in the middle of a run: the search starts again
+        // without thread renaming, on every worker.
+        ("cl07-infinite-loop-outer-anchor.ll", "3", &["--no-verify"]),
     ];
     for (file, threads, extra) in cases {
         let f = example(file);

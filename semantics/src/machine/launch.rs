@@ -748,13 +748,18 @@ pub fn explore_with(
 /// continuations' behaviours are in its own list), and the digests are
 /// functions of the behaviours. Only the counts of explored and merged
 /// executions depend on `k` (a state two workers reach is explored by
-/// both). The behaviours are listed in the order of the launch that first
+/// both), and so does the partial listing of a search stopped by a budget
+/// or the time limit. The behaviours are listed in the order of the launch that first
 /// showed them, then of discovery within it, so the listing is the same
 /// from run to run. The caller's `progress` (time limit, Ctrl-C, the
 /// spinner) is polled on this thread every few milliseconds with the
 /// workers' totals; the budgets of executions and merges hold for the
 /// total (each worker checks it after its execution, so the total may pass
-/// it by up to `k - 1`).
+/// it by up to `k - 1`). A search that ends in an error or a restart
+/// (M-DATA terms past their bound, a contradiction under thread renaming)
+/// ends as the single search would: at the least launch where one does,
+/// every worker going on up to it (a worker's memo only hides states its
+/// earlier launches explored, which would have ended there first).
 fn search_jobs(
     prog: &Program,
     opts: &Options,
@@ -764,24 +769,36 @@ fn search_jobs(
     use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
     let k = opts.jobs.max(1) as u64;
     if k == 1 || opts.chooser != super::ChooserMode::Exhaustive {
-        return search(prog, opts, &mut |e, p, _| progress(e, p), ex, (0, 1));
+        let mut at = 0;
+        return search(
+            prog,
+            opts,
+            &mut |_, e, p, _| progress(e, p),
+            ex,
+            (0, 1),
+            &mut at,
+        );
     }
     let stop = AtomicBool::new(false);
     // Why the workers were stopped: 0 not, 1 the execution budget, 2 the
     // merge budget, 3 the caller.
     let why = AtomicU8::new(0);
     let [explored, pruned, merged] = [(); 3].map(|_| AtomicU64::new(0));
-    let results: Vec<(Result<bool, RunError>, Exploration)> = std::thread::scope(|s| {
+    // The least ordinal of a launch where a worker's search ended in an
+    // error or a restart: the single search would have ended at the
+    // first such launch, so every worker goes on up to it.
+    let first_end = AtomicU64::new(u64::MAX);
+    let results: Vec<(Result<bool, RunError>, Exploration, u64)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..k)
             .map(|w| {
                 let (prog, mut local) = (prog.clone(), ex.clone());
-                let (stop, why) = (&stop, &why);
+                let (stop, why, first_end) = (&stop, &why, &first_end);
                 let (explored, pruned, merged) = (&explored, &pruned, &merged);
                 // The main thread's 8 MiB: the search ran there before.
                 let worker = std::thread::Builder::new().stack_size(8 << 20);
                 worker.spawn_scoped(s, move || {
                     let mut last = (0, 0, 0);
-                    let mut tick = |e: u64, p: u64, m: u64| {
+                    let mut tick = |launches: u64, e: u64, p: u64, m: u64| {
                         let total_e = explored.fetch_add(e - last.0, Relaxed) + e - last.0;
                         let total_p = pruned.fetch_add(p - last.1, Relaxed) + p - last.1;
                         let total_m = merged.fetch_add(m - last.2, Relaxed) + m - last.2;
@@ -797,15 +814,16 @@ fn search_jobs(
                             let _ = why.compare_exchange(0, spent, Relaxed, Relaxed);
                             stop.store(true, Relaxed);
                         }
-                        !stop.load(Relaxed)
+                        !stop.load(Relaxed) && launches <= first_end.load(Relaxed)
                     };
-                    let r = search(&prog, opts, &mut tick, &mut local, (w, k));
+                    let mut at = 0;
+                    let r = search(&prog, opts, &mut tick, &mut local, (w, k), &mut at);
                     if !matches!(r, Ok(false)) {
                         // An error, or a restart without thread renaming:
-                        // the other workers' results are not needed.
-                        stop.store(true, Relaxed);
+                        // later launches are not needed.
+                        first_end.fetch_min(at, Relaxed);
                     }
-                    (r, local)
+                    (r, local, at)
                 })
             })
             .collect::<Result<Vec<_>, _>>()
@@ -823,13 +841,15 @@ fn search_jobs(
             .collect()
     });
     let mut found = Vec::new();
-    let mut restart = false;
-    for (r, local) in results {
-        restart |= r?;
+    let mut ended: Option<(u64, Result<bool, RunError>)> = None;
+    for (r, local, at) in results {
+        if !matches!(r, Ok(false)) && ended.as_ref().is_none_or(|(a, _)| at < *a) {
+            ended = Some((at, r));
+        }
         found.push(local);
     }
-    if restart {
-        return Ok(true);
+    if let Some((_, r)) = ended {
+        return r;
     }
     // Each worker's behaviours, by the launch that first showed them.
     let mut order: Vec<(u64, usize, usize)> = Vec::new();
@@ -887,15 +907,18 @@ fn search_jobs(
 ///
 /// `slice = (w, k)`: only the launches whose ordinal (canonical launches
 /// in the order the search meets them, from 0) is `w` modulo `k` are run
-/// ([`search_jobs`]); `(0, 1)` runs every launch. `tick(explored, pruned,
-/// merged)` is called after every execution and answers whether to go
-/// on.
+/// ([`search_jobs`]); `(0, 1)` runs every launch. `tick(launches,
+/// explored, pruned, merged)` is called after every execution and
+/// answers whether to go on (`launches`: the canonical launches met so
+/// far). `at` is set to the ordinal of each launch as it starts running:
+/// where the search was when it returned.
 fn search(
     prog: &Program,
     opts: &Options,
-    tick: &mut dyn FnMut(u64, u64, u64) -> bool,
+    tick: &mut dyn FnMut(u64, u64, u64, u64) -> bool,
     ex: &mut Exploration,
     slice: (u64, u64),
+    at: &mut u64,
 ) -> Result<bool, RunError> {
     use super::renaming::Threads;
     let renaming = &prog.renaming;
@@ -969,7 +992,7 @@ fn search(
             if !chooser.next_execution() {
                 break;
             }
-            if skipped.is_multiple_of(1024) && !tick(ex.explored, ex.pruned, ex.merged) {
+            if skipped.is_multiple_of(1024) && !tick(ordinal, ex.explored, ex.pruned, ex.merged) {
                 ex.complete = false;
                 ex.limit = Some(Limit::Stopped);
                 break;
@@ -977,6 +1000,7 @@ fn search(
             continue;
         };
         launched = Some(inputs.clone());
+        *at = ordinal - 1;
         let end = run_execution(
             prog,
             opts,
@@ -1040,7 +1064,9 @@ fn search(
                     }
                     add(ex, key, e);
                     made += 1;
-                    if made.is_multiple_of(1024) && !tick(ex.explored, ex.pruned, ex.merged) {
+                    if made.is_multiple_of(1024)
+                        && !tick(ordinal, ex.explored, ex.pruned, ex.merged)
+                    {
                         stop = Some(Limit::Stopped);
                         return false;
                     }
@@ -1061,7 +1087,7 @@ fn search(
         if !chooser.next_execution() {
             break;
         }
-        if !tick(ex.explored, ex.pruned, ex.merged) {
+        if !tick(ordinal, ex.explored, ex.pruned, ex.merged) {
             ex.complete = false;
             ex.limit = Some(Limit::Stopped);
             break;
