@@ -75,6 +75,25 @@ fn time_limit_in_json_and_exists() {
     assert!(stdout.starts_with("TIME LIMIT"), "{stdout}");
 }
 
+/// `--jobs 2`: the launches split between two workers; the limit, polled
+/// on the main thread, stops both.
+#[test]
+fn time_limit_stops_every_worker() {
+    let mut a = big_launch();
+    a.extend(["--jobs".into(), "2".into(), "--json".into()]);
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_convcheck"))
+        .args(&a)
+        .output()
+        .expect("convcheck runs");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(j["time_limit_reached"], true);
+    assert_eq!(j["complete"], false);
+    assert!(j["explored"].as_u64().is_some_and(|n| n > 0), "{j}");
+}
+
 #[test]
 fn a_negative_time_limit_is_bad_input() {
     let file = format!(
