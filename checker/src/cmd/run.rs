@@ -188,10 +188,11 @@ pub struct Args {
     #[arg(long)]
     pub no_reduce: bool,
     /// Search in N worker threads (exhaustive mode): the canonical
-    /// launches are dealt out among them. The behaviours and their order
-    /// are the same for every N; the counts of explored and merged
-    /// executions are not (each worker memoizes the states it explored),
-    /// and a launch with a single canonical launch uses one worker.
+    /// launches are dealt out among them. The behaviours are the same for
+    /// every N, and so is their order unless the closure under renaming
+    /// adds some; the counts of explored and merged executions are not
+    /// (each worker memoizes the states it explored), and a search with a
+    /// single canonical launch uses one worker.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: u16,
 }

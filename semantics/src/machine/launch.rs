@@ -745,13 +745,17 @@ pub fn explore_with(
 /// keeps its own memoized states and checkpoints. The union is exact: the
 /// launches partition the choice tree at its first choices, a worker's
 /// merged execution abandons a state *it* explored already (so its
-/// continuations' behaviours are in its own list), and the digests are
-/// functions of the behaviours. Only the counts of explored and merged
+/// continuations' behaviours are in its own list, or under state symmetry
+/// renamings of them that the closure adds), and the digests are
+/// functions of the behaviours. The counts of explored and merged
 /// executions depend on `k` (a state two workers reach is explored by
 /// both), and so does the partial listing of a search stopped by a budget
-/// or the time limit. The behaviours are listed in the order of the launch that first
-/// showed them, then of discovery within it, so the listing is the same
-/// from run to run. The caller's `progress` (time limit, Ctrl-C, the
+/// or the time limit. The behaviours are listed in the order of the
+/// launch that first showed them, then of discovery within it: the same
+/// listing from run to run, and the single search's own order unless the
+/// closure under renaming adds images (a worker may then list one that
+/// the single search merged into a renamed state and left to the
+/// closure). The caller's `progress` (time limit, Ctrl-C, the
 /// spinner) is polled on this thread every few milliseconds with the
 /// workers' totals; the budgets of executions and merges hold for the
 /// total (each worker checks it after its execution, so the total may pass

@@ -186,9 +186,10 @@ pub struct Options {
     pub streams: Vec<Vec<i128>>,
     /// Worker threads of the exhaustive search (at least 1): the canonical
     /// launches are dealt out among them round-robin (`launch.rs`,
-    /// `search_jobs`). The distinct behaviours and their listing order do
-    /// not depend on it; the counts of explored and merged executions do
-    /// (each worker memoizes its own states).
+    /// `search_jobs`). The distinct behaviours do not depend on it, nor
+    /// does their order unless the closure under renaming adds some; the
+    /// counts of explored and merged executions do (each worker memoizes
+    /// its own states).
     pub jobs: usize,
 }
 
