@@ -700,7 +700,7 @@ pub fn explore_with(
         let digests = std::mem::take(&mut ex.digests);
         // Memory linear in threads x behaviours: the closure lists at most
         // CLOSURE_RECORDS thread records.
-        let cap = opts.closure_records / opts.threads.max(1) as usize;
+        let cap = opts.listing_cap();
         let (closed, end) = if prog.renaming.blind_only() {
             super::symmetry::close(behaviours, digests, opts, cap, &mut go)
         } else {
@@ -770,7 +770,7 @@ fn search_jobs(
     progress: &mut dyn FnMut(u64, u64) -> bool,
     ex: &mut Exploration,
 ) -> Result<bool, RunError> {
-    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let k = opts.jobs.max(1) as u64;
     if k == 1 || opts.chooser != super::ChooserMode::Exhaustive {
         let mut at = 0;
@@ -783,10 +783,9 @@ fn search_jobs(
             &mut at,
         );
     }
-    let stop = AtomicBool::new(false);
-    // Why the workers were stopped: 0 not, 1 the execution budget, 2 the
-    // merge budget, 3 the caller.
-    let why = AtomicU8::new(0);
+    // What stopped the workers (the first budget spent, or the caller);
+    // unset while they go on.
+    let stop: std::sync::OnceLock<Limit> = std::sync::OnceLock::new();
     let [explored, pruned, merged] = [(); 3].map(|_| AtomicU64::new(0));
     // The least ordinal of a launch where a worker's search ended in an
     // error or a restart: the single search would have ended at the
@@ -796,7 +795,7 @@ fn search_jobs(
         let workers: Vec<_> = (0..k)
             .map(|w| {
                 let (prog, mut local) = (prog.clone(), ex.clone());
-                let (stop, why, first_end) = (&stop, &why, &first_end);
+                let (stop, first_end) = (&stop, &first_end);
                 let (explored, pruned, merged) = (&explored, &pruned, &merged);
                 // The main thread's 8 MiB: the search ran there before.
                 let worker = std::thread::Builder::new().stack_size(8 << 20);
@@ -807,18 +806,12 @@ fn search_jobs(
                         let total_p = pruned.fetch_add(p - last.1, Relaxed) + p - last.1;
                         let total_m = merged.fetch_add(m - last.2, Relaxed) + m - last.2;
                         last = (e, p, m);
-                        let spent = if total_e + total_p >= opts.max_executions {
-                            1
+                        if total_e + total_p >= opts.max_executions {
+                            let _ = stop.set(Limit::Executions(opts.max_executions));
                         } else if total_m >= opts.merge_budget() {
-                            2
-                        } else {
-                            0
-                        };
-                        if spent != 0 {
-                            let _ = why.compare_exchange(0, spent, Relaxed, Relaxed);
-                            stop.store(true, Relaxed);
+                            let _ = stop.set(Limit::Merged(opts.merge_budget()));
                         }
-                        !stop.load(Relaxed) && launches <= first_end.load(Relaxed)
+                        stop.get().is_none() && launches <= first_end.load(Relaxed)
                     };
                     let mut at = 0;
                     let r = search(&prog, opts, &mut tick, &mut local, (w, k), &mut at);
@@ -834,9 +827,8 @@ fn search_jobs(
             .expect("the operating system starts a thread");
         while !workers.iter().all(|h| h.is_finished()) {
             std::thread::sleep(std::time::Duration::from_millis(5));
-            if !stop.load(Relaxed) && !progress(explored.load(Relaxed), pruned.load(Relaxed)) {
-                let _ = why.compare_exchange(0, 3, Relaxed, Relaxed);
-                stop.store(true, Relaxed);
+            if stop.get().is_none() && !progress(explored.load(Relaxed), pruned.load(Relaxed)) {
+                let _ = stop.set(Limit::Stopped);
             }
         }
         workers
@@ -855,10 +847,18 @@ fn search_jobs(
     if let Some((_, r)) = ended {
         return r;
     }
-    // Each worker's behaviours, by the launch that first showed them.
+    // Each worker's behaviours, by the launch that first showed them,
+    // moved out of the worker's list as they are merged.
     let mut order: Vec<(u64, usize, usize)> = Vec::new();
-    for (w, local) in found.iter().enumerate() {
+    let mut listed: Vec<Vec<Option<Behaviour>>> = Vec::new();
+    for (w, local) in found.iter_mut().enumerate() {
         order.extend(local.origins.iter().enumerate().map(|(i, o)| (*o, w, i)));
+        listed.push(
+            std::mem::take(&mut local.behaviours)
+                .into_iter()
+                .map(Some)
+                .collect(),
+        );
         ex.explored += local.explored;
         ex.pruned += local.pruned;
         ex.merged += local.merged;
@@ -873,25 +873,23 @@ fn search_jobs(
     order.sort_unstable();
     let mut index: HashMap<u128, usize> = HashMap::default();
     for (origin, w, i) in order {
-        let (digest, b) = (found[w].digests[i], &found[w].behaviours[i]);
+        let digest = found[w].digests[i];
+        let b = listed[w][i].take().expect("each entry merged once");
         match index.get(&digest) {
             Some(j) => ex.behaviours[*j].count += b.count,
             None => {
                 index.insert(digest, ex.behaviours.len());
-                ex.behaviours.push(b.clone());
+                ex.behaviours.push(b);
                 ex.digests.push(digest);
                 ex.origins.push(origin);
             }
         }
     }
-    match why.load(Relaxed) {
-        1 => ex.limit = Some(Limit::Executions(opts.max_executions)),
-        2 => ex.limit = Some(Limit::Merged(opts.merge_budget())),
-        3 => ex.limit = Some(Limit::Stopped),
-        _ => {}
+    if let Some(l) = stop.get() {
+        ex.limit = Some(*l);
     }
     // M-DATA: the listing of instances holds at most its limit in all.
-    let cap = opts.closure_records / opts.threads.max(1) as usize;
+    let cap = opts.listing_cap();
     if prog.data.any() && ex.behaviours.len() > cap {
         ex.behaviours.truncate(cap);
         ex.digests.truncate(cap);
@@ -1049,7 +1047,7 @@ fn search(
                 // data inputs it shows, listed up to the closure's limit
                 // of thread records, the time limit and Ctrl-C checked
                 // every 1,024 instances.
-                let cap = opts.closure_records / opts.threads.max(1) as usize;
+                let cap = opts.listing_cap();
                 let mut made: u64 = 0;
                 let mut stop = None;
                 let too_large = || RunError::Unsupported {

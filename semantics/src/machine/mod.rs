@@ -240,6 +240,13 @@ impl Options {
             .unwrap_or_else(|| self.max_executions.saturating_mul(MERGED_PER_EXECUTION))
     }
 
+    /// How many behaviours a listing holds: [`Options::closure_records`]
+    /// thread records over the thread count (the closure under renaming,
+    /// and M-DATA's instances, stop listing there).
+    pub fn listing_cap(&self) -> usize {
+        self.closure_records / self.threads.max(1) as usize
+    }
+
     /// The launch group of thread `t`.
     pub fn group_of(&self, t: u32) -> u32 {
         self.geometry().group_of(t)
